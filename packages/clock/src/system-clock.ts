@@ -1,0 +1,9 @@
+import type { Clock } from '@sdp/core';
+
+/** The machine's clock. */
+export class SystemClock implements Clock {
+  readonly kind = 'system';
+  now(): number {
+    return Date.now();
+  }
+}

@@ -1,0 +1,101 @@
+import type { Decider, DomainEvent } from '../engine/decider.ts';
+import { evolveWith } from '../engine/decider.ts';
+import { BadRequest, Conflict, NotFound } from '../engine/errors.ts';
+import { hashApiKey } from './api-key.ts';
+import { completePackage, type AccountPackage } from './package.ts';
+
+/** An account: who may call, with which keys, under which package, and whether it is denied. */
+export interface Account {
+  exists: boolean;
+  username: string;
+  salt: string;
+  /** The account's own key digest. */
+  keyHash: string;
+  package: AccountPackage;
+  denied: boolean;
+  deniedReason: string | null;
+  openedAt: number;
+}
+
+export type AccountEvent =
+  | DomainEvent<'AccountOpened', { username: string; salt: string; keyHash: string; package: AccountPackage; at: number }>
+  | DomainEvent<'PackageChanged', { package: AccountPackage }>
+  | DomainEvent<'AccountDenied', { reason: string }>
+  | DomainEvent<'AccountAllowed', Record<string, never>>;
+
+export type AccountCommand =
+  | { type: 'OpenAccount'; username: string; apiKey: string; salt: string; package: Partial<AccountPackage>; at: number }
+  | { type: 'ChangePackage'; fields: Partial<AccountPackage> }
+  | { type: 'DenyAccount'; reason: string }
+  | { type: 'AllowAccount' };
+
+export const accountStream = (username: string): string => `account:${username}`;
+
+const USERNAME = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
+  name: 'account.v1',
+  initialState: () => ({
+    exists: false,
+    username: '',
+    salt: '',
+    keyHash: '',
+    package: completePackage({}),
+    denied: false,
+    deniedReason: null,
+    openedAt: 0,
+  }),
+  decide(command, state) {
+    if (command.type === 'OpenAccount') {
+      if (state.exists) throw new Conflict(`An account named ${command.username} already exists`);
+      if (!USERNAME.test(command.username)) {
+        throw new BadRequest('username must be 1 to 64 letters, digits or _ . @ -');
+      }
+      if (command.apiKey.length < 8 || command.apiKey.length > 128 || /[\s:]/.test(command.apiKey)) {
+        throw new BadRequest('api_key must be 8 to 128 characters with no spaces or colons');
+      }
+      return [
+        {
+          type: 'AccountOpened',
+          data: {
+            username: command.username,
+            salt: command.salt,
+            keyHash: hashApiKey(command.salt, command.apiKey),
+            package: completePackage(command.package),
+            at: command.at,
+          },
+        },
+      ];
+    }
+    if (!state.exists) throw new NotFound('No such account');
+    switch (command.type) {
+      case 'ChangePackage':
+        return [{ type: 'PackageChanged', data: { package: completePackage(command.fields, state.package) } }];
+      case 'DenyAccount':
+        return state.denied ? [] : [{ type: 'AccountDenied', data: { reason: command.reason } }];
+      case 'AllowAccount':
+        return state.denied ? [{ type: 'AccountAllowed', data: {} }] : [];
+    }
+  },
+  evolve: evolveWith<Account, AccountEvent>({
+    AccountOpened(s, d) {
+      s.exists = true;
+      s.username = d.username;
+      s.salt = d.salt;
+      s.keyHash = d.keyHash;
+      s.package = d.package;
+      s.openedAt = d.at;
+    },
+    PackageChanged(s, d) {
+      s.package = d.package;
+    },
+    AccountDenied(s, d) {
+      s.denied = true;
+      s.deniedReason = d.reason;
+    },
+    AccountAllowed(s) {
+      s.denied = false;
+      s.deniedReason = null;
+    },
+  }),
+};

@@ -1,0 +1,4 @@
+export * from './package.ts';
+export * from './api-key.ts';
+export * from './account.ts';
+export * from './credit-window.ts';

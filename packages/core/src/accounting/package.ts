@@ -1,0 +1,69 @@
+import { BadRequest } from '../engine/errors.ts';
+
+/** What an account has bought (server.md "Package fields"). */
+export interface AccountPackage {
+  credits_per_hour: number;
+  analyze_credits_per_hour: number;
+  task_slots: number;
+  index_capacity_per_month: number;
+  concurrent_recordings: number;
+  services: string[];
+  /** Unique authors an analysis needs before it shows results. */
+  redaction_audience_min: number;
+  /** Unique authors a bucket needs to be shown. */
+  redaction_bucket_min: number;
+}
+
+export const DEFAULT_PACKAGE: Readonly<AccountPackage> = Object.freeze({
+  credits_per_hour: 10_000,
+  analyze_credits_per_hour: 10_000,
+  task_slots: 1,
+  index_capacity_per_month: 12_000_000,
+  concurrent_recordings: 10,
+  services: ['facebook', 'linkedin'],
+  redaction_audience_min: 1000,
+  redaction_bucket_min: 100,
+});
+
+const COUNT_FIELDS = [
+  'credits_per_hour',
+  'analyze_credits_per_hour',
+  'task_slots',
+  'index_capacity_per_month',
+  'concurrent_recordings',
+  'redaction_audience_min',
+  'redaction_bucket_min',
+] as const;
+
+const MAX_COUNT = 1e12;
+
+/**
+ * Reads package fields from untrusted JSON: every field optional, each checked, unknown fields refused so
+ * a typo does not silently keep a default.
+ */
+export function readPackageFields(input: unknown): Partial<AccountPackage> {
+  if (input === undefined || input === null) return {};
+  if (typeof input !== 'object' || Array.isArray(input)) throw new BadRequest('package must be a JSON object');
+  const out: Partial<AccountPackage> = {};
+  for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
+    if ((COUNT_FIELDS as readonly string[]).includes(key)) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_COUNT) {
+        throw new BadRequest(`package.${key} must be a whole number from 0 to ${MAX_COUNT}`);
+      }
+      (out as Record<string, number>)[key] = value;
+    } else if (key === 'services') {
+      if (!Array.isArray(value) || value.length === 0 || !value.every((s) => typeof s === 'string' && /^[a-z0-9_]{1,40}$/.test(s))) {
+        throw new BadRequest('package.services must be a non-empty list of service names (lowercase letters, digits, _)');
+      }
+      out.services = [...new Set(value as string[])];
+    } else {
+      throw new BadRequest(`package has no field ${key}; fields are ${[...COUNT_FIELDS, 'services'].join(', ')}`);
+    }
+  }
+  if (out.task_slots === 0) throw new BadRequest('package.task_slots must be at least 1');
+  return out;
+}
+
+export function completePackage(fields: Partial<AccountPackage>, base: AccountPackage = DEFAULT_PACKAGE): AccountPackage {
+  return { ...base, ...fields, services: [...(fields.services ?? base.services)] };
+}

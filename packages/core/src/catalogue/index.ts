@@ -1,0 +1,3 @@
+export * from './versions.ts';
+export * from './endpoints.ts';
+export * from './routes.ts';

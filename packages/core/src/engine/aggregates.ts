@@ -1,0 +1,72 @@
+import type { Decider, DomainEvent } from './decider.ts';
+import type { EventStore } from './event-store.ts';
+
+export interface Loaded<State> {
+  state: State;
+  version: number;
+}
+
+/** Folded states are snapshotted every this many events, so a long stream loads like a short one. */
+export const SNAPSHOT_EVERY = 500;
+
+/**
+ * Loads aggregates: the newest folded state from an in-process cache (or a snapshot), then only the
+ * events written since (by this process or another). Cached states are immutable (immer), so sharing
+ * them is safe.
+ */
+export class AggregateLoader {
+  private cache = new Map<string, Loaded<unknown>>();
+  private readonly capacity: number;
+  private readonly store: EventStore;
+
+  constructor(store: EventStore, capacity = 50_000) {
+    this.store = store;
+    this.capacity = capacity;
+  }
+
+  async load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<Loaded<S>> {
+    const key = `${decider.name}|${stream}`;
+    let base = this.cache.get(key) as Loaded<S> | undefined;
+    if (!base && this.store.readSnapshot) {
+      const snap = await this.store.readSnapshot(stream, decider.name);
+      if (snap) base = { state: snap.state as S, version: snap.version };
+    }
+    let state = base ? base.state : decider.initialState();
+    let version = base ? base.version : 0;
+    const events = await this.store.readStream(stream, version);
+    for (const e of events) state = decider.evolve(state, e as unknown as E);
+    if (events.length > 0) version = events[events.length - 1]!.version;
+    const loaded = { state, version };
+    this.remember(key, loaded);
+    if (this.store.writeSnapshot && events.length > 0 && crossedSnapshot(base?.version ?? 0, version)) {
+      await this.store.writeSnapshot({ stream, kind: decider.name, version, state });
+    }
+    return loaded;
+  }
+
+  /** Records a state this process just wrote, so the next load reads nothing. */
+  remember(key: string, loaded: Loaded<unknown>): void {
+    const prev = this.cache.get(key);
+    if (prev && prev.version > loaded.version) return;
+    this.cache.delete(key);
+    this.cache.set(key, loaded);
+    if (this.cache.size > this.capacity) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+
+  async maybeSnapshot(decider: { name: string }, stream: string, before: number, loaded: Loaded<unknown>): Promise<void> {
+    if (this.store.writeSnapshot && crossedSnapshot(before, loaded.version)) {
+      await this.store.writeSnapshot({ stream, kind: decider.name, version: loaded.version, state: loaded.state });
+    }
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}
+
+function crossedSnapshot(before: number, after: number): boolean {
+  return Math.floor(after / SNAPSHOT_EVERY) > Math.floor(before / SNAPSHOT_EVERY);
+}

@@ -1,0 +1,314 @@
+import { accountDecider, accountStream, type Account } from '../accounting/account.ts';
+import { constantTimeEqual, hashApiKey } from '../accounting/api-key.ts';
+import {
+  creditsDecider,
+  creditsStream,
+  CreditsExhausted,
+  figuresOf,
+  windowAt,
+  type AllowanceLine,
+  type Credits,
+  type RateFigures,
+} from '../accounting/credit-window.ts';
+import { DEFAULT_PACKAGE, readPackageFields, type AccountPackage } from '../accounting/package.ts';
+import { endpointById, type Endpoint } from '../catalogue/endpoints.ts';
+import { atLeast, type VersionId } from '../catalogue/versions.ts';
+import { AggregateLoader } from './aggregates.ts';
+import { DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
+import type { EventStore } from './event-store.ts';
+import type {
+  ApiCall,
+  CallAnswer,
+  CallContext,
+  EngineSettings,
+  HandlerTable,
+  IdentityAccess,
+} from './handler.ts';
+import { Params } from './params.ts';
+import type { Clock, Ids } from './ports.ts';
+import { UnitOfWork } from './unit-of-work.ts';
+
+export interface EngineOptions {
+  store: EventStore;
+  clock: Clock;
+  ids: Ids;
+  handlers?: HandlerTable;
+  identities?: IdentityAccess;
+  settings?: Partial<EngineSettings>;
+  /** Told of every unexpected failure (a 500); the call itself charges nothing. */
+  onError?: (error: unknown, call: ApiCall) => void;
+}
+
+export interface AccountView {
+  username: string;
+  package: AccountPackage;
+  denied: boolean;
+  denied_reason: string | null;
+  allowances: Record<'general' | 'analyze', { limit: number; remaining: number; reset: number }>;
+}
+
+const DEFAULT_SETTINGS: EngineSettings = { limitingDay: 'pst', maxAttempts: 20 };
+
+/** Rate-limit refusals answer 403 before API 1.2 and 429 from 1.2 (decisions §3). */
+export const rateLimitStatus = (version: VersionId): number => (atLeast(version, '1.2') ? 429 : 403);
+
+/**
+ * The engine: judges a call in the order of decisions §1 and commits its charge and its effect in one
+ * atomic write, retrying when another writer got there first.
+ */
+export class Engine {
+  readonly store: EventStore;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  readonly settings: EngineSettings;
+  readonly loader: AggregateLoader;
+  private handlers: HandlerTable;
+  private identities: IdentityAccess | undefined;
+  private onError: ((error: unknown, call: ApiCall) => void) | undefined;
+
+  constructor(options: EngineOptions) {
+    this.store = options.store;
+    this.clock = options.clock;
+    this.ids = options.ids;
+    this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
+    this.loader = new AggregateLoader(options.store);
+    this.handlers = { ...options.handlers };
+    this.identities = options.identities;
+    this.onError = options.onError;
+  }
+
+  /** Adds or replaces endpoint handlers (each aggregate's module registers its own). */
+  register(handlers: HandlerTable, identities?: IdentityAccess): void {
+    Object.assign(this.handlers, handlers);
+    if (identities) this.identities = identities;
+  }
+
+  handles(endpointId: string): boolean {
+    return endpointId in this.handlers;
+  }
+
+  async call(call: ApiCall): Promise<CallAnswer> {
+    let endpoint: Endpoint;
+    try {
+      endpoint = endpointById(call.endpoint);
+    } catch {
+      return { status: 404, body: { error: `No endpoint ${call.endpoint}` } };
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt(call, endpoint);
+      } catch (error) {
+        if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
+        if (error instanceof VersionConflict) {
+          return { status: 503, body: { error: 'Too many concurrent writers on this account; retry' } };
+        }
+        this.onError?.(error, call);
+        return { status: 500, body: { error: 'Internal error; nothing was charged' } };
+      }
+    }
+  }
+
+  private async attempt(call: ApiCall, endpoint: Endpoint): Promise<CallAnswer> {
+    const uow = new UnitOfWork(this.loader, this.ids, this.clock);
+    const now = uow.now;
+    const params = new Params(call.params ?? {});
+
+    // 4. Authentication
+    const creds = call.credentials;
+    const account = creds ? await uow.load(accountDecider, accountStream(creds.username)) : undefined;
+    let identityId: string | null = null;
+    let authenticated = false;
+    if (creds && account?.exists) {
+      const keyHash = hashApiKey(account.salt, creds.apiKey);
+      if (constantTimeEqual(keyHash, account.keyHash)) authenticated = true;
+      else if (this.identities) {
+        identityId = await this.identities.identityForKey(uow, account, keyHash);
+        authenticated = identityId !== null;
+      }
+    }
+    if (!account || !authenticated) {
+      const fresh = windowAt({ windows: {} }, 'general', now);
+      const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
+      return errorAnswer(new Unauthorized(), rate);
+    }
+
+    // 5. Denied for a violation
+    const lines = await this.allowanceLines(uow, account, identityId, endpoint, params);
+    const credits = await uow.load(creditsDecider, creditsStream(account.username));
+    const reported = reportedLine(account, endpoint);
+    const before = reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, endpoint.cost, now) : undefined;
+    if (account.denied) {
+      return errorAnswer(new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`), before);
+    }
+
+    // 6. The allowance
+    let rate = before;
+    if (lines.length > 0) {
+      try {
+        const { state } = await uow.execute(creditsDecider, creditsStream(account.username), {
+          type: 'ChargeCredits',
+          at: now,
+          endpoint: endpoint.id,
+          lines,
+        });
+        rate = figuresAfter(state, reported!, endpoint.cost, now);
+      } catch (error) {
+        if (error instanceof CreditsExhausted) {
+          return { status: rateLimitStatus(call.version), body: { error: error.message }, rate: error.figures };
+        }
+        throw error;
+      }
+    }
+
+    // 7. Charged; now validate and execute
+    const handler = this.handlers[endpoint.id];
+    const savepoint = uow.savepoint();
+    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings };
+    let answer: CallAnswer;
+    try {
+      if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
+      const out = await handler(ctx);
+      const status = out.status ?? endpoint.success[0]!;
+      answer = { status, ...(status === 204 ? {} : { body: out.body ?? {} }), ...(rate ? { rate } : {}), ...(out.headers ? { headers: out.headers } : {}) };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      if (error.status >= 500) return errorAnswer(error, before);
+      uow.rollbackTo(savepoint);
+      answer = errorAnswer(error, rate, call.version);
+    }
+    const appends = uow.appends();
+    if (appends.length > 0) {
+      await this.store.append(appends);
+      await uow.settle();
+    }
+    return answer;
+  }
+
+  private async allowanceLines(uow: UnitOfWork, account: Account, identityId: string | null, endpoint: Endpoint, params: Params): Promise<AllowanceLine[]> {
+    const main = reportedLine(account, endpoint);
+    if (!main || endpoint.allowance === 'task-slots') return [];
+    const lines = [{ ...main, cost: endpoint.cost }];
+    if (identityId && this.identities) {
+      lines.push(...(await this.identities.allowanceLines(uow, account, identityId, endpoint, params, endpoint.cost)));
+    }
+    return lines;
+  }
+
+  // ---- The operator's side: accounts, packages, denial, stream-product charges, reset ----
+
+  async openAccount(input: { username: string; api_key?: string; package?: unknown }): Promise<{ username: string; api_key: string; package: AccountPackage }> {
+    const fields = readPackageFields(input.package);
+    const apiKey = input.api_key ?? this.ids.hex(32);
+    const account = await this.command(async (uow) =>
+      (await uow.execute(accountDecider, accountStream(input.username), {
+        type: 'OpenAccount',
+        username: input.username,
+        apiKey,
+        salt: this.ids.hex(16),
+        package: fields,
+        at: uow.now,
+      })).state,
+    );
+    return { username: account.username, api_key: apiKey, package: account.package };
+  }
+
+  async changePackage(username: string, fields: unknown): Promise<AccountView> {
+    const parsed = readPackageFields(fields);
+    await this.command((uow) => uow.execute(accountDecider, accountStream(username), { type: 'ChangePackage', fields: parsed }));
+    return this.accountView(username);
+  }
+
+  async deny(username: string, reason: string): Promise<AccountView> {
+    await this.command((uow) => uow.execute(accountDecider, accountStream(username), { type: 'DenyAccount', reason }));
+    return this.accountView(username);
+  }
+
+  async allow(username: string): Promise<AccountView> {
+    await this.command((uow) => uow.execute(accountDecider, accountStream(username), { type: 'AllowAccount' }));
+    return this.accountView(username);
+  }
+
+  /** The stream product's usage, sharing the general allowance (seed §8.1). Throws CreditsExhausted. */
+  async chargeStream(username: string, cost: number): Promise<RateFigures> {
+    return this.command(async (uow) => {
+      const account = await this.existing(uow, username);
+      const line = { key: 'general', limit: account.package.credits_per_hour, cost };
+      const { state } = await uow.execute(creditsDecider, creditsStream(username), { type: 'ChargeCredits', at: uow.now, endpoint: 'stream', lines: [line] });
+      return figuresAfter(state, line, cost, uow.now);
+    });
+  }
+
+  async accountView(username: string): Promise<AccountView> {
+    const uow = new UnitOfWork(this.loader, this.ids, this.clock);
+    const account = await this.existing(uow, username);
+    const credits = await uow.load(creditsDecider, creditsStream(username));
+    const view = (key: string, limit: number) => {
+      const f = figuresOf(windowAt(credits, key, uow.now), limit, 0, uow.now);
+      return { limit: f.limit, remaining: f.remaining, reset: f.reset };
+    };
+    return {
+      username: account.username,
+      package: account.package,
+      denied: account.denied,
+      denied_reason: account.deniedReason,
+      allowances: {
+        general: view('general', account.package.credits_per_hour),
+        analyze: view('analyze', account.package.analyze_credits_per_hour),
+      },
+    };
+  }
+
+  /** Empties the store and every cache (the operator's reset). */
+  async reset(): Promise<void> {
+    await this.store.clear();
+    this.loader.clear();
+  }
+
+  /** Runs a command outside the call path (operator, timed work) with the same atomic write and retries. */
+  async command<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const uow = new UnitOfWork(this.loader, this.ids, this.clock);
+      try {
+        const result = await work(uow);
+        const appends = uow.appends();
+        if (appends.length > 0) {
+          await this.store.append(appends);
+          await uow.settle();
+        }
+        return result;
+      } catch (error) {
+        if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async existing(uow: UnitOfWork, username: string): Promise<Account> {
+    const account = await uow.load(accountDecider, accountStream(username));
+    if (!account.exists) throw new NotFound(`No account named ${username}`);
+    return account;
+  }
+}
+
+/** The allowance a response reports: the one its endpoint draws from (task create reports the general one). */
+function reportedLine(account: Account, endpoint: Endpoint): AllowanceLine | undefined {
+  switch (endpoint.allowance) {
+    case 'general':
+    case 'task-slots':
+      return { key: 'general', limit: account.package.credits_per_hour, cost: endpoint.cost };
+    case 'analyze':
+      return { key: 'analyze', limit: account.package.analyze_credits_per_hour, cost: endpoint.cost };
+    case 'none':
+      return undefined;
+  }
+}
+
+function figuresAfter(credits: Credits, line: AllowanceLine, cost: number, now: number): RateFigures {
+  return figuresOf(windowAt(credits, line.key, now), line.limit, cost, now);
+}
+
+function errorAnswer(error: DomainError, rate?: RateFigures, version?: VersionId): CallAnswer {
+  const status = error.status === 429 && version ? rateLimitStatus(version) : error.status;
+  const headers = error instanceof DomainError && 'allow' in error ? { Allow: (error as unknown as { allow: string[] }).allow.join(', ') } : undefined;
+  return { status, body: { error: error.message, ...error.extra }, ...(rate ? { rate } : {}), ...(headers ? { headers } : {}) };
+}

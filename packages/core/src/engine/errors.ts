@@ -1,0 +1,93 @@
+/**
+ * Domain errors carry the status they answer, so no adapter has to map them. Rate-limit refusals are
+ * special: their status depends on the API version called (403 before 1.2, 429 from 1.2).
+ */
+export class DomainError extends Error {
+  readonly status: number;
+  readonly extra: Record<string, unknown> | undefined;
+  constructor(status: number, message: string, extra?: Record<string, unknown>) {
+    super(message);
+    this.name = new.target.name;
+    this.status = status;
+    this.extra = extra;
+  }
+}
+
+export class BadRequest extends DomainError {
+  constructor(message: string, extra?: Record<string, unknown>) {
+    super(400, message, extra);
+  }
+}
+export class Unauthorized extends DomainError {
+  constructor(message = 'Authorization failed: unknown username or wrong API key') {
+    super(401, message);
+  }
+}
+export class Forbidden extends DomainError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+export class NotFound extends DomainError {
+  constructor(message: string) {
+    super(404, message);
+  }
+}
+export class MethodNotAllowed extends DomainError {
+  readonly allow: string[];
+  constructor(method: string, allow: string[]) {
+    super(405, `Method ${method} not allowed for this endpoint; allowed: ${allow.join(', ')}`);
+    this.allow = allow;
+  }
+}
+export class Conflict extends DomainError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+export class Gone extends DomainError {
+  constructor(message: string) {
+    super(410, message);
+  }
+}
+export class PayloadTooLarge extends DomainError {
+  constructor(message: string) {
+    super(413, message);
+  }
+}
+export class UnsupportedMediaType extends DomainError {
+  constructor(message: string) {
+    super(415, message);
+  }
+}
+/** Answers 403 before API 1.2 and 429 from 1.2; the engine fixes the status when it knows the version. */
+export class RateLimited extends DomainError {
+  constructor(message = 'rate limit exceeded') {
+    super(429, message);
+  }
+}
+/** An endpoint whose behaviour is not built yet: a 5xx, so nothing is charged. */
+export class NotImplemented extends DomainError {
+  constructor(what: string) {
+    super(501, `${what} is not implemented yet`);
+  }
+}
+
+/** Raised by a store when a stream is not at the version the writer expected. The engine retries. */
+export class VersionConflict extends Error {
+  readonly stream: string;
+  readonly expected: number;
+  readonly actual: number;
+  constructor(stream: string, expected: number, actual: number) {
+    super(`stream ${stream} is at version ${actual}, expected ${expected}`);
+    this.name = 'VersionConflict';
+    this.stream = stream;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+/** A state transition not listed for the current state (decisions §6): 409 naming both. */
+export function illegalTransition(what: string, action: string, state: string): Conflict {
+  return new Conflict(`Cannot ${action} ${what}: it is ${state}`);
+}

@@ -1,0 +1,33 @@
+import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
+
+/**
+ * The storage port. Every adapter (memory, SQLite, PostgreSQL) passes the same contract suite in
+ * `@sdp/testing`.
+ */
+export interface EventStore {
+  /**
+   * Appends to several streams in one atomic write. Each stream must be at its expected version
+   * (`ANY_VERSION` skips the check) or nothing is written and a `VersionConflict` is thrown.
+   */
+  append(batch: StreamAppend[]): Promise<AppendResult>;
+  /** A stream's events with `version > afterVersion`, in version order. */
+  readStream(stream: string, afterVersion?: number): Promise<StoredEvent[]>;
+  /** Events with `position > afterPosition` in global order, at most `limit` of them. */
+  readAll(afterPosition?: number, limit?: number): Promise<StoredEvent[]>;
+  /** The highest position written so far (0 when empty). */
+  head(): Promise<number>;
+  /** Snapshots: a folded state at a stream version, so long streams load in constant time. */
+  readSnapshot?(stream: string, kind: string): Promise<Snapshot | undefined>;
+  writeSnapshot?(snapshot: Snapshot): Promise<void>;
+  /** Empties the store (the operator's reset; test suites). */
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Snapshot {
+  stream: string;
+  /** Which decider folded it, and its schema: a snapshot of another kind is ignored. */
+  kind: string;
+  version: number;
+  state: unknown;
+}

@@ -1,0 +1,81 @@
+import type { Account } from '../accounting/account.ts';
+import type { AccountPackage } from '../accounting/package.ts';
+import type { AllowanceLine, RateFigures } from '../accounting/credit-window.ts';
+import type { Endpoint } from '../catalogue/endpoints.ts';
+import type { VersionId } from '../catalogue/versions.ts';
+import type { Params } from './params.ts';
+import type { Ids } from './ports.ts';
+import type { UnitOfWork } from './unit-of-work.ts';
+
+/** A transport-neutral call: what the HTTP face, the simulator and embedders hand to the engine. */
+export interface ApiCall {
+  version: VersionId;
+  /** A catalogue id, e.g. `core.validate`. */
+  endpoint: string;
+  credentials?: { username: string; apiKey: string } | undefined;
+  /** Parameters merged from the path, query string and body. */
+  params?: Record<string, unknown>;
+  /** The request's media type (`application/json`, ...), where it matters (task create: 415). */
+  mediaType?: string | undefined;
+  /** The raw body, for endpoints that take one as it is (ingestion). */
+  body?: string | undefined;
+}
+
+/** The engine's answer: what the HTTP face encodes. `body` is absent for 204. */
+export interface CallAnswer {
+  status: number;
+  body?: unknown;
+  /** The five rate-limit figures, on every answer from authentication on. */
+  rate?: RateFigures;
+  headers?: Record<string, string>;
+}
+
+export type LimitingDayMode = 'pst' | 'america-los-angeles';
+
+export interface EngineSettings {
+  limitingDay: LimitingDayMode;
+  /** Attempts when another writer moved a stream between read and write. */
+  maxAttempts: number;
+}
+
+/** Everything an endpoint's handler may use: no clock, no randomness, no I/O but the unit of work. */
+export interface CallContext {
+  call: ApiCall;
+  version: VersionId;
+  endpoint: Endpoint;
+  params: Params;
+  now: number;
+  ids: Ids;
+  account: Account;
+  /** The identity whose API key made the call; `null` for the account's own key. */
+  identityId: string | null;
+  uow: UnitOfWork;
+  settings: EngineSettings;
+}
+
+export interface HandlerAnswer {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (ctx: CallContext) => Promise<HandlerAnswer> | HandlerAnswer;
+export type HandlerTable = Record<string, Handler>;
+
+/**
+ * How identities take part in a call (built by the identities aggregate): which identity a key belongs
+ * to, and which narrower allowances that identity's calls also draw from.
+ */
+export interface IdentityAccess {
+  identityForKey(uow: UnitOfWork, account: Account, keyHash: string): Promise<string | null>;
+  allowanceLines(
+    uow: UnitOfWork,
+    account: Account,
+    identityId: string,
+    endpoint: Endpoint,
+    params: Params,
+    cost: number,
+  ): Promise<AllowanceLine[]>;
+}
+
+export type { AccountPackage };

@@ -1,0 +1,43 @@
+/** Time comes in through this port only: the core never reads a clock itself. */
+export interface Clock {
+  /** Unix milliseconds. */
+  now(): number;
+}
+
+/** Identifiers come in through this port only: the core never reads randomness itself. */
+export interface Ids {
+  /** A lowercase hex id of the given length (the platform's ids are 20, 32 or 40 hex). */
+  hex(length: number): string;
+}
+
+/**
+ * Deterministic ids from a seed (xorshift128+), for tests and simulations that must replay exactly.
+ * Servers use the nanoid-based ids of `@sdp/clock`.
+ */
+export function seededIds(seed = 1): Ids {
+  let s0 = (seed | 0) ^ 0x9e3779b9;
+  let s1 = Math.imul(seed | 0, 0x85ebca6b) ^ 0xc2b2ae35;
+  if (s0 === 0 && s1 === 0) s1 = 1;
+  const nextNibbles = (): number => {
+    let x = s0;
+    const y = s1;
+    s0 = y;
+    x ^= x << 23;
+    x ^= x >>> 17;
+    x ^= y ^ (y >>> 26);
+    s1 = x;
+    return (s0 + s1) >>> 0;
+  };
+  return {
+    hex(length) {
+      let out = '';
+      while (out.length < length) out += nextNibbles().toString(16).padStart(8, '0');
+      return out.slice(0, length);
+    },
+  };
+}
+
+/** A clock that reads a fixed value, for deciders' tests. */
+export function fixedClock(ms: number): Clock {
+  return { now: () => ms };
+}
