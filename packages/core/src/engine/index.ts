@@ -9,3 +9,4 @@ export * from './unit-of-work.ts';
 export * from './params.ts';
 export * from './handler.ts';
 export * from './engine.ts';
+export * from './decider-spec.ts';
