@@ -47,7 +47,7 @@ export interface AccountView {
   allowances: Record<'general' | 'analyze', { limit: number; remaining: number; reset: number }>;
 }
 
-const DEFAULT_SETTINGS: EngineSettings = { limitingDay: 'pst', maxAttempts: 20 };
+const DEFAULT_SETTINGS: EngineSettings = { limitingDay: 'pst', maxAttempts: 200 };
 
 /** Rate-limit refusals answer 403 before API 1.2 and 429 from 1.2 (decisions §3). */
 export const rateLimitStatus = (version: VersionId): number => (atLeast(version, '1.2') ? 429 : 403);

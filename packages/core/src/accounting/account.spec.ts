@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { accountDecider, type AccountEvent } from './account.ts';
+import { constantTimeEqual, hashApiKey } from './api-key.ts';
+import { completePackage, readPackageFields } from './package.ts';
+
+const spec = () => DeciderSpecification.for(accountDecider);
+const opened: AccountEvent = {
+  type: 'AccountOpened',
+  data: { username: 'alice', salt: 's1', keyHash: hashApiKey('s1', 'key-00000001'), package: completePackage({}), at: 1000 },
+};
+
+describe('account decider', () => {
+  it('opens an account, keeping only a salted digest of its key', () => {
+    const state = spec()
+      .when({ type: 'OpenAccount', username: 'alice', apiKey: 'key-00000001', salt: 's1', package: {}, at: 1000 })
+      .then([opened]);
+    expect(JSON.stringify(state)).not.toContain('key-00000001');
+    expect(state.package.credits_per_hour).toBe(10_000);
+  });
+
+  it('refuses a second account of the same name (409)', () => {
+    spec().given([opened]).when({ type: 'OpenAccount', username: 'alice', apiKey: 'key-00000002', salt: 's2', package: {}, at: 2 }).thenThrows(409);
+  });
+
+  it('refuses a bad username or key (400)', () => {
+    spec().when({ type: 'OpenAccount', username: 'a b', apiKey: 'key-00000001', salt: 's', package: {}, at: 0 }).thenThrows(400, /username/);
+    spec().when({ type: 'OpenAccount', username: 'ab', apiKey: 'short', salt: 's', package: {}, at: 0 }).thenThrows(400, /api_key/);
+  });
+
+  it('changes the package field by field, keeping the others', () => {
+    const s = spec()
+      .given([opened])
+      .when({ type: 'ChangePackage', fields: { credits_per_hour: 500 } })
+      .then([{ type: 'PackageChanged', data: { package: { ...completePackage({}), credits_per_hour: 500 } } }]);
+    expect(s.package.analyze_credits_per_hour).toBe(10_000);
+  });
+
+  it('denies and allows again; repeating either decides nothing', () => {
+    const denied: AccountEvent = { type: 'AccountDenied', data: { reason: 'spam' } };
+    spec().given([opened]).when({ type: 'DenyAccount', reason: 'spam' }).then([denied]);
+    spec().given([opened, denied]).when({ type: 'DenyAccount', reason: 'again' }).then([]);
+    spec().given([opened, denied]).when({ type: 'AllowAccount' }).then([{ type: 'AccountAllowed', data: {} }]);
+    spec().given([opened]).when({ type: 'AllowAccount' }).then([]);
+  });
+
+  it('answers 404 for commands on an account that does not exist', () => {
+    spec().when({ type: 'DenyAccount', reason: 'x' }).thenThrows(404);
+  });
+});
+
+describe('package fields', () => {
+  it('reads valid fields and refuses unknown or malformed ones, naming them', () => {
+    expect(readPackageFields({ task_slots: 2, services: ['linkedin'] })).toEqual({ task_slots: 2, services: ['linkedin'] });
+    expect(() => readPackageFields({ credits_per_hours: 5 })).toThrow(/no field credits_per_hours/);
+    expect(() => readPackageFields({ credits_per_hour: -1 })).toThrow(/credits_per_hour/);
+    expect(() => readPackageFields({ credits_per_hour: '5' })).toThrow(/credits_per_hour/);
+    expect(() => readPackageFields({ services: [] })).toThrow(/services/);
+    expect(() => readPackageFields([1])).toThrow(/object/);
+  });
+});
+
+describe('API key comparison', () => {
+  it('is equality, whatever the lengths', () => {
+    expect(constantTimeEqual('abc', 'abc')).toBe(true);
+    expect(constantTimeEqual('abc', 'abd')).toBe(false);
+    expect(constantTimeEqual('abc', 'ab')).toBe(false);
+    expect(constantTimeEqual('', 'a')).toBe(false);
+    expect(constantTimeEqual('', '')).toBe(true);
+  });
+});
