@@ -9,8 +9,33 @@ export function hashApiKey(salt: string, apiKey: string): string {
   return bytesToHex(sha256(utf8ToBytes(`${salt}:${apiKey}`)));
 }
 
+/**
+ * Remembers recent digests so a busy client is not re-hashed on every call. Held in process memory
+ * only (never stored), bounded, keyed by salt and key together.
+ */
+export class ApiKeyDigests {
+  private memo = new Map<string, string>();
+  constructor(private readonly capacity = 10_000) {}
+
+  digest(salt: string, apiKey: string): string {
+    const k = `${salt}\u0000${apiKey}`;
+    let d = this.memo.get(k);
+    if (d === undefined) {
+      d = hashApiKey(salt, apiKey);
+      if (this.memo.size >= this.capacity) this.memo.delete(this.memo.keys().next().value!);
+      this.memo.set(k, d);
+    }
+    return d;
+  }
+}
+
 /** Compares two strings in time that depends only on their lengths. */
 export function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length === b.length) {
+    let same = 0;
+    for (let i = 0; i < a.length; i++) same |= a.charCodeAt(i) ^ b.charCodeAt(i);
+    return same === 0;
+  }
   let diff = a.length ^ b.length;
   const n = Math.max(a.length, b.length);
   for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i % (a.length || 1)) ^ b.charCodeAt(i % (b.length || 1))) | 0;

@@ -17,7 +17,8 @@ export const SNAPSHOT_EVERY = 500;
 export class AggregateLoader {
   private cache = new Map<string, Loaded<unknown>>();
   private readonly capacity: number;
-  private readonly store: EventStore;
+  /** Read models (the recording index) catch up from the same store the aggregates load from. */
+  readonly store: EventStore;
 
   constructor(store: EventStore, capacity = 50_000) {
     this.store = store;
@@ -34,6 +35,7 @@ export class AggregateLoader {
     let state = base ? base.state : decider.initialState();
     let version = base ? base.version : 0;
     const events = await this.store.readStream(stream, version);
+    if (events.length === 0 && base) return base;
     for (const e of events) state = decider.evolve(state, e as unknown as E);
     if (events.length > 0) version = events[events.length - 1]!.version;
     const loaded = { state, version };

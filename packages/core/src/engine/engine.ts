@@ -1,5 +1,5 @@
 import { accountDecider, accountStream, type Account } from '../accounting/account.ts';
-import { constantTimeEqual, hashApiKey } from '../accounting/api-key.ts';
+import { ApiKeyDigests, constantTimeEqual } from '../accounting/api-key.ts';
 import {
   creditsDecider,
   creditsStream,
@@ -65,6 +65,7 @@ export class Engine {
   private handlers: HandlerTable;
   private identities: IdentityAccess | undefined;
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
+  private readonly digests = new ApiKeyDigests();
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -119,7 +120,7 @@ export class Engine {
     let identityId: string | null = null;
     let authenticated = false;
     if (creds && account?.exists) {
-      const keyHash = hashApiKey(account.salt, creds.apiKey);
+      const keyHash = this.digests.digest(account.salt, creds.apiKey);
       if (constantTimeEqual(keyHash, account.keyHash)) authenticated = true;
       else if (this.identities) {
         identityId = await this.identities.identityForKey(uow, account, keyHash);

@@ -14,11 +14,13 @@ export interface Ids {
  * Deterministic ids from a seed (xorshift128+), for tests and simulations that must replay exactly.
  * Servers use the nanoid-based ids of `@sdp/clock`.
  */
+const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 export function seededIds(seed = 1): Ids {
   let s0 = (seed | 0) ^ 0x9e3779b9;
   let s1 = Math.imul(seed | 0, 0x85ebca6b) ^ 0xc2b2ae35;
   if (s0 === 0 && s1 === 0) s1 = 1;
-  const nextNibbles = (): number => {
+  const next32 = (): number => {
     let x = s0;
     const y = s1;
     s0 = y;
@@ -31,8 +33,11 @@ export function seededIds(seed = 1): Ids {
   return {
     hex(length) {
       let out = '';
-      while (out.length < length) out += nextNibbles().toString(16).padStart(8, '0');
-      return out.slice(0, length);
+      while (out.length < length) {
+        const n = next32();
+        out += HEX_BYTE[n >>> 24]! + HEX_BYTE[(n >>> 16) & 255]! + HEX_BYTE[(n >>> 8) & 255]! + HEX_BYTE[n & 255]!;
+      }
+      return out.length === length ? out : out.slice(0, length);
     },
   };
 }
