@@ -1,0 +1,317 @@
+import { deserialize, serialize } from 'node:v8';
+import pg from 'pg';
+import {
+  ANY_VERSION,
+  VersionConflict,
+  type AppendResult,
+  type EventStore,
+  type Snapshot,
+  type StoredEvent,
+  type StreamAppend,
+} from '@sdp/core';
+import { appendFunction, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+
+export interface PostgresStoreOptions {
+  /** The PostgreSQL schema holding the tables (created if missing); also `?schema=` in the URL. */
+  schema?: string;
+  /** Connections in the pool. */
+  poolSize?: number;
+  /** How long to wait for a connection before answering `StoreUnavailable` (ms). */
+  connectTimeoutMs?: number;
+  /** At most this many appends share one round trip (group commit). */
+  maxGroup?: number;
+}
+
+/** The database cannot be reached (or went away mid-request). It says where, and whether a write may have landed. */
+export class StoreUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailable';
+  }
+}
+
+interface Request {
+  batch: StreamAppend[];
+  resolve: (r: AppendResult) => void;
+  reject: (e: unknown) => void;
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
+
+/**
+ * The shared store: several server processes append to one PostgreSQL database. Appends are serialized
+ * by a transaction-scoped advisory lock inside one server-side function (one round trip per group), so
+ * expected versions are checked by the database and positions become visible without gaps. Appends that
+ * arrive while this process's previous group is on its way share the next round trip and transaction.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly pool: pg.Pool;
+  private readonly s: string;
+  private readonly where: string;
+  private readonly maxGroup: number;
+  private queue: Request[] = [];
+  private flushing = false;
+  private scheduled = false;
+  private closed = false;
+
+  private constructor(pool: pg.Pool, schema: string, where: string, maxGroup: number) {
+    this.pool = pool;
+    this.s = quoteIdent(schema);
+    this.where = where;
+    this.maxGroup = maxGroup;
+  }
+
+  static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresEventStore> {
+    const parsed = new URL(url);
+    const schema = options.schema ?? parsed.searchParams.get('schema') ?? 'public';
+    parsed.searchParams.delete('schema');
+    const where = `PostgreSQL at ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname} (schema ${schema})`;
+    const pool = new pg.Pool({
+      connectionString: parsed.toString(),
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    });
+    // An idle connection dropped by the server is an event, not a crash; the pool opens a new one when needed.
+    pool.on('error', () => {});
+    const store = new PostgresEventStore(pool, schema, where, options.maxGroup ?? 256);
+    try {
+      await store.prepare();
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw store.explain(error, 'cannot prepare the event store');
+    }
+    return store;
+  }
+
+  /** Creates or migrates the tables, once, even when several processes start together. */
+  private async prepare(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${this.s}.schema`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.s}.sdp_meta (key text PRIMARY KEY, value text NOT NULL)`);
+      const row = await client.query(`SELECT value FROM ${this.s}.sdp_meta WHERE key = 'schema_version'`);
+      const version = row.rows.length > 0 ? Number(row.rows[0].value) : 0;
+      if (version > SCHEMA_VERSION) {
+        throw new Error(`${this.where} has schema version ${version}, newer than this build knows (${SCHEMA_VERSION}); upgrade the software`);
+      }
+      for (let v = version; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v]!(this.s));
+      await client.query(appendFunction(this.s));
+      await client.query(
+        `INSERT INTO ${this.s}.sdp_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        [String(SCHEMA_VERSION)],
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  append(batch: StreamAppend[]): Promise<AppendResult> {
+    return new Promise<AppendResult>((resolve, reject) => {
+      if (this.closed) return reject(new StoreUnavailable(`${this.where}: the store is closed`));
+      const seen = new Set<string>();
+      for (const { stream } of batch) {
+        if (seen.has(stream)) return reject(new Error(`stream ${stream} appears twice in one append`));
+        seen.add(stream);
+      }
+      this.queue.push({ batch, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.flushing || this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  /** Sends every queued append in one call of the append function: one transaction, one commit. */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    const group = this.queue.splice(0, this.maxGroup);
+    try {
+      await this.sendGroup(group);
+    } finally {
+      this.flushing = false;
+      this.schedule();
+    }
+  }
+
+  private async sendGroup(group: Request[]): Promise<void> {
+    const reqEntries: number[] = [];
+    const entStream: string[] = [];
+    const entExpect: number[] = [];
+    const entEvents: number[] = [];
+    const evId: string[] = [];
+    const evType: string[] = [];
+    const evData: string[] = [];
+    const evTime: number[] = [];
+    for (const { batch } of group) {
+      reqEntries.push(batch.length);
+      for (const { stream, expectedVersion, events } of batch) {
+        entStream.push(stream);
+        entExpect.push(expectedVersion === ANY_VERSION ? -1 : expectedVersion);
+        entEvents.push(events.length);
+        for (const e of events) {
+          evId.push(e.id);
+          evType.push(e.type);
+          evData.push(JSON.stringify(e.data ?? null));
+          evTime.push(e.time);
+        }
+      }
+    }
+    let out: number[];
+    try {
+      const res = await this.pool.query({
+        text: `SELECT ${this.s}.sdp_append($1, $2, $3, $4, $5, $6, $7, $8) AS out`,
+        values: [reqEntries, entStream, entExpect, entEvents, evId, evType, evData, evTime],
+      });
+      out = (res.rows[0].out as string[]).map(Number);
+    } catch (error) {
+      if (group.length > 1 && !isConnectionError(error)) {
+        // One bad request (say, a value the database refuses) must not fail the others: send each alone.
+        for (const r of group) await this.sendGroup([r]);
+        return;
+      }
+      const failure = this.explain(error, 'append failed', true);
+      for (const r of group) r.reject(failure);
+      return;
+    }
+    const nEnt = entStream.length;
+    let e = 0;
+    group.forEach((r, i) => {
+      const status = out[nEnt + i]!;
+      const versions = out.slice(e, e + r.batch.length);
+      if (status < 0) {
+        const at = -status - 1;
+        const entry = entStream[at]!;
+        r.reject(new VersionConflict(entry, entExpect[at]!, out[at]!));
+      } else {
+        r.resolve({ versions, lastPosition: status });
+      }
+      e += r.batch.length;
+    });
+  }
+
+  async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
+    const res = await this.query(
+      `SELECT position, stream, version, id, type, data, time FROM ${this.s}.events WHERE stream = $1 AND version > $2 ORDER BY version`,
+      [stream, afterVersion],
+    );
+    return res.rows.map(toEvent);
+  }
+
+  async readAll(afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
+    const res = await this.query(
+      `SELECT position, stream, version, id, type, data, time FROM ${this.s}.events WHERE position > $1 ORDER BY position LIMIT $2`,
+      [afterPosition, limit],
+    );
+    return res.rows.map(toEvent);
+  }
+
+  async head(): Promise<number> {
+    const res = await this.query(`SELECT coalesce(max(position), 0) AS head FROM ${this.s}.events`);
+    return Number(res.rows[0].head);
+  }
+
+  async readSnapshot(stream: string, kind: string): Promise<Snapshot | undefined> {
+    const res = await this.query(`SELECT version, state FROM ${this.s}.snapshots WHERE stream = $1 AND kind = $2`, [stream, kind]);
+    if (res.rows.length === 0) return undefined;
+    return { stream, kind, version: res.rows[0].version, state: deserialize(res.rows[0].state) };
+  }
+
+  async writeSnapshot(snapshot: Snapshot): Promise<void> {
+    await this.query(
+      `INSERT INTO ${this.s}.snapshots (stream, kind, version, state) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (stream, kind) DO UPDATE SET version = excluded.version, state = excluded.state
+       WHERE excluded.version >= ${this.s}.snapshots.version`,
+      [snapshot.stream, snapshot.kind, snapshot.version, serialize(snapshot.state)],
+    );
+  }
+
+  async clear(): Promise<void> {
+    const client = await this.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${this.s}.events`]);
+      await client.query(`TRUNCATE ${this.s}.events, ${this.s}.snapshots`);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw this.explain(error, 'clear failed');
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Drops this store's schema and everything in it (test suites clean up with it). */
+  async drop(): Promise<void> {
+    await this.query(`DROP SCHEMA IF EXISTS ${this.s} CASCADE`);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.flushing || this.queue.length > 0) {
+      if (!this.flushing) await this.flush();
+      else await new Promise((r) => setImmediate(r));
+    }
+    await this.pool.end();
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw this.explain(error, 'cannot connect');
+    }
+  }
+
+  private async query(text: string, values?: unknown[]): Promise<pg.QueryResult> {
+    if (this.closed) throw new StoreUnavailable(`${this.where}: the store is closed`);
+    try {
+      return await this.pool.query(text, values);
+    } catch (error) {
+      throw this.explain(error, 'query failed');
+    }
+  }
+
+  private explain(error: unknown, what: string, write = false): Error {
+    if (error instanceof StoreUnavailable || error instanceof VersionConflict) return error;
+    const message = (error as Error)?.message ?? String(error);
+    if (isConnectionError(error)) {
+      const outcome = write ? '; the write may or may not have been committed' : '';
+      return new StoreUnavailable(`${this.where} is unreachable: ${what} (${message})${outcome}`, { cause: error });
+    }
+    return new Error(`${this.where}: ${what} (${message})`, { cause: error });
+  }
+}
+
+function isConnectionError(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | undefined;
+  if (!e) return false;
+  if (e.code && (CONNECTION_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i.test(e.message ?? '');
+}
+
+function toEvent(r: { position: string; stream: string; version: number; id: string; type: string; data: string; time: string }): StoredEvent {
+  return { position: Number(r.position), stream: r.stream, version: r.version, id: r.id, type: r.type, data: JSON.parse(r.data), time: Number(r.time) };
+}
+
+function quoteIdent(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(name)}`);
+  return `"${name}"`;
+}
+
+/** Connects to the PostgreSQL store at `url` (`postgres://user:pass@host:port/db[?schema=name]`), creating its tables. */
+export async function connectPostgresStore(url: string, options?: PostgresStoreOptions): Promise<EventStore> {
+  return PostgresEventStore.connect(url, options);
+}

@@ -1,0 +1,87 @@
+/**
+ * The PostgreSQL schema, one step per version, recorded in `sdp_meta.schema_version`. Every table lives
+ * in one PostgreSQL schema (`public` unless told otherwise), so several stores (and parallel test files)
+ * can share a database.
+ */
+export const MIGRATIONS: readonly ((s: string) => string)[] = [
+  (s) => `
+    CREATE TABLE ${s}.events (
+      position bigint  PRIMARY KEY,
+      stream   text    NOT NULL,
+      version  integer NOT NULL,
+      id       text    NOT NULL,
+      type     text    NOT NULL,
+      data     text    NOT NULL,
+      time     bigint  NOT NULL,
+      UNIQUE (stream, version)
+    );
+    CREATE TABLE ${s}.snapshots (
+      stream  text    NOT NULL,
+      kind    text    NOT NULL,
+      version integer NOT NULL,
+      state   bytea   NOT NULL,
+      PRIMARY KEY (stream, kind)
+    );`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The SQLSTATE the append function raises for nothing: conflicts are results, not errors. */
+export const appendFunction = (s: string): string => `
+CREATE OR REPLACE FUNCTION ${s}.sdp_append(
+  req_entries integer[],   -- per request: how many stream entries it has
+  ent_stream  text[],      -- per entry
+  ent_expect  integer[],
+  ent_events  integer[],   -- per entry: how many events
+  ev_id       text[],      -- per event, entries' events one after another
+  ev_type     text[],
+  ev_data     text[],
+  ev_time     bigint[]
+) RETURNS bigint[] LANGUAGE plpgsql AS $fn$
+DECLARE
+  -- Out: one slot per entry (its version after the write, or its actual version on a conflict), then one
+  -- slot per request (its last position, or minus the 1-based index of the entry that conflicted).
+  n_req   integer := coalesce(array_length(req_entries, 1), 0);
+  n_ent   integer := coalesce(array_length(ent_stream, 1), 0);
+  out     bigint[] := array_fill(0::bigint, ARRAY[n_ent + n_req]);
+  head    bigint;
+  cur     integer;
+  first_e integer := 1;   -- first entry of the current request
+  first_v integer := 1;   -- first event of the current request
+  e integer; r integer; k integer; failed integer;
+BEGIN
+  -- Appends are serialized: positions are handed out under this lock and committed in that order, so a
+  -- reader never sees position p+1 before p.
+  PERFORM pg_advisory_xact_lock(hashtext('${s}.events'));
+  SELECT coalesce(max(position), 0) INTO head FROM ${s}.events;
+  FOR r IN 1..n_req LOOP
+    failed := 0;
+    FOR e IN first_e .. first_e + req_entries[r] - 1 LOOP
+      SELECT coalesce(max(version), 0) INTO cur FROM ${s}.events WHERE stream = ent_stream[e];
+      out[e] := cur;
+      IF failed = 0 AND ent_expect[e] <> -1 AND ent_expect[e] <> cur THEN failed := e; END IF;
+    END LOOP;
+    IF failed > 0 THEN
+      out[n_ent + r] := -failed;
+      FOR e IN first_e .. first_e + req_entries[r] - 1 LOOP first_v := first_v + ent_events[e]; END LOOP;
+    ELSE
+      FOR e IN first_e .. first_e + req_entries[r] - 1 LOOP
+        k := ent_events[e];
+        IF k > 0 THEN
+          INSERT INTO ${s}.events (position, stream, version, id, type, data, time)
+          SELECT head + t.o, ent_stream[e], out[e] + t.o, t.id, t.type, t.data, t.time
+          FROM unnest(ev_id[first_v : first_v + k - 1], ev_type[first_v : first_v + k - 1],
+                      ev_data[first_v : first_v + k - 1], ev_time[first_v : first_v + k - 1])
+               WITH ORDINALITY AS t(id, type, data, time, o);
+          head := head + k;
+          out[e] := out[e] + k;
+          first_v := first_v + k;
+        END IF;
+      END LOOP;
+      out[n_ent + r] := head;
+    END IF;
+    first_e := first_e + req_entries[r];
+  END LOOP;
+  RETURN out;
+END
+$fn$;`;

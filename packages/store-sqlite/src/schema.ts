@@ -1,0 +1,72 @@
+import type Database from 'better-sqlite3';
+
+/** Marks a file as ours (`PRAGMA application_id`): 'SDPE'. A database carrying another id is foreign. */
+export const APPLICATION_ID = 0x53445045;
+
+/**
+ * The schema, one step per version. `PRAGMA user_version` records the steps applied; opening a database
+ * of an older version applies the rest in one transaction, so a failed migration leaves it as it was.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the log. `position` is the rowid, so global order costs no extra index.
+  `CREATE TABLE events (
+     position INTEGER PRIMARY KEY,
+     stream   TEXT    NOT NULL,
+     version  INTEGER NOT NULL,
+     id       TEXT    NOT NULL,
+     type     TEXT    NOT NULL,
+     data     TEXT    NOT NULL,
+     time     INTEGER NOT NULL,
+     UNIQUE (stream, version)
+   )`,
+  // 2: snapshots, one per stream and decider kind (the state as a structured-clone buffer).
+  `CREATE TABLE snapshots (
+     stream  TEXT    NOT NULL,
+     kind    TEXT    NOT NULL,
+     version INTEGER NOT NULL,
+     state   BLOB    NOT NULL,
+     PRIMARY KEY (stream, kind)
+   ) WITHOUT ROWID`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export class StoreFileError extends Error {
+  readonly path: string;
+  constructor(path: string, message: string, options?: { cause?: unknown }) {
+    super(`${path}: ${message}`, options);
+    this.name = 'StoreFileError';
+    this.path = path;
+  }
+}
+
+/**
+ * Checks that the file is an SDP event store (or an empty database) before anything is written to it,
+ * then (after `beforeWrite`, which sets the journal mode) brings its schema up to `upTo` (the newest by default; tests build older files with a lower one).
+ */
+export function prepareSchema(db: Database.Database, path: string, upTo = SCHEMA_VERSION, beforeWrite?: () => void): void {
+  let appId: number;
+  let version: number;
+  let tables: number;
+  try {
+    appId = db.pragma('application_id', { simple: true }) as number;
+    version = db.pragma('user_version', { simple: true }) as number;
+    tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'`).get() as { n: number }).n;
+  } catch (error) {
+    throw new StoreFileError(path, `not a readable SQLite database (${(error as Error).message}); the file was left untouched`, { cause: error });
+  }
+  const empty = appId === 0 && version === 0 && tables === 0;
+  if (!empty && appId !== APPLICATION_ID) {
+    throw new StoreFileError(path, `is a SQLite database of another application (application_id ${appId}, ${tables} tables); refusing to use or change it`);
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new StoreFileError(path, `has schema version ${version}, newer than this build knows (${SCHEMA_VERSION}); upgrade the software`);
+  }
+  beforeWrite?.();
+  if (version >= upTo) return;
+  db.transaction(() => {
+    if (empty) db.pragma(`application_id = ${APPLICATION_ID}`);
+    for (let v = version; v < upTo; v++) db.exec(MIGRATIONS[v]!);
+    db.pragma(`user_version = ${upTo}`);
+  }).immediate();
+}

@@ -1,0 +1,231 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import Database from 'better-sqlite3';
+import {
+  ANY_VERSION,
+  VersionConflict,
+  type AppendResult,
+  type EventStore,
+  type Snapshot,
+  type StoredEvent,
+  type StreamAppend,
+} from '@sdp/core';
+import { prepareSchema, StoreFileError } from './schema.ts';
+
+type Row = [position: number, stream: string, version: number, id: string, type: string, data: string, time: number];
+
+interface Request {
+  run: () => unknown;
+  resolve: (value: never) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface SqliteStoreOptions {
+  /** How long a writer waits for another process holding the file's write lock (ms). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The embedded store. Every acknowledged write is on disk: WAL with `synchronous=FULL` syncs the log at
+ * each commit. Group commit keeps that cheap: every write requested before the pending commit runs
+ * (everything arriving in the same turn of the event loop) shares one transaction and one sync, each
+ * request under its own SAVEPOINT so one request's conflict rolls back only that request.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private queue: Request[] = [];
+  private scheduled = false;
+  private closed = false;
+  private readonly sql;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.path = path;
+    const inMemory = path === ':memory:' || path === '';
+    if (!inMemory) {
+      try {
+        mkdirSync(dirname(resolve(path)), { recursive: true });
+      } catch (error) {
+        throw new StoreFileError(path, `cannot create its folder (${(error as Error).message})`, { cause: error });
+      }
+    }
+    try {
+      this.db = new Database(path);
+    } catch (error) {
+      throw new StoreFileError(path, `cannot be opened as a SQLite database (${(error as Error).message})`, { cause: error });
+    }
+    try {
+      this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      prepareSchema(this.db, path, undefined, () => {
+        if (!inMemory) {
+          const mode = this.db.pragma('journal_mode = WAL', { simple: true });
+          if (mode !== 'wal') throw new StoreFileError(path, `cannot switch to WAL journaling (got ${String(mode)})`);
+        }
+        this.db.pragma('synchronous = FULL');
+      });
+    } catch (error) {
+      this.db.close();
+      if (error instanceof StoreFileError) throw error;
+      throw new StoreFileError(path, `cannot be prepared as an event store (${(error as Error).message})`, { cause: error });
+    }
+    const db = this.db;
+    this.sql = {
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+      savepoint: db.prepare('SAVEPOINT request'),
+      release: db.prepare('RELEASE request'),
+      rollbackTo: db.prepare('ROLLBACK TO request'),
+      streamVersion: db.prepare('SELECT coalesce(max(version), 0) FROM events WHERE stream = ?').pluck(),
+      insert: db.prepare('INSERT INTO events (stream, version, id, type, data, time) VALUES (?, ?, ?, ?, ?, ?)'),
+      head: db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck(),
+      readStream: db
+        .prepare('SELECT position, stream, version, id, type, data, time FROM events WHERE stream = ? AND version > ? ORDER BY version')
+        .raw(),
+      readAll: db.prepare('SELECT position, stream, version, id, type, data, time FROM events WHERE position > ? ORDER BY position LIMIT ?').raw(),
+      readSnapshot: db.prepare('SELECT version, state FROM snapshots WHERE stream = ? AND kind = ?'),
+      writeSnapshot: db.prepare(
+        `INSERT INTO snapshots (stream, kind, version, state) VALUES (?, ?, ?, ?)
+         ON CONFLICT (stream, kind) DO UPDATE SET version = excluded.version, state = excluded.state
+         WHERE excluded.version >= snapshots.version`,
+      ),
+      clearEvents: db.prepare('DELETE FROM events'),
+      clearSnapshots: db.prepare('DELETE FROM snapshots'),
+    };
+  }
+
+  append(batch: StreamAppend[]): Promise<AppendResult> {
+    return this.write(() => this.appendNow(batch));
+  }
+
+  /** One request, inside the shared transaction: check every expected version, then write. */
+  private appendNow(batch: StreamAppend[]): AppendResult {
+    const seen = new Set<string>();
+    const actual: number[] = [];
+    for (const { stream, expectedVersion } of batch) {
+      if (seen.has(stream)) throw new Error(`stream ${stream} appears twice in one append`);
+      seen.add(stream);
+      const version = this.sql.streamVersion.get(stream) as number;
+      if (expectedVersion !== ANY_VERSION && expectedVersion !== version) throw new VersionConflict(stream, expectedVersion, version);
+      actual.push(version);
+    }
+    const versions: number[] = [];
+    let lastPosition = 0;
+    batch.forEach(({ stream, events }, i) => {
+      let version = actual[i]!;
+      for (const e of events) {
+        const info = this.sql.insert.run(stream, ++version, e.id, e.type, JSON.stringify(e.data ?? null), e.time);
+        lastPosition = Number(info.lastInsertRowid);
+      }
+      versions.push(version);
+    });
+    return { versions, lastPosition: lastPosition || (this.sql.head.get() as number) };
+  }
+
+  async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
+    this.open();
+    return (this.sql.readStream.all(stream, afterVersion) as Row[]).map(toEvent);
+  }
+
+  async readAll(afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
+    this.open();
+    return (this.sql.readAll.all(afterPosition, limit) as Row[]).map(toEvent);
+  }
+
+  async head(): Promise<number> {
+    this.open();
+    return this.sql.head.get() as number;
+  }
+
+  async readSnapshot(stream: string, kind: string): Promise<Snapshot | undefined> {
+    this.open();
+    const row = this.sql.readSnapshot.get(stream, kind) as { version: number; state: Buffer } | undefined;
+    return row ? { stream, kind, version: row.version, state: deserialize(row.state) } : undefined;
+  }
+
+  writeSnapshot(snapshot: Snapshot): Promise<void> {
+    const state = serialize(snapshot.state);
+    return this.write(() => {
+      this.sql.writeSnapshot.run(snapshot.stream, snapshot.kind, snapshot.version, state);
+    });
+  }
+
+  clear(): Promise<void> {
+    return this.write(() => {
+      this.sql.clearEvents.run();
+      this.sql.clearSnapshots.run();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.queue.length > 0) this.flush();
+    this.closed = true;
+    this.db.close();
+  }
+
+  private open(): void {
+    if (this.closed) throw new StoreFileError(this.path, 'the store is closed');
+  }
+
+  /** Queues a write for the next group commit, which runs once the current turn of the event loop ends. */
+  private write<T>(run: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.closed) return reject(new StoreFileError(this.path, 'the store is closed'));
+      this.queue.push({ run, resolve: resolve as (value: never) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0 || this.closed) return;
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      this.sql.begin.run();
+      for (const request of batch) {
+        this.sql.savepoint.run();
+        try {
+          outcomes.push({ ok: true, value: request.run() });
+          this.sql.release.run();
+        } catch (error) {
+          this.sql.rollbackTo.run();
+          this.sql.release.run();
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+      this.sql.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) {
+        try {
+          this.sql.rollback.run();
+        } catch {
+          // The connection is unusable; every request below is refused either way.
+        }
+      }
+      const failure = new StoreFileError(this.path, `write failed, nothing of it was stored (${(error as Error).message})`, { cause: error });
+      for (const request of batch) request.reject(failure);
+      return;
+    }
+    batch.forEach((request, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) request.resolve(o.value as never);
+      else request.reject(o.value);
+    });
+  }
+}
+
+function toEvent(r: Row): StoredEvent {
+  return { position: r[0], stream: r[1], version: r[2], id: r[3], type: r[4], data: JSON.parse(r[5]), time: r[6] };
+}
+
+/** Opens (creating the folder and file if needed) the SQLite store at `path`; `:memory:` keeps nothing. */
+export async function openSqliteStore(path: string, options?: SqliteStoreOptions): Promise<EventStore> {
+  return new SqliteEventStore(path.startsWith('sqlite:') ? path.slice('sqlite:'.length) : path, options);
+}
