@@ -64,12 +64,14 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readSnapshot(stream: string, kind: string): Promise<Snapshot | undefined> {
-    const s = this.snapshots.get(stream);
-    return s && s.kind === kind ? s : undefined;
+    return this.snapshots.get(`${kind}|${stream}`);
   }
 
+  /** One snapshot per stream and kind; an older one never replaces a newer. */
   async writeSnapshot(snapshot: Snapshot): Promise<void> {
-    this.snapshots.set(snapshot.stream, snapshot);
+    const key = `${snapshot.kind}|${snapshot.stream}`;
+    const held = this.snapshots.get(key);
+    if (!held || held.version <= snapshot.version) this.snapshots.set(key, snapshot);
   }
 
   async clear(): Promise<void> {

@@ -1,0 +1,25 @@
+import { afterAll, describe, it } from 'vitest';
+import { storeContract } from '@sdp/testing';
+import { PostgresEventStore } from './postgres-store.ts';
+import { testDatabase, testSchema } from './test-database.ts';
+
+const db = await testDatabase();
+const schema = testSchema('contract');
+
+if ('skip' in db) {
+  describe('PostgreSQL store', () => {
+    it.skip(db.skip, () => {});
+  });
+  console.warn(db.skip);
+} else {
+  afterAll(async () => {
+    const store = await PostgresEventStore.connect(db.url, { schema });
+    await store.drop();
+    await store.close();
+  });
+  storeContract('PostgreSQL store', async () => {
+    const store = await PostgresEventStore.connect(db.url, { schema });
+    await store.clear();
+    return store;
+  });
+}

@@ -1,0 +1,4 @@
+import { MemoryEventStore } from '@sdp/core';
+import { storeContract } from './store-contract.ts';
+
+storeContract('MemoryEventStore', async () => new MemoryEventStore());

@@ -1,0 +1,255 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ANY_VERSION, VersionConflict, type EventStore, type NewEvent, type StoredEvent } from '@sdp/core';
+
+export interface StoreContractOptions {
+  /** Tests that write a lot (1 MB payloads, thousands of streams) get this long (ms). */
+  slowTimeoutMs?: number;
+}
+
+let counter = 0;
+/** An event ready to append, with a unique id. */
+export function newEvent(type = 'Happened', data: unknown = { n: counter }, time = 1_700_000_000_000 + counter): NewEvent {
+  counter++;
+  return { id: `ev-${process.pid}-${counter}`, type, data, time };
+}
+
+const events = (n: number, type = 'Happened'): NewEvent[] => Array.from({ length: n }, (_, i) => newEvent(type, { i }));
+
+async function conflictOf(promise: Promise<unknown>): Promise<VersionConflict> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(VersionConflict);
+    return error as VersionConflict;
+  }
+  throw new Error('expected a VersionConflict, the append succeeded');
+}
+
+/**
+ * The contract every `EventStore` keeps, as vitest tests. Each adapter's spec calls it with a factory
+ * that returns an empty store; the store is closed after each test.
+ */
+export function storeContract(name: string, factory: () => Promise<EventStore>, options: StoreContractOptions = {}): void {
+  const slow = options.slowTimeoutMs ?? 60_000;
+  describe(`${name} keeps the event store contract`, () => {
+    let store: EventStore;
+    beforeEach(async () => {
+      store = await factory();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('starts empty', async () => {
+      expect(await store.head()).toBe(0);
+      expect(await store.readAll()).toEqual([]);
+      expect(await store.readStream('nothing:here')).toEqual([]);
+    });
+
+    it('appends to a new stream expecting version 0 and gives back every field', async () => {
+      const e = newEvent('Opened', { name: 'ada', nested: { list: [1, 2, { deep: true }], none: null } }, 1_700_000_123_456);
+      const result = await store.append([{ stream: 'account:ada', expectedVersion: 0, events: [e] }]);
+      expect(result).toEqual({ versions: [1], lastPosition: 1 });
+      const [stored] = await store.readStream('account:ada');
+      expect(stored).toEqual({ ...e, stream: 'account:ada', version: 1, position: 1 } satisfies StoredEvent);
+      expect(await store.head()).toBe(1);
+    });
+
+    it('appends to several streams in one atomic write, versions in request order', async () => {
+      await store.append([{ stream: 'b', expectedVersion: 0, events: events(2) }]);
+      const result = await store.append([
+        { stream: 'a', expectedVersion: 0, events: events(3) },
+        { stream: 'b', expectedVersion: 2, events: events(1) },
+        { stream: 'c', expectedVersion: ANY_VERSION, events: events(2) },
+      ]);
+      expect(result).toEqual({ versions: [3, 3, 2], lastPosition: 8 });
+      const all = await store.readAll();
+      expect(all.map((e) => [e.position, e.stream, e.version])).toEqual([
+        [1, 'b', 1], [2, 'b', 2], [3, 'a', 1], [4, 'a', 2], [5, 'a', 3], [6, 'b', 3], [7, 'c', 1], [8, 'c', 2],
+      ]);
+    });
+
+    it('on a conflict writes nothing at all and names the stream that conflicted', async () => {
+      await store.append([{ stream: 'a', expectedVersion: 0, events: events(2) }]);
+      await store.append([{ stream: 'b', expectedVersion: 0, events: events(1) }]);
+      const conflict = await conflictOf(
+        store.append([
+          { stream: 'a', expectedVersion: 2, events: events(1) },
+          { stream: 'new', expectedVersion: 0, events: events(1) },
+          { stream: 'b', expectedVersion: 0, events: events(1) },
+        ]),
+      );
+      expect(conflict.stream).toBe('b');
+      expect(conflict.expected).toBe(0);
+      expect(conflict.actual).toBe(1);
+      expect(await store.head()).toBe(3);
+      expect(await store.readStream('a')).toHaveLength(2);
+      expect(await store.readStream('new')).toEqual([]);
+    });
+
+    it('expecting 0 fails on a stream that has events; ANY_VERSION never conflicts', async () => {
+      await store.append([{ stream: 's', expectedVersion: 0, events: events(1) }]);
+      const conflict = await conflictOf(store.append([{ stream: 's', expectedVersion: 0, events: events(1) }]));
+      expect(conflict.actual).toBe(1);
+      expect((await conflictOf(store.append([{ stream: 's', expectedVersion: 5, events: events(1) }]))).actual).toBe(1);
+      expect(await store.append([{ stream: 's', expectedVersion: ANY_VERSION, events: events(2) }])).toEqual({ versions: [3], lastPosition: 3 });
+    });
+
+    it('an entry with no events still checks its expected version (a read guard)', async () => {
+      await store.append([{ stream: 'guard', expectedVersion: 0, events: events(1) }]);
+      expect(await store.append([
+        { stream: 'guard', expectedVersion: 1, events: [] },
+        { stream: 'other', expectedVersion: 0, events: events(1) },
+      ])).toEqual({ versions: [1, 1], lastPosition: 2 });
+      await conflictOf(store.append([{ stream: 'guard', expectedVersion: 0, events: [] }, { stream: 'other', expectedVersion: 1, events: events(1) }]));
+      expect(await store.head()).toBe(2);
+      expect(await store.append([{ stream: 'guard', expectedVersion: 1, events: [] }])).toEqual({ versions: [1], lastPosition: 2 });
+    });
+
+    it('refuses a stream named twice in one append, writing nothing', async () => {
+      await expect(store.append([
+        { stream: 'twice', expectedVersion: 0, events: events(1) },
+        { stream: 'twice', expectedVersion: 1, events: events(1) },
+      ])).rejects.toThrow(/twice/);
+      expect(await store.head()).toBe(0);
+    });
+
+    it('reads a stream after a version, in version order', async () => {
+      for (let i = 0; i < 5; i++) {
+        await store.append([{ stream: 'x', expectedVersion: i, events: events(1) }, { stream: `y${i}`, expectedVersion: 0, events: events(1) }]);
+      }
+      expect((await store.readStream('x')).map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
+      expect((await store.readStream('x', 3)).map((e) => e.version)).toEqual([4, 5]);
+      expect(await store.readStream('x', 5)).toEqual([]);
+      expect(await store.readStream('x', 99)).toEqual([]);
+      expect((await store.readStream('x')).map((e) => e.position)).toEqual([1, 3, 5, 7, 9]);
+    });
+
+    it('reads all in global order from a position with a limit', async () => {
+      for (let i = 0; i < 10; i++) await store.append([{ stream: `s${i % 3}`, expectedVersion: ANY_VERSION, events: events(1) }]);
+      expect((await store.readAll()).map((e) => e.position)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect((await store.readAll(4, 3)).map((e) => e.position)).toEqual([5, 6, 7]);
+      expect((await store.readAll(8, 100)).map((e) => e.position)).toEqual([9, 10]);
+      expect(await store.readAll(10)).toEqual([]);
+      expect(await store.readAll(0, 0)).toEqual([]);
+      // Paging through covers the log exactly once.
+      const seen: number[] = [];
+      for (let at = 0; ; ) {
+        const page = await store.readAll(at, 4);
+        if (page.length === 0) break;
+        seen.push(...page.map((e) => e.position));
+        at = page[page.length - 1]!.position;
+      }
+      expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(await store.head()).toBe(10);
+    });
+
+    it('concurrent appenders on one stream lose nothing and duplicate nothing; versions stay dense', async () => {
+      const workers = 8;
+      const each = 10;
+      let conflicts = 0;
+      const worker = async (w: number): Promise<void> => {
+        for (let i = 0; i < each; ) {
+          const version = (await store.readStream('hot')).length;
+          try {
+            await store.append([{ stream: 'hot', expectedVersion: version, events: [newEvent('Hit', { w, i })] }]);
+            i++;
+          } catch (error) {
+            if (!(error instanceof VersionConflict)) throw error;
+            conflicts++;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
+      const log = await store.readStream('hot');
+      expect(log.map((e) => e.version)).toEqual(Array.from({ length: workers * each }, (_, i) => i + 1));
+      const keys = log.map((e) => `${(e.data as { w: number }).w}/${(e.data as { i: number }).i}`);
+      expect(new Set(keys).size).toBe(workers * each);
+      expect(new Set(log.map((e) => e.id)).size).toBe(workers * each);
+      expect(conflicts).toBeGreaterThan(0);
+    });
+
+    it('50 appends fired at once: positions and versions dense, one conflict fails only its own request', async () => {
+      await store.append([{ stream: 'taken', expectedVersion: 0, events: events(1) }]);
+      const results = await Promise.allSettled(
+        Array.from({ length: 50 }, (_, i) =>
+          i % 10 === 3
+            ? store.append([{ stream: `own${i}`, expectedVersion: 0, events: events(1) }, { stream: 'taken', expectedVersion: 0, events: events(1) }])
+            : store.append([{ stream: 'shared', expectedVersion: ANY_VERSION, events: events(2) }, { stream: `own${i}`, expectedVersion: 0, events: events(1) }]),
+        ),
+      );
+      const rejected = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+      expect(rejected).toHaveLength(5);
+      for (const r of rejected) expect((r.reason as VersionConflict).stream).toBe('taken');
+      const all = await store.readAll();
+      expect(all.map((e) => e.position)).toEqual(Array.from({ length: 1 + 45 * 3 }, (_, i) => i + 1));
+      expect((await store.readStream('shared')).map((e) => e.version)).toEqual(Array.from({ length: 90 }, (_, i) => i + 1));
+      expect(await store.readStream('own3')).toEqual([]);
+      expect(await store.readStream('own4')).toHaveLength(1);
+      for (const r of results) if (r.status === 'fulfilled') expect(r.value.lastPosition).toBeLessThanOrEqual(all.length);
+    });
+
+    it('keeps a 1 MB payload intact', { timeout: slow }, async () => {
+      const big = 'x'.repeat(512 * 1024) + 'é😀'.repeat(64 * 1024) + 'end';
+      await store.append([{ stream: 'big', expectedVersion: 0, events: [newEvent('Big', { big, list: Array.from({ length: 1000 }, (_, i) => i) })] }]);
+      const [e] = await store.readStream('big');
+      expect((e!.data as { big: string }).big).toBe(big);
+      expect((e!.data as { list: number[] }).list).toHaveLength(1000);
+    });
+
+    it('keeps unicode intact in streams, types and data', async () => {
+      const text = 'héllo wörld · 名前 · العربية · 😀👩‍👩‍👧 · \u0000 nul · \u2028 · \\ "quoted" · \ud800 lone';
+      const stream = 'account:名前😀';
+      const e = newEvent('Évènement·😀', { text, [text]: 'as a key' });
+      await store.append([{ stream, expectedVersion: 0, events: [e] }]);
+      const [got] = await store.readStream(stream);
+      expect(got!.type).toBe(e.type);
+      expect(got!.data).toEqual({ text, [text]: 'as a key' });
+      expect((await store.readAll())[0]!.stream).toBe(stream);
+    });
+
+    it('keeps many streams apart', { timeout: slow }, async () => {
+      const streams = 1000;
+      for (let b = 0; b < streams; b += 100) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_, i) => store.append([{ stream: `many:${b + i}`, expectedVersion: 0, events: events(3) }])),
+        );
+      }
+      expect(await store.head()).toBe(streams * 3);
+      for (const i of [0, 1, 499, 999]) {
+        const list = await store.readStream(`many:${i}`);
+        expect(list.map((e) => e.version)).toEqual([1, 2, 3]);
+        expect(list.every((e) => e.stream === `many:${i}`)).toBe(true);
+      }
+      const all = await store.readAll();
+      expect(all.map((e) => e.position)).toEqual(Array.from({ length: streams * 3 }, (_, i) => i + 1));
+    });
+
+    it('writes and reads snapshots by stream and kind, keeping the newest', async () => {
+      if (!store.readSnapshot || !store.writeSnapshot) return;
+      expect(await store.readSnapshot('acc', 'credits.v1')).toBeUndefined();
+      const state = { windows: { general: { start: 1, reset: 2, used: 3 } }, list: ['é😀', null, 1.5], nested: { deep: { deeper: true } } };
+      await store.writeSnapshot({ stream: 'acc', kind: 'credits.v1', version: 500, state });
+      expect(await store.readSnapshot('acc', 'credits.v1')).toEqual({ stream: 'acc', kind: 'credits.v1', version: 500, state });
+      expect(await store.readSnapshot('acc', 'credits.v2')).toBeUndefined();
+      expect(await store.readSnapshot('other', 'credits.v1')).toBeUndefined();
+      await store.writeSnapshot({ stream: 'acc', kind: 'credits.v1', version: 1000, state: { ...state, list: [] } });
+      expect((await store.readSnapshot('acc', 'credits.v1'))!.version).toBe(1000);
+      await store.writeSnapshot({ stream: 'acc', kind: 'credits.v1', version: 700, state: { stale: true } });
+      const kept = await store.readSnapshot('acc', 'credits.v1');
+      expect(kept!.version).toBe(1000);
+      expect(kept!.state).toEqual({ ...state, list: [] });
+    });
+
+    it('clear empties events and snapshots, and streams start again at version 1', async () => {
+      await store.append([{ stream: 'a', expectedVersion: 0, events: events(3) }]);
+      await store.writeSnapshot?.({ stream: 'a', kind: 'k', version: 3, state: { n: 3 } });
+      await store.clear();
+      expect(await store.head()).toBe(0);
+      expect(await store.readAll()).toEqual([]);
+      expect(await store.readStream('a')).toEqual([]);
+      expect(await store.readSnapshot?.('a', 'k')).toBeUndefined();
+      expect(await store.append([{ stream: 'a', expectedVersion: 0, events: events(1) }])).toEqual({ versions: [1], lastPosition: 1 });
+    });
+  });
+}
