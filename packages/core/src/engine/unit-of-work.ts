@@ -1,5 +1,6 @@
 import type { AggregateLoader } from './aggregates.ts';
 import type { Decider, DomainEvent } from './decider.ts';
+import type { EventStore } from './event-store.ts';
 import type { NewEvent, StreamAppend } from './events.ts';
 import type { Clock, Ids } from './ports.ts';
 
@@ -25,6 +26,11 @@ export class UnitOfWork {
     clock: Clock,
   ) {
     this.now = clock.now();
+  }
+
+  /** The store behind this call, for read models that catch up from the log (never for writes). */
+  get store(): EventStore {
+    return this.loader.store;
   }
 
   async load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<S> {

@@ -1,0 +1,109 @@
+import type { Decider, DomainEvent } from '../engine/decider.ts';
+import { evolveWith } from '../engine/decider.ts';
+import type { Interaction } from '../filters/index.ts';
+
+/**
+ * Daily recording capacity (seed §8.2, decisions §4): per limiting day, each recording may keep at most
+ * 1,000,000 interactions, and all of an account's recordings together at most the daily account limit.
+ * This aggregate decides which matches are kept, so the counts that bill are decided in one place and
+ * persisted as events; the events also carry the kept interactions, so the index is rebuilt from the log.
+ */
+export const PER_FILTER_DAILY_CAP = 1_000_000;
+
+/** Monthly index capacity / 30, rounded up to a whole million (12,000,000 gives 1,000,000). */
+export function dailyAccountLimit(indexCapacityPerMonth: number): number {
+  return Math.ceil(indexCapacityPerMonth / 30 / 1_000_000) * 1_000_000;
+}
+
+export interface RecordingMatch {
+  recording: string;
+  /** Tags the recording's filter gave this interaction. */
+  tags: string[];
+}
+
+/** One interaction offered to the index, with every running recording that matched it. */
+export interface OfferedInteraction {
+  /** Unix ms the interaction is indexed at. */
+  at: number;
+  interaction: Interaction;
+  matches: RecordingMatch[];
+}
+
+export interface DailyCapacity {
+  /** Interactions kept today across the account's recordings. */
+  used: number;
+  byRecording: Record<string, number>;
+  /** Matches refused today because a cap was reached. */
+  refused: Record<string, number>;
+}
+
+export type CapacityEvent = DomainEvent<
+  'InteractionsRecorded',
+  {
+    day: string;
+    /** Only what was kept: every item has at least one match. */
+    items: OfferedInteraction[];
+    kept: Record<string, number>;
+    refused: Record<string, number>;
+  }
+>;
+
+export interface RecordInteractionsCommand {
+  type: 'RecordInteractions';
+  day: string;
+  accountLimit: number;
+  items: OfferedInteraction[];
+}
+
+export const capacityStream = (username: string, dayKey: string): string => `capacity:${username}:${dayKey}`;
+
+/** The username of a capacity stream (the index reads it back from the log). */
+export function usernameOfCapacityStream(stream: string): string | undefined {
+  const m = /^capacity:(.*):\d{4}-\d{2}-\d{2}$/.exec(stream);
+  return m ? m[1] : undefined;
+}
+
+export function remainingFor(state: DailyCapacity, recording: string, accountLimit: number): { index: number; account: number } {
+  return {
+    index: Math.max(0, PER_FILTER_DAILY_CAP - (state.byRecording[recording] ?? 0)),
+    account: Math.max(0, accountLimit - state.used),
+  };
+}
+
+export const dailyCapacityDecider: Decider<DailyCapacity, RecordInteractionsCommand, CapacityEvent> = {
+  name: 'capacity.v1',
+  initialState: () => ({ used: 0, byRecording: {}, refused: {} }),
+  decide(command, state) {
+    let used = state.used;
+    const perRecording = new Map<string, number>();
+    const kept: Record<string, number> = {};
+    const refused: Record<string, number> = {};
+    const items: OfferedInteraction[] = [];
+    for (const item of command.items) {
+      const matches: RecordingMatch[] = [];
+      for (const m of item.matches) {
+        const already = perRecording.get(m.recording) ?? state.byRecording[m.recording] ?? 0;
+        if (already >= PER_FILTER_DAILY_CAP || used >= command.accountLimit) {
+          refused[m.recording] = (refused[m.recording] ?? 0) + 1;
+          continue;
+        }
+        perRecording.set(m.recording, already + 1);
+        kept[m.recording] = (kept[m.recording] ?? 0) + 1;
+        used++;
+        matches.push(m);
+      }
+      if (matches.length > 0) items.push({ at: item.at, interaction: item.interaction, matches });
+    }
+    if (items.length === 0 && Object.keys(refused).length === 0) return [];
+    return [{ type: 'InteractionsRecorded', data: { day: command.day, items, kept, refused } }];
+  },
+  evolve: evolveWith<DailyCapacity, CapacityEvent>({
+    InteractionsRecorded(s, d) {
+      for (const [id, n] of Object.entries(d.kept)) {
+        s.byRecording[id] = (s.byRecording[id] ?? 0) + n;
+        s.used += n;
+      }
+      for (const [id, n] of Object.entries(d.refused)) s.refused[id] = (s.refused[id] ?? 0) + n;
+    },
+  }),
+};

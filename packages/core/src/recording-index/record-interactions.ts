@@ -1,0 +1,91 @@
+import { limitingDayOf, type LimitingDay } from '../days/limiting-day.ts';
+import type { Account } from '../accounting/account.ts';
+import type { EngineSettings } from '../engine/handler.ts';
+import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import type { Interaction } from '../filters/index.ts';
+import { recordingsDecider, recordingsStream, runningRecordings } from '../recordings/recording.ts';
+import { recordingFilter } from '../recordings/recording-filter.ts';
+import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from './capacity.ts';
+import { RETENTION_MS, recordingIndex } from './recording-index.ts';
+import { indexTimeOf, serviceOf } from './interaction-facts.ts';
+
+/** What recording needs of a call: a `CallContext` has it, and so has an operator's unit of work. */
+export interface RecordingContext {
+  uow: UnitOfWork;
+  account: Account;
+  settings: Pick<EngineSettings, 'limitingDay'>;
+  now: number;
+}
+
+export interface RecordResult {
+  /** Interactions offered. */
+  accepted: number;
+  /** Interactions kept by at least one running recording (within the capacity caps). */
+  recorded: number;
+}
+
+/**
+ * Offers interactions to the account's running recordings: each recording's filter decides whether it
+ * matches and which tags it gets; the day's capacity aggregate decides what is kept. Everything is
+ * staged in `ctx.uow`, so it commits with the call (or the operator's command) or not at all.
+ */
+export async function recordInteractions(ctx: RecordingContext, interactions: Interaction[]): Promise<RecordResult> {
+  const { uow, account, now } = ctx;
+  const state = await uow.load(recordingsDecider, recordingsStream(account.username));
+  const running = runningRecordings(state);
+  if (running.length === 0 || interactions.length === 0) return { accepted: interactions.length, recorded: 0 };
+  const filters = await Promise.all(running.map((r) => recordingFilter(uow, r.hash)));
+  const byDay = new Map<string, OfferedInteraction[]>();
+  let day: LimitingDay | undefined;
+  for (const interaction of interactions) {
+    if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
+    const service = serviceOf(interaction);
+    const matches: RecordingMatch[] = [];
+    for (let k = 0; k < running.length; k++) {
+      const r = running[k]!;
+      if (service !== undefined && r.service !== service) continue;
+      const result = filters[k]!.match(interaction);
+      if (result.matched) matches.push({ recording: r.id, tags: [...result.tags] });
+    }
+    if (matches.length === 0) continue;
+    const at = indexTimeOf(interaction, now);
+    if (at < now - RETENTION_MS) continue;
+    if (!day || at < day.start || at >= day.end) day = limitingDayOf(at, ctx.settings.limitingDay);
+    let list = byDay.get(day.key);
+    if (!list) byDay.set(day.key, (list = []));
+    list.push({ at, interaction, matches });
+  }
+  const accountLimit = dailyAccountLimit(account.package.index_capacity_per_month);
+  let recorded = 0;
+  for (const [key, items] of byDay) {
+    const { events } = await uow.execute(dailyCapacityDecider, capacityStream(account.username, key), {
+      type: 'RecordInteractions',
+      day: key,
+      accountLimit,
+      items,
+    });
+    for (const e of events) recorded += e.data.items.length;
+  }
+  return { accepted: interactions.length, recorded };
+}
+
+export interface RecordedInteraction {
+  /** Unix ms the interaction is indexed at. */
+  at: number;
+  /** The interaction as recorded, with the recording's tags. */
+  interaction: Interaction;
+}
+
+/**
+ * What a recording has kept with `fromMs <= at < toMs` (and still within retention), in the order it
+ * was recorded: push delivery reads its deliveries from here.
+ */
+export async function recordedInteractions(ctx: Pick<RecordingContext, 'uow' | 'now'>, recordingId: string, fromMs: number, toMs: number): Promise<RecordedInteraction[]> {
+  const index = await recordingIndex(ctx.uow.store);
+  const set = index.recording(recordingId);
+  if (!set) return [];
+  const rows = set.rowsBetween(Math.max(fromMs, ctx.now - RETENTION_MS), toMs);
+  const out: RecordedInteraction[] = new Array(rows.length);
+  for (let k = 0; k < rows.length; k++) out[k] = { at: set.times.data[rows[k]!]!, interaction: set.docs[rows[k]!]! };
+  return out;
+}

@@ -1,0 +1,149 @@
+import type { EventStore } from '../engine/event-store.ts';
+import type { StoredEvent } from '../engine/events.ts';
+import { applyTags, readTarget, type Interaction } from '../filters/index.ts';
+import type { CapacityEvent } from './capacity.ts';
+import { GrowableFloat64, GrowableInt32, TargetColumn } from './columns.ts';
+import { authorOf } from './interaction-facts.ts';
+
+/** Recorded interactions stay in the index 32 days, then are dropped from analysis (decisions §4). */
+export const RETENTION_MS = 32 * 24 * 3_600_000;
+
+/**
+ * What one recording has kept, column by column: the time and author of every row, the interaction as
+ * recorded (with the recording's tags), and target columns built on first use and extended as rows
+ * arrive.
+ */
+export class RecordedSet {
+  readonly times = new GrowableFloat64();
+  readonly authors = new GrowableInt32();
+  readonly docs: Interaction[] = [];
+  private readonly columns = new Map<string, TargetColumn>();
+
+  get size(): number {
+    return this.docs.length;
+  }
+
+  add(at: number, author: number, doc: Interaction): void {
+    this.times.push(at);
+    this.authors.push(author);
+    this.docs.push(doc);
+  }
+
+  /** The column of a target, caught up with every row. */
+  column(target: string): TargetColumn {
+    let col = this.columns.get(target);
+    if (!col) {
+      col = new TargetColumn();
+      this.columns.set(target, col);
+    }
+    const docs = this.docs;
+    for (let r = col.covered; r < docs.length; r++) col.addRow(readTarget(docs[r]!, target));
+    return col;
+  }
+
+  /** Rows with `from <= time < to`, in recorded order. */
+  rowsBetween(from: number, to: number): Int32Array {
+    const t = this.times.data;
+    const n = this.size;
+    const out = new Int32Array(n);
+    let k = 0;
+    for (let r = 0; r < n; r++) {
+      const at = t[r]!;
+      if (at >= from && at < to) out[k++] = r;
+    }
+    return out.subarray(0, k);
+  }
+}
+
+/**
+ * The recording index: a read model over the event log. Every `InteractionsRecorded` event (decided by
+ * the daily capacity aggregate) adds its kept interactions to each recording that kept them. It catches
+ * up from `store.readAll` before every read, so a restarted process rebuilds it from the log, and a
+ * store emptied under it (the operator's reset) is noticed and read again from the start.
+ */
+export class RecordingIndex {
+  private position = 0;
+  private lastId: string | undefined;
+  private sets = new Map<string, RecordedSet>();
+  private authorCodes = new Map<string, number>();
+  private nextAuthor = 0;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly store: EventStore) {}
+
+  /** Reads every event written since the last catch-up (one at a time: concurrent callers share it). */
+  async catchUp(): Promise<void> {
+    while (this.running) await this.running;
+    this.running = this.readNew().finally(() => {
+      this.running = undefined;
+    });
+    await this.running;
+  }
+
+  recording(id: string): RecordedSet | undefined {
+    return this.sets.get(id);
+  }
+
+  private async readNew(): Promise<void> {
+    if (this.position > 0) {
+      const [last] = await this.store.readAll(this.position - 1, 1);
+      if (!last || last.id !== this.lastId) this.forget();
+    }
+    for (;;) {
+      const batch = await this.store.readAll(this.position, 2000);
+      if (batch.length === 0) return;
+      for (const e of batch) this.apply(e);
+      const tail = batch[batch.length - 1]!;
+      this.position = tail.position;
+      this.lastId = tail.id;
+    }
+  }
+
+  private forget(): void {
+    this.position = 0;
+    this.lastId = undefined;
+    this.sets = new Map();
+    this.authorCodes = new Map();
+    this.nextAuthor = 0;
+  }
+
+  private apply(e: StoredEvent): void {
+    if (e.type !== 'InteractionsRecorded' || !e.stream.startsWith('capacity:')) return;
+    const data = e.data as CapacityEvent['data'];
+    for (const item of data.items) {
+      const author = this.authorCode(item.interaction);
+      for (const m of item.matches) {
+        let set = this.sets.get(m.recording);
+        if (!set) this.sets.set(m.recording, (set = new RecordedSet()));
+        set.add(item.at, author, m.tags.length > 0 ? applyTags(item.interaction, m.tags) : item.interaction);
+      }
+    }
+  }
+
+  private authorCode(i: Interaction): number {
+    const key = authorOf(i);
+    // An interaction that names no author counts as its own author.
+    if (key === undefined) return this.nextAuthor++;
+    let code = this.authorCodes.get(key);
+    if (code === undefined) {
+      code = this.nextAuthor++;
+      this.authorCodes.set(key, code);
+    }
+    return code;
+  }
+
+  /** Author codes run from 0 to this (exclusive): sizes the analysis scratch arrays. */
+  get authorCount(): number {
+    return this.nextAuthor;
+  }
+}
+
+const INDEXES = new WeakMap<EventStore, RecordingIndex>();
+
+/** The index over a store's log, caught up with everything written so far. */
+export async function recordingIndex(store: EventStore): Promise<RecordingIndex> {
+  let index = INDEXES.get(store);
+  if (!index) INDEXES.set(store, (index = new RecordingIndex(store)));
+  await index.catchUp();
+  return index;
+}

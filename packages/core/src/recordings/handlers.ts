@@ -1,0 +1,147 @@
+import { atLeast } from '../catalogue/versions.ts';
+import { BadRequest, NotFound } from '../engine/errors.ts';
+import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { recordingViews } from './recording-view.ts';
+import { recordingByHash, recordingsDecider, recordingsStream, type Recording, type Recordings } from './recording.ts';
+import { recordingFilter } from './recording-filter.ts';
+
+/**
+ * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3
+ * by its `id` (decisions §3). `{service}` (from 1.4) must be one of the package's services.
+ */
+export const PER_PAGE_DEFAULT = 25;
+export const PER_PAGE_MAX = 100;
+
+const byId = (ctx: CallContext): boolean => atLeast(ctx.version, '1.3');
+const stream = (ctx: CallContext): string => recordingsStream(ctx.account.username);
+
+/** The service a call names (path `{service}` or parameter), checked against the package. */
+export function serviceOfCall(ctx: CallContext): string | undefined {
+  const service = ctx.params.string('service');
+  if (service === undefined) return undefined;
+  const allowed = ctx.account.package.services;
+  if (!allowed.includes(service)) throw new BadRequest(`service is invalid; valid values are: ${allowed.join(',')}`);
+  return service;
+}
+
+function defaultService(ctx: CallContext): string {
+  const services = ctx.account.package.services;
+  return services.includes('facebook') ? 'facebook' : services[0]!;
+}
+
+/** The recording a call names: `id` from 1.3, `hash` before. */
+export async function namedRecording(ctx: CallContext, state?: Recordings): Promise<Recording> {
+  const s = state ?? (await ctx.uow.load(recordingsDecider, stream(ctx)));
+  if (byId(ctx)) {
+    const id = ctx.params.string('id');
+    if (id === undefined) throw new BadRequest('No id was supplied.');
+    const r = s.byId[id];
+    if (!r) throw new NotFound('Subscription not found');
+    return r;
+  }
+  const hash = ctx.params.string('hash');
+  if (hash === undefined) throw new BadRequest("Missing param 'hash'");
+  const r = recordingByHash(s, hash);
+  if (!r) {
+    if (!/^[0-9a-f]{32}$/.test(hash)) throw new BadRequest('hash must be a valid hash');
+    throw new NotFound('Subscription not found');
+  }
+  return r;
+}
+
+async function start(ctx: CallContext) {
+  const service = serviceOfCall(ctx) ?? defaultService(ctx);
+  const state = await ctx.uow.load(recordingsDecider, stream(ctx));
+  const concurrentLimit = ctx.account.package.concurrent_recordings;
+  const name = ctx.params.string('name');
+  if (byId(ctx) && ctx.params.has('id')) {
+    const r = await namedRecording(ctx, state);
+    await ctx.uow.execute(recordingsDecider, stream(ctx), { type: 'RestartRecording', id: r.id, at: ctx.now, concurrentLimit, ...(name !== undefined ? { name } : {}) });
+    return { body: { id: r.id } };
+  }
+  const hash = ctx.params.string('hash');
+  if (hash === undefined) throw new BadRequest("Missing param 'hash'");
+  await recordingFilter(ctx.uow, hash);
+  if (name === undefined) throw new BadRequest("Missing param 'name'");
+  const old = byId(ctx) ? undefined : recordingByHash(state, hash);
+  if (old) {
+    // Before 1.3 the hash names the recording: starting it again restarts it (409 while it runs).
+    await ctx.uow.execute(recordingsDecider, stream(ctx), { type: 'RestartRecording', id: old.id, at: ctx.now, concurrentLimit, name });
+    return { status: 204 };
+  }
+  const id = ctx.ids.hex(40);
+  await ctx.uow.execute(recordingsDecider, stream(ctx), {
+    type: 'StartRecording',
+    id,
+    hash,
+    name,
+    service,
+    at: ctx.now,
+    identityId: ctx.identityId,
+    concurrentLimit,
+  });
+  return byId(ctx) ? { body: { id } } : { status: 204 };
+}
+
+async function stop(ctx: CallContext) {
+  serviceOfCall(ctx);
+  const r = await namedRecording(ctx);
+  await ctx.uow.execute(recordingsDecider, stream(ctx), { type: 'StopRecording', id: r.id, at: ctx.now });
+  return { status: 204 };
+}
+
+async function update(ctx: CallContext) {
+  serviceOfCall(ctx);
+  const r = await namedRecording(ctx);
+  const name = ctx.params.string('name');
+  // Before 1.3 the hash names the recording, so only the name can change.
+  const hash = byId(ctx) ? ctx.params.string('hash') : undefined;
+  if (hash === undefined && name === undefined) throw new BadRequest('Give a new hash, a new name or both');
+  if (hash !== undefined) await recordingFilter(ctx.uow, hash);
+  await ctx.uow.execute(recordingsDecider, stream(ctx), {
+    type: 'UpdateRecording',
+    id: r.id,
+    at: ctx.now,
+    ...(hash !== undefined ? { hash } : {}),
+    ...(name !== undefined ? { name } : {}),
+  });
+  return { status: 204 };
+}
+
+const ORDER_BY = ['created_at', 'start', 'name', 'status'] as const;
+
+async function get(ctx: CallContext) {
+  const service = serviceOfCall(ctx);
+  const named = byId(ctx) ? ctx.params.has('id') : ctx.params.has('hash');
+  if (named) {
+    const [view] = await recordingViews(ctx, [await namedRecording(ctx)]);
+    return { body: view };
+  }
+  const state = await ctx.uow.load(recordingsDecider, stream(ctx));
+  let list = state.order.map((id) => state.byId[id]!);
+  if (service !== undefined) list = list.filter((r) => r.service === service);
+  if (!byId(ctx)) return { body: await recordingViews(ctx, list) };
+  const page = ctx.params.int('page', { min: 1 }) ?? 1;
+  const perPage = ctx.params.int('per_page', { min: 1, max: PER_PAGE_MAX }) ?? PER_PAGE_DEFAULT;
+  const orderBy = ctx.params.string('order_by') ?? 'created_at';
+  if (!(ORDER_BY as readonly string[]).includes(orderBy)) throw new BadRequest(`order_by is invalid; valid values are: ${ORDER_BY.join(',')}`);
+  const dir = ctx.params.string('order_dir') ?? 'asc';
+  if (dir !== 'asc' && dir !== 'desc') throw new BadRequest('order_dir is invalid; valid values are: asc,desc');
+  const key = (r: Recording): string | number => (orderBy === 'created_at' ? r.createdAt : orderBy === 'start' ? r.start : orderBy === 'name' ? r.name : r.status);
+  // A stable sort keeps creation order among equal keys.
+  list = [...list].sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    return (x < y ? -1 : x > y ? 1 : 0) * (dir === 'asc' ? 1 : -1);
+  });
+  const pages = Math.max(1, Math.ceil(list.length / perPage));
+  const slice = list.slice((page - 1) * perPage, page * perPage);
+  return { body: { count: list.length, page, pages, per_page: perPage, subscriptions: await recordingViews(ctx, slice) } };
+}
+
+export const recordingHandlers: HandlerTable = {
+  'insight.start': start,
+  'insight.stop': stop,
+  'insight.update': update,
+  'insight.get': get,
+};

@@ -1,0 +1,62 @@
+import { atLeast } from '../catalogue/versions.ts';
+import { limitingDayOf } from '../days/limiting-day.ts';
+import type { CallContext } from '../engine/handler.ts';
+import { capacityStream, dailyAccountLimit, dailyCapacityDecider, remainingFor } from '../recording-index/capacity.ts';
+import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
+import type { Recording } from './recording.ts';
+
+/** A recording as clients read it (wire-facts §3.1); times in epoch seconds. */
+export interface RecordingView {
+  id?: string;
+  hash: string;
+  name: string;
+  service: string;
+  status: Recording['status'];
+  start: number;
+  end: number | null;
+  created_at: number;
+  volume: number;
+  reached_capacity: boolean;
+  remaining_index_capacity: number;
+  remaining_account_capacity: number;
+  identity_id?: string | null;
+}
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+/**
+ * Views of recordings: today's remaining capacities come from the day's capacity aggregate, `volume`
+ * (interactions stored) from the index, counting what is still within retention.
+ */
+export async function recordingViews(ctx: CallContext, recordings: Recording[]): Promise<RecordingView[]> {
+  const day = limitingDayOf(ctx.now, ctx.settings.limitingDay);
+  const capacity = await ctx.uow.load(dailyCapacityDecider, capacityStream(ctx.account.username, day.key));
+  const accountLimit = dailyAccountLimit(ctx.account.package.index_capacity_per_month);
+  const index = await recordingIndex(ctx.uow.store);
+  const since = ctx.now - RETENTION_MS;
+  const withId = atLeast(ctx.version, '1.3');
+  return recordings.map((r) => {
+    const remaining = remainingFor(capacity, r.id, accountLimit);
+    const set = index.recording(r.id);
+    let volume = 0;
+    if (set) {
+      const t = set.times.data;
+      for (let k = 0; k < set.size; k++) if (t[k]! >= since) volume++;
+    }
+    return {
+      ...(withId ? { id: r.id } : {}),
+      hash: r.hash,
+      name: r.name,
+      service: r.service,
+      status: r.status,
+      start: seconds(r.start),
+      end: r.end === null ? null : seconds(r.end),
+      created_at: seconds(r.createdAt),
+      volume,
+      reached_capacity: remaining.index === 0 || remaining.account === 0,
+      remaining_index_capacity: remaining.index,
+      remaining_account_capacity: remaining.account,
+      ...(withId ? { identity_id: r.identityId } : {}),
+    };
+  });
+}
