@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { CURRENT_VERSION, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
+import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
+import { readCredentials } from './credentials.ts';
+import { deprecationHeaders, route, segmentsOf, splitUrl } from './route.ts';
+import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
+
+export interface HttpOptions {
+  /** The product path word read as `insight` (server.md `--product`). */
+  product?: string;
+  /** Request bodies over this many bytes answer 413 before they are parsed (decisions §7). */
+  bodyLimit?: number;
+  /** Sub-APIs answering every path under a first segment, e.g. `{ _admin: operatorApi }`. */
+  mounts?: Record<string, WireHandler>;
+  /** Told of every answered request (the access log). */
+  onAccess?: (entry: AccessEntry) => void;
+  /** Told of every unexpected failure (answered 500). */
+  onError?: (error: unknown) => void;
+  /** Adds `X-DataSift-Request-Id` (32 hex) to every API answer. Default true. */
+  requestIds?: boolean;
+}
+
+export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+const CORS = { 'Access-Control-Allow-Origin': '*' };
+
+/** What the access log learns while a request is served. */
+interface Served {
+  response: WireResponse;
+  username: string | null;
+  cost: number | null;
+}
+
+/**
+ * The HTTP face's single core: decodes a wire request into an engine call, and the engine's answer into a
+ * wire response. Both faces (Node listener, fetch handler) are thin translations around it.
+ */
+export function createApiHandler(engine: Engine, options: HttpOptions = {}): WireHandler {
+  const product = options.product ?? 'insight';
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const mounts = new Map(Object.entries(options.mounts ?? {}));
+  const requestIds = options.requestIds ?? true;
+
+  async function serve(req: WireRequest, path: string, query: string): Promise<Served> {
+    const first = segmentsOf(path)[0];
+    const mount = first !== undefined ? mounts.get(first) : undefined;
+    if (mount) {
+      const response = await mount(req);
+      response.headers['X-API-Version'] ??= CURRENT_VERSION;
+      return { response, username: null, cost: null };
+    }
+
+    const r = route(req.method, path, product);
+    const base: Record<string, string> = { 'X-API-Version': r.version, ...CORS, ...deprecationHeaders(r.version) };
+    if (requestIds) base['X-DataSift-Request-Id'] = randomUUID().replaceAll('-', '');
+    const refuse = (status: number, message: string, extra: Record<string, string> = {}): Served => ({
+      response: errorResponse(status, message, { ...base, ...extra }),
+      username: null,
+      cost: null,
+    });
+    switch (r.kind) {
+      case 'not-found':
+        return refuse(404, r.message);
+      case 'method-not-allowed':
+        return refuse(405, r.message, { Allow: r.allow.join(', ') });
+      case 'options':
+        return {
+          response: {
+            status: 204,
+            headers: {
+              ...base,
+              Allow: r.allow.join(', '),
+              'Access-Control-Allow-Methods': r.allow.join(', '),
+              'Access-Control-Allow-Headers': 'Authorization, Auth, Content-Type',
+              'Access-Control-Max-Age': '600',
+            },
+          },
+          username: null,
+          cost: null,
+        };
+    }
+
+    const bytes = await req.readBody(bodyLimit);
+    if (bytes === null) return refuse(413, `The request body is over the limit of ${bodyLimit} bytes`, { Connection: 'close' });
+    const contentType = req.header('content-type');
+    const mediaType = mediaTypeOf(contentType);
+    let params: Record<string, unknown>;
+    let rawBody: string | undefined;
+    try {
+      const text = bytes.length === 0 ? '' : decodeUtf8(bytes);
+      // Endpoints that take their body as it is (ingestion) get it whole; the others get parameters.
+      if (r.endpoint.group === 'ingestion') {
+        rawBody = text;
+        params = mergeParams(formParams(query), r.pathParams);
+      } else {
+        params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
+      }
+    } catch (error) {
+      if (error instanceof BodyError) return refuse(error.status, error.message);
+      throw error;
+    }
+
+    const credentials = readCredentials(req.header('authorization'), req.header('auth'));
+    const call: ApiCall = { version: r.version, endpoint: r.endpoint.id, credentials, params, mediaType, ...(rawBody !== undefined ? { body: rawBody } : {}) };
+    const answer = await engine.call(call);
+    return {
+      response: encode(answer, r.version, base, r.head),
+      username: credentials && answer.status !== 401 ? credentials.username : null,
+      cost: answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null,
+    };
+  }
+
+  return async (req) => {
+    const started = performance.now();
+    const { path, query } = splitUrl(req.url);
+    let served: Served;
+    try {
+      served = await serve(req, path, query);
+    } catch (error) {
+      options.onError?.(error);
+      served = { response: errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION }), username: null, cost: null };
+    }
+    options.onAccess?.({
+      time: new Date().toISOString(),
+      method: req.method,
+      path,
+      status: served.response.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      username: served.username,
+      cost: served.cost,
+    });
+    return served.response;
+  };
+}
+
+/**
+ * Status, the five rate-limit figures (decisions §1), the answer's own headers, and the JSON body.
+ * `x-datasift-*` names go out lowercase: one client matches them only in that exact case (wire-facts §1.5).
+ */
+export function encode(answer: CallAnswer, version: VersionId, base: Record<string, string>, head = false): WireResponse {
+  const headers: Record<string, string> = { ...base };
+  const rate = answer.rate;
+  if (rate) {
+    headers['X-RateLimit-Limit'] = String(rate.limit);
+    headers['X-RateLimit-Remaining'] = String(rate.remaining);
+    headers['X-RateLimit-Cost'] = String(rate.cost);
+    headers['X-RateLimit-Reset'] = String(rate.reset);
+    headers['X-RateLimit-Reset-Ttl'] = String(rate.resetTtl);
+  }
+  if (answer.headers) {
+    for (const [name, value] of Object.entries(answer.headers)) {
+      headers[/^x-datasift-/i.test(name) ? name.toLowerCase() : name] = value;
+    }
+  }
+  headers['X-API-Version'] = version;
+  if (answer.status === 204) return { status: 204, headers };
+  headers['Content-Type'] = JSON_TYPE;
+  const body = JSON.stringify(answer.body ?? {});
+  return head ? { status: answer.status, headers } : { status: answer.status, headers, body };
+}

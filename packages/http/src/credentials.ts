@@ -1,0 +1,33 @@
+/**
+ * The three ways real clients authenticate (wire-facts §1.2): `Authorization: user:key` (raw, not Basic),
+ * `Auth: user:key`, and HTTP Basic. A malformed header reads as no credentials, which the engine answers 401.
+ */
+export interface Credentials {
+  username: string;
+  apiKey: string;
+}
+
+export function readCredentials(authorization: string | undefined, auth: string | undefined): Credentials | undefined {
+  if (authorization !== undefined) {
+    const value = authorization.trim();
+    const basic = /^basic\s+(\S+)$/i.exec(value);
+    if (basic) return splitPair(decodeBasic(basic[1]!));
+    const pair = splitPair(value);
+    if (pair) return pair;
+  }
+  if (auth !== undefined) return splitPair(auth.trim());
+  return undefined;
+}
+
+function decodeBasic(token: string): string {
+  if (!/^[A-Za-z0-9+/=_-]+$/.test(token)) return '';
+  return Buffer.from(token, 'base64').toString('utf8');
+}
+
+function splitPair(value: string): Credentials | undefined {
+  const colon = value.indexOf(':');
+  if (colon <= 0 || colon === value.length - 1) return undefined;
+  // A scheme word followed by a space (`Bearer x:y`) is not the raw form.
+  if (/\s/.test(value)) return undefined;
+  return { username: value.slice(0, colon), apiKey: value.slice(colon + 1) };
+}

@@ -1,0 +1,112 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Engine } from '@sdp/core';
+import { createApiHandler, type HttpOptions } from './api-handler.ts';
+import type { WireHandler, WireRequest } from './wire.ts';
+
+/** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
+export function createNodeListener(engine: Engine, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  return nodeListenerFor(createApiHandler(engine, options));
+}
+
+export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handler(fromNode(req)).then(
+      (out) => {
+        if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
+        res.writeHead(out.status, out.headers);
+        res.end(out.body);
+      },
+      () => {
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+        res.end('{"error":"Internal error"}');
+      },
+    );
+  };
+}
+
+function fromNode(req: IncomingMessage): WireRequest {
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    header(name) {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    },
+    readBody: (limit) => readNodeBody(req, limit),
+  };
+}
+
+const EMPTY = new Uint8Array(0);
+
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
+  const length = req.headers['content-length'];
+  if (length !== undefined && Number(length) > limit) return Promise.resolve(null);
+  if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(EMPTY);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (value: Uint8Array | null, error?: Error) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      // Past the limit nothing more is kept; the rest is discarded by Node once the 413 is sent.
+      if (size > limit) finish(null);
+      else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => finish(Buffer.concat(chunks, size)));
+    req.on('error', (e) => finish(null, e));
+    req.on('close', () => finish(null, new Error('request closed before its body ended')));
+  });
+}
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  host: string;
+  /** `http://127.0.0.1:PORT` (a wildcard host is shown as the loopback address). */
+  url: string;
+  /** Stops accepting, lets in-flight requests finish, then resolves. */
+  close(): Promise<void>;
+}
+
+/** Listens on a port (0 picks a free one) with a wire handler. */
+export async function listen(handler: WireHandler, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer(nodeListenerFor(handler));
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8080, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return {
+    server,
+    port,
+    host,
+    url: `http://${shown}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/** An engine served over HTTP in one call. */
+export function serve(engine: Engine, options: HttpOptions & { port?: number; host?: string } = {}): Promise<RunningServer> {
+  return listen(createApiHandler(engine, options), options);
+}

@@ -1,0 +1,49 @@
+/**
+ * The transport-neutral request and response the two faces (Node `http`, WHATWG `fetch`) translate to and
+ * from. Decoding and encoding happen once, here, over these shapes.
+ */
+export interface WireRequest {
+  method: string;
+  /** Path and query string as sent (`/v1.5/validate?x=1`). */
+  url: string;
+  /** A header by lowercase name; several values joined with `, `. */
+  header(name: string): string | undefined;
+  /**
+   * Reads the whole body, giving up (`null`) as soon as it grows past `limit` bytes, so an oversized body
+   * is refused before any of it is parsed.
+   */
+  readBody(limit: number): Promise<Uint8Array | null>;
+}
+
+export interface WireResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON text; absent for 204, HEAD and OPTIONS. */
+  body?: string;
+}
+
+/** Something that answers wire requests: the API itself, or a mounted sub-API such as the operator's. */
+export type WireHandler = (request: WireRequest) => Promise<WireResponse>;
+
+/** One line of the access log. */
+export interface AccessEntry {
+  time: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+  username: string | null;
+  cost: number | null;
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer with an `error` key, the shape of every refusal (decisions §7). */
+export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): WireResponse {
+  return { status, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: JSON.stringify({ error: message }) };
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): WireResponse {
+  if (status === 204) return { status, headers };
+  return { status, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
+}

@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { Conflict, type Engine } from '@sdp/core';
+
+/** `--accounts FILE`: a JSON list of accounts (the fields of `POST /_admin/accounts`) opened at start. */
+export async function openAccountsFromFile(engine: Engine, file: string): Promise<{ opened: string[]; existing: string[] }> {
+  let list: unknown;
+  try {
+    list = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`--accounts ${file}: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(list)) throw new Error(`--accounts ${file}: expected a JSON list of accounts`);
+  const opened: string[] = [];
+  const existing: string[] = [];
+  for (const [i, entry] of list.entries()) {
+    const e = entry as { username?: unknown; api_key?: unknown; package?: unknown };
+    if (typeof e !== 'object' || e === null || typeof e.username !== 'string') throw new Error(`--accounts ${file}: entry ${i} needs a username`);
+    if (e.api_key !== undefined && typeof e.api_key !== 'string') throw new Error(`--accounts ${file}: entry ${i}: api_key must be a string`);
+    try {
+      await engine.openAccount({ username: e.username, ...(e.api_key ? { api_key: e.api_key } : {}), package: e.package });
+      opened.push(e.username);
+    } catch (error) {
+      // A restart over a durable store finds the accounts it opened last time.
+      if (error instanceof Conflict) existing.push(e.username);
+      else throw new Error(`--accounts ${file}: entry ${i}: ${(error as Error).message}`);
+    }
+  }
+  return { opened, existing };
+}

@@ -1,0 +1,7 @@
+export * from './settings.ts';
+export * from './open-store.ts';
+export * from './operator-api.ts';
+export * from './server.ts';
+export * from './demo-account.ts';
+export * from './access-log.ts';
+export * from './accounts-file.ts';

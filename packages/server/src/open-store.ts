@@ -1,0 +1,31 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { MemoryEventStore, type EventStore } from '@sdp/core';
+
+export interface OpenedStore {
+  store: EventStore;
+  /** What the server prints: `memory`, `sqlite /abs/path`, `postgres host/db`. */
+  description: string;
+}
+
+/**
+ * Opens the store a `--store` URL names. The durable adapters are imported only when asked for, so a
+ * memory server needs neither native SQLite nor a PostgreSQL driver.
+ */
+export async function openStore(url: string): Promise<OpenedStore> {
+  if (url === 'memory:') return { store: new MemoryEventStore(), description: 'memory (nothing kept after exit)' };
+  if (url.startsWith('sqlite:')) {
+    const path = resolve(url.slice('sqlite:'.length));
+    mkdirSync(dirname(path), { recursive: true });
+    const { openSqliteStore } = await import('@sdp/store-sqlite');
+    return { store: await openSqliteStore(path), description: `sqlite ${path}` };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    // Named through a variable: the PostgreSQL adapter is optional at type-check time too.
+    const adapter = '@sdp/store-postgres';
+    const { connectPostgresStore } = (await import(adapter)) as { connectPostgresStore(url: string): Promise<EventStore> };
+    const shown = url.replace(/\/\/[^@/]*@/, '//');
+    return { store: await connectPostgresStore(url), description: `postgres ${shown}` };
+  }
+  throw new Error(`unknown store ${url}`);
+}

@@ -1,0 +1,136 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { CreditsExhausted, DomainError, type Clock, type Engine } from '@sdp/core';
+import { ClockError, type ManualClock } from '@sdp/clock';
+import { BodyError, bodyParams, decodeUtf8, errorResponse, jsonResponse, segmentsOf, splitUrl, type WireHandler, type WireRequest, type WireResponse } from '@sdp/http';
+
+export interface OperatorOptions {
+  engine: Engine;
+  clock: Clock & { kind?: string };
+  /** The admin token; without one every `/_admin` path answers 404. */
+  token: string | undefined;
+  bodyLimit: number;
+}
+
+type Body = Record<string, unknown>;
+type Action = (args: { params: string[]; body: Body }) => Promise<WireResponse>;
+
+interface OperatorRoute {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Segments after `_admin`; `*` matches one segment (a username). */
+  path: string[];
+  run: Action;
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+/**
+ * The operator API of server.md, mounted at `/_admin`: accounts, packages, denial, stream charges, the
+ * manual clock and reset. Not charged, no rate-limit headers. Off (404 everywhere) without a token.
+ */
+export function createOperatorApi(options: OperatorOptions): WireHandler {
+  const { engine, clock, token, bodyLimit } = options;
+  if (token === undefined) return async () => errorResponse(404, 'Not found');
+  const tokenDigest = digest(token);
+  const manual = clock.kind === 'manual' ? (clock as ManualClock) : undefined;
+
+  const routes: OperatorRoute[] = [
+    {
+      method: 'POST',
+      path: ['accounts'],
+      run: async ({ body }) => {
+        const username = body.username;
+        if (typeof username !== 'string' || username.length === 0) throw new DomainError(400, 'username is required (a string)');
+        const apiKey = body.api_key;
+        if (apiKey !== undefined && apiKey !== null && typeof apiKey !== 'string') throw new DomainError(400, 'api_key must be a string');
+        const opened = await engine.openAccount({ username, ...(typeof apiKey === 'string' ? { api_key: apiKey } : {}), package: body.package });
+        return jsonResponse(201, opened);
+      },
+    },
+    { method: 'GET', path: ['accounts', '*'], run: async ({ params }) => jsonResponse(200, await engine.accountView(params[0]!)) },
+    { method: 'PUT', path: ['accounts', '*', 'package'], run: async ({ params, body }) => jsonResponse(200, await engine.changePackage(params[0]!, body)) },
+    {
+      method: 'POST',
+      path: ['accounts', '*', 'deny'],
+      run: async ({ params, body }) => {
+        const reason = body.reason ?? 'denied by the operator';
+        if (typeof reason !== 'string') throw new DomainError(400, 'reason must be a string');
+        return jsonResponse(200, await engine.deny(params[0]!, reason));
+      },
+    },
+    { method: 'POST', path: ['accounts', '*', 'allow'], run: async ({ params }) => jsonResponse(200, await engine.allow(params[0]!)) },
+    {
+      method: 'POST',
+      path: ['accounts', '*', 'charge'],
+      run: async ({ params, body }) => {
+        const cost = body.cost;
+        if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) throw new DomainError(400, 'cost must be a whole number of credits, 0 or more');
+        if (body.product !== undefined && body.product !== 'stream') throw new DomainError(400, 'product must be "stream" (the stream product shares the general allowance)');
+        try {
+          const f = await engine.chargeStream(params[0]!, cost);
+          return jsonResponse(200, { limit: f.limit, remaining: f.remaining, reset: f.reset, cost: f.cost });
+        } catch (error) {
+          if (!(error instanceof CreditsExhausted)) throw error;
+          const f = error.figures;
+          return jsonResponse(429, { error: error.message, limit: f.limit, remaining: f.remaining, reset: f.reset, cost: f.cost });
+        }
+      },
+    },
+    { method: 'GET', path: ['clock'], run: async () => jsonResponse(200, { now: clock.now(), kind: manual ? 'manual' : 'system' }) },
+    {
+      method: 'POST',
+      path: ['clock'],
+      run: async ({ body }) => {
+        if (!manual) throw new DomainError(409, 'The clock is the system clock; start the server with --clock manual to move it');
+        const { advance_ms: advance, to } = body;
+        if (advance !== undefined && to !== undefined) throw new DomainError(400, 'Send advance_ms or to, not both');
+        if (typeof advance === 'number') await manual.advance(advance);
+        else if (typeof to === 'number') await manual.advanceTo(to);
+        else throw new DomainError(400, 'Send {"advance_ms": N} or {"to": <unix ms>}');
+        return jsonResponse(200, { now: manual.now() });
+      },
+    },
+    {
+      method: 'POST',
+      path: ['reset'],
+      run: async () => {
+        await engine.reset();
+        return { status: 204, headers: {} };
+      },
+    },
+  ];
+
+  return async (req: WireRequest) => {
+    if (!authorized(req.header('authorization'), tokenDigest)) {
+      return errorResponse(401, 'The operator API needs Authorization: Bearer <admin token>', { 'WWW-Authenticate': 'Bearer' });
+    }
+    const segs = segmentsOf(splitUrl(req.url).path).slice(1).map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return '\u0000';
+      }
+    });
+    const atPath = routes.filter((r) => r.path.length === segs.length && r.path.every((p, i) => p === '*' || p === segs[i]));
+    if (atPath.length === 0) return errorResponse(404, 'No operator call at this path');
+    const chosen = atPath.find((r) => r.method === req.method);
+    if (!chosen) return errorResponse(405, `Method ${req.method} not allowed here`, { Allow: atPath.map((r) => r.method).join(', ') });
+    const params = segs.filter((_, i) => chosen.path[i] === '*');
+    try {
+      const bytes = await req.readBody(bodyLimit);
+      if (bytes === null) return errorResponse(413, `The request body is over the limit of ${bodyLimit} bytes`, { Connection: 'close' });
+      const text = decodeUtf8(bytes);
+      const body = text.trim() === '' ? {} : bodyParams(text, 'application/json');
+      return await chosen.run({ params, body });
+    } catch (error) {
+      if (error instanceof DomainError || error instanceof BodyError) return errorResponse(error.status, error.message);
+      if (error instanceof ClockError) return errorResponse(400, error.message);
+      throw error;
+    }
+  };
+}
+
+function authorized(header: string | undefined, tokenDigest: Buffer): boolean {
+  const m = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header.trim());
+  // Digests have one length whatever was sent, so the comparison takes the same time for every guess.
+  return timingSafeEqual(digest(m ? m[1]! : ''), tokenDigest) && m !== null;
+}

@@ -1,0 +1,72 @@
+import { createEngine, type Clock, type Engine, type EventStore } from '@sdp/core';
+import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
+import { createApiHandler, listen, type RunningServer } from '@sdp/http';
+import { openAccessLog } from './access-log.ts';
+import { openAccountsFromFile } from './accounts-file.ts';
+import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
+import { openStore } from './open-store.ts';
+import { createOperatorApi } from './operator-api.ts';
+import type { ServerSettings } from './settings.ts';
+
+export interface RunningSdp {
+  engine: Engine;
+  store: EventStore;
+  clock: SystemClock | ManualClock;
+  url: string;
+  port: number;
+  storeDescription: string;
+  /** Set on the first start over an empty store (no `--accounts`): the demo account and a working curl line. */
+  demo?: DemoAccount & { curl: string };
+  accounts: { opened: string[]; existing: string[] };
+  /** Stops accepting, lets in-flight requests finish, then closes the store and the access log. */
+  close(): Promise<void>;
+}
+
+/** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
+export async function startServer(settings: ServerSettings, hooks: { onError?: (error: unknown) => void } = {}): Promise<RunningSdp> {
+  const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
+  const { store, description } = await openStore(settings.store);
+  let http: RunningServer | undefined;
+  const log = openAccessLog(settings.accessLog);
+  try {
+    const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
+    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, onError: (e) => onError(e) });
+
+    const firstStart = (await store.head()) === 0;
+    const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : { opened: [], existing: [] };
+    const demo = firstStart && !settings.accountsFile ? await openDemoAccount(engine) : undefined;
+
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit });
+    const handler = createApiHandler(engine, {
+      product: settings.product,
+      bodyLimit: settings.bodyLimit,
+      mounts: { _admin: operator },
+      ...(log ? { onAccess: (e) => log.write(e) } : {}),
+      onError,
+    });
+    http = await listen(handler, { port: settings.port, host: settings.host });
+    const running = http;
+    let closing: Promise<void> | undefined;
+    return {
+      engine,
+      store,
+      clock,
+      url: running.url,
+      port: running.port,
+      storeDescription: description,
+      ...(demo ? { demo: { ...demo, curl: demoCurl(engine, running.url, demo) } } : {}),
+      accounts,
+      close: () =>
+        (closing ??= (async () => {
+          await running.close();
+          await store.close();
+          await log?.close();
+        })()),
+    };
+  } catch (error) {
+    await http?.close();
+    await store.close();
+    await log?.close();
+    throw error;
+  }
+}
