@@ -1,15 +1,18 @@
 import { Engine, type EngineOptions } from './engine/engine.ts';
 import type { HandlerTable } from './engine/handler.ts';
+import { identityAccess, identityHandlers } from './identities/index.ts';
 
 /**
  * Every aggregate's endpoint handlers, in one table. Each module exports its own `HandlerTable`; this
  * is the one place they meet. A catalogue endpoint with no handler answers 501 (nothing charged).
  */
-const MODULES: HandlerTable[] = [];
+const MODULES: HandlerTable[] = [
+  identityHandlers,
+];
 
 export const PLATFORM_HANDLERS: HandlerTable = Object.assign({}, ...MODULES);
 
 /** An engine with every endpoint the platform builds. */
 export function createEngine(options: Omit<EngineOptions, 'handlers'> & { handlers?: HandlerTable }): Engine {
-  return new Engine({ ...options, handlers: { ...PLATFORM_HANDLERS, ...options.handlers } });
+  return new Engine({ ...options, identities: options.identities ?? identityAccess, handlers: { ...PLATFORM_HANDLERS, ...options.handlers } });
 }

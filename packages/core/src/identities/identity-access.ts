@@ -1,0 +1,50 @@
+import type { Account } from '../accounting/account.ts';
+import type { AllowanceLine } from '../accounting/credit-window.ts';
+import type { Endpoint } from '../catalogue/endpoints.ts';
+import type { IdentityAccess } from '../engine/handler.ts';
+import type { Params } from '../engine/params.ts';
+import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import { callingIdentity, identitiesDecider, identitiesStream, type Identity } from './identity.ts';
+
+/**
+ * The service a call is counted against for identity limits: the `service` it names when that is one
+ * of the package's services, else the package's first service (the service-less insight paths are the
+ * first service's, decisions §3).
+ */
+export function callService(account: Account, params: Params): string | undefined {
+  const named = params.raw['service'];
+  if (typeof named === 'string' && account.package.services.includes(named)) return named;
+  return account.package.services[0];
+}
+
+/**
+ * The narrower allowances a call made with an identity's key also draws from (decisions §2). They are
+ * extra lines beside the account's own, so the account-wide limit still applies on top:
+ * - `total_allowance`: credits an hour, for calls on the general allowance;
+ * - `analyze_queries`: analyze calls an hour (each counts 1), for calls on the analyze allowance.
+ */
+export function identityAllowanceLines(identity: Identity, service: string | undefined, endpoint: Endpoint, cost: number): AllowanceLine[] {
+  const limit = service === undefined ? undefined : identity.limits[service];
+  if (!limit) return [];
+  if (endpoint.allowance === 'general' && limit.totalAllowance !== null) {
+    return [{ key: `identity:${identity.id}:${service}:general`, limit: limit.totalAllowance, cost }];
+  }
+  if (endpoint.allowance === 'analyze' && limit.analyzeQueries !== null) {
+    return [{ key: `identity:${identity.id}:${service}:analyze`, limit: limit.analyzeQueries, cost: 1 }];
+  }
+  return [];
+}
+
+/** The engine's hook for identity keys, read from the account's identities stream. */
+export const identityAccess: IdentityAccess = {
+  async identityForKey(uow: UnitOfWork, account: Account, keyHash: string): Promise<string | null> {
+    const state = await uow.load(identitiesDecider, identitiesStream(account.username));
+    return callingIdentity(state, keyHash)?.id ?? null;
+  },
+  async allowanceLines(uow: UnitOfWork, account: Account, identityId: string, endpoint: Endpoint, params: Params, cost: number): Promise<AllowanceLine[]> {
+    const state = await uow.load(identitiesDecider, identitiesStream(account.username));
+    const identity = state.byId[identityId];
+    if (!identity || identity.deleted) return [];
+    return identityAllowanceLines(identity, callService(account, params), endpoint, cost);
+  },
+};
