@@ -39,6 +39,8 @@ export class SqliteEventStore implements EventStore {
   private scheduled = false;
   private closed = false;
   private readonly sql;
+  /** Group commits run and write requests they carried: `requests / commits` is the sharing achieved. */
+  readonly stats = { commits: 0, requests: 0 };
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -64,9 +66,17 @@ export class SqliteEventStore implements EventStore {
         }
         this.db.pragma('synchronous = FULL');
       });
+      // A cheap probe of the log's tail and its stream index, so a damaged file is refused at open
+      // rather than at the first call (a full integrity check would cost a scan of the whole file).
+      this.db.prepare('SELECT * FROM events ORDER BY position DESC LIMIT 1').get();
+      this.db.prepare(`SELECT max(version) FROM events WHERE stream = ''`).get();
     } catch (error) {
       this.db.close();
       if (error instanceof StoreFileError) throw error;
+      const code = (error as { code?: string }).code ?? '';
+      if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+        throw new StoreFileError(path, `is damaged (${(error as Error).message}); the file was left as it is`, { cause: error });
+      }
       throw new StoreFileError(path, `cannot be prepared as an event store (${(error as Error).message})`, { cause: error });
     }
     const db = this.db;
@@ -124,24 +134,28 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
-    this.open();
-    return (this.sql.readStream.all(stream, afterVersion) as Row[]).map(toEvent);
+    return this.read(() => (this.sql.readStream.all(stream, afterVersion) as Row[]).map(toEvent));
   }
 
   async readAll(afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
-    this.open();
-    return (this.sql.readAll.all(afterPosition, limit) as Row[]).map(toEvent);
+    return this.read(() => (this.sql.readAll.all(afterPosition, limit) as Row[]).map(toEvent));
   }
 
   async head(): Promise<number> {
-    this.open();
-    return this.sql.head.get() as number;
+    return this.read(() => this.sql.head.get() as number);
   }
 
   async readSnapshot(stream: string, kind: string): Promise<Snapshot | undefined> {
-    this.open();
-    const row = this.sql.readSnapshot.get(stream, kind) as { version: number; state: Buffer } | undefined;
+    const row = this.read(() => this.sql.readSnapshot.get(stream, kind) as { version: number; state: Buffer } | undefined);
     return row ? { stream, kind, version: row.version, state: deserialize(row.state) } : undefined;
+  }
+
+  /** The durability in force on this connection (WAL and FULL for a file). */
+  durability(): { journalMode: string; synchronous: number } {
+    return {
+      journalMode: this.db.pragma('journal_mode', { simple: true }) as string,
+      synchronous: this.db.pragma('synchronous', { simple: true }) as number,
+    };
   }
 
   writeSnapshot(snapshot: Snapshot): Promise<void> {
@@ -165,8 +179,23 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
-  private open(): void {
+  /** A damaged file is reported as such, naming it; nothing tries to repair or overwrite it. */
+  private read<T>(fn: () => T): T {
     if (this.closed) throw new StoreFileError(this.path, 'the store is closed');
+    try {
+      return fn();
+    } catch (error) {
+      throw this.explain(error, 'read failed');
+    }
+  }
+
+  private explain(error: unknown, what: string): Error {
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+      return new StoreFileError(this.path, `is damaged: ${what} (${(error as Error).message}); the file was left as it is`, { cause: error });
+    }
+    if (code.startsWith('SQLITE_')) return new StoreFileError(this.path, `${what} (${(error as Error).message})`, { cause: error });
+    return error as Error;
   }
 
   /** Queues a write for the next group commit, which runs once the current turn of the event loop ends. */
@@ -187,6 +216,8 @@ export class SqliteEventStore implements EventStore {
     this.queue = [];
     if (batch.length === 0 || this.closed) return;
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    this.stats.commits++;
+    this.stats.requests += batch.length;
     try {
       this.sql.begin.run();
       for (const request of batch) {
@@ -197,7 +228,7 @@ export class SqliteEventStore implements EventStore {
         } catch (error) {
           this.sql.rollbackTo.run();
           this.sql.release.run();
-          outcomes.push({ ok: false, value: error });
+          outcomes.push({ ok: false, value: error instanceof VersionConflict ? error : this.explain(error, 'write refused') });
         }
       }
       this.sql.commit.run();
@@ -209,8 +240,9 @@ export class SqliteEventStore implements EventStore {
           // The connection is unusable; every request below is refused either way.
         }
       }
-      const failure = new StoreFileError(this.path, `write failed, nothing of it was stored (${(error as Error).message})`, { cause: error });
-      for (const request of batch) request.reject(failure);
+      const failure = this.explain(error, 'write failed, nothing of it was stored');
+      const reported = failure instanceof StoreFileError ? failure : new StoreFileError(this.path, `write failed, nothing of it was stored (${(error as Error).message})`, { cause: error });
+      for (const request of batch) request.reject(reported);
       return;
     }
     batch.forEach((request, i) => {

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VersionConflict, type NewEvent } from '@sdp/core';
+import { APPLICATION_ID, prepareSchema, SCHEMA_VERSION, StoreFileError } from './schema.ts';
+import { openSqliteStore, SqliteEventStore } from './sqlite-store.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sdp-sqlite-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const file = (name: string) => join(dir, `${++n}-${name}`);
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+const ev = (i: number, data: unknown = { i }): NewEvent => ({ id: `e${i}`, type: 'Happened', data, time: 1_700_000_000_000 + i });
+
+async function openError(path: string): Promise<StoreFileError> {
+  try {
+    const store = await openSqliteStore(path);
+    await store.close();
+  } catch (error) {
+    expect(error).toBeInstanceOf(StoreFileError);
+    return error as StoreFileError;
+  }
+  throw new Error(`opening ${path} succeeded`);
+}
+
+describe('the SQLite file', () => {
+  it('is created with its folders, journals in WAL and syncs every commit (synchronous=FULL)', async () => {
+    const path = join(dir, 'a/b/c/sdp.db');
+    const store = new SqliteEventStore(path);
+    expect(store.durability()).toEqual({ journalMode: 'wal', synchronous: 2 });
+    await store.append([{ stream: 's', expectedVersion: 0, events: [ev(1)] }]);
+    await store.close();
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
+    expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    raw.close();
+    const again = await openSqliteStore(`sqlite:${path}`);
+    expect((await again.readAll()).map((e) => e.id)).toEqual(['e1']);
+    await again.close();
+  });
+
+  it('refuses a file that is not a database, naming it and leaving it unchanged', async () => {
+    const path = file('garbage.db');
+    writeFileSync(path, Buffer.from('this is not a database at all, just some text that fills a page. '.repeat(100)));
+    const before = digest(path);
+    const error = await openError(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toMatch(/not a readable SQLite database/);
+    expect(digest(path)).toBe(before);
+  });
+
+  it("refuses another application's SQLite database, naming it and changing nothing", async () => {
+    const path = file('foreign.db');
+    const foreign = new Database(path);
+    foreign.exec(`CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ada'), ('grace');`);
+    foreign.close();
+    const before = digest(path);
+    const error = await openError(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toMatch(/another application/);
+    expect(digest(path)).toBe(before);
+    const check = new Database(path, { readonly: true });
+    expect(check.pragma('journal_mode', { simple: true })).toBe('delete');
+    expect(check.prepare('SELECT count(*) AS n FROM users').get()).toEqual({ n: 2 });
+    check.close();
+  });
+
+  it('refuses a store written by a newer build', async () => {
+    const path = file('newer.db');
+    const store = await openSqliteStore(path);
+    await store.close();
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 5}`);
+    raw.close();
+    const error = await openError(path);
+    expect(error.message).toMatch(/newer than this build/);
+  });
+
+  it('refuses a damaged store (truncated pages), naming the file, and does not repair it by overwriting', async () => {
+    const path = file('damaged.db');
+    const store = new SqliteEventStore(path);
+    for (let b = 0; b < 20; b++) {
+      await store.append([{ stream: `s${b}`, expectedVersion: 0, events: Array.from({ length: 50 }, (_, i) => ev(b * 50 + i, { pad: 'p'.repeat(200), i })) }]);
+    }
+    await store.close();
+    const raw = new Database(path);
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    raw.close();
+    truncateSync(path, Math.floor(statSync(path).size / 2));
+    const before = digest(path);
+    const error = await openError(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toMatch(/damaged|malformed/);
+    expect(digest(path)).toBe(before);
+  });
+
+  it('refuses a folder where the file should be', async () => {
+    const path = file('folder.db');
+    mkdirSync(path);
+    const error = await openError(path);
+    expect(error.message).toContain(path);
+  });
+
+  it('migrates a store of an older schema, keeping every event', async () => {
+    const path = file('old.db');
+    const raw = new Database(path);
+    prepareSchema(raw, path, 1);
+    const insert = raw.prepare('INSERT INTO events (stream, version, id, type, data, time) VALUES (?, ?, ?, ?, ?, ?)');
+    for (let i = 1; i <= 5; i++) insert.run('account:old', i, `old${i}`, 'Happened', JSON.stringify({ i }), 1000 + i);
+    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    expect(raw.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE name = 'snapshots'`).get()).toEqual({ n: 0 });
+    raw.close();
+
+    const store = await openSqliteStore(path);
+    expect((await store.readStream('account:old')).map((e) => [e.version, e.id, e.data])).toEqual(
+      [1, 2, 3, 4, 5].map((i) => [i, `old${i}`, { i }]),
+    );
+    await expect(store.append([{ stream: 'account:old', expectedVersion: 4, events: [ev(6)] }])).rejects.toBeInstanceOf(VersionConflict);
+    expect(await store.append([{ stream: 'account:old', expectedVersion: 5, events: [ev(6)] }])).toEqual({ versions: [6], lastPosition: 6 });
+    await store.writeSnapshot!({ stream: 'account:old', kind: 'k', version: 6, state: { ok: true } });
+    expect((await store.readSnapshot!('account:old', 'k'))!.state).toEqual({ ok: true });
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    check.close();
+  });
+});
+
+describe('group commit', () => {
+  it('appends arriving in one turn of the event loop share one transaction (one sync)', async () => {
+    const store = new SqliteEventStore(file('group.db'));
+    const before = { ...store.stats };
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => store.append([{ stream: i === 7 ? 'x' : `s${i}`, expectedVersion: i === 7 ? 3 : 0, events: [ev(i)] }])),
+    );
+    expect(store.stats.commits - before.commits).toBe(1);
+    expect(store.stats.requests - before.requests).toBe(50);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(49);
+    expect((results[7] as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflict);
+    expect(await store.head()).toBe(49);
+    await store.close();
+  });
+
+  it('an append that follows a committed one waits for the next commit; close commits what is queued', async () => {
+    const path = file('close.db');
+    const store = new SqliteEventStore(path);
+    await store.append([{ stream: 's', expectedVersion: 0, events: [ev(1)] }]);
+    const pending = store.append([{ stream: 's', expectedVersion: 1, events: [ev(2)] }]);
+    await store.close();
+    await expect(pending).resolves.toEqual({ versions: [2], lastPosition: 2 });
+    await expect(store.append([{ stream: 's', expectedVersion: 2, events: [ev(3)] }])).rejects.toThrow(/closed/);
+    const again = await openSqliteStore(path);
+    expect(await again.head()).toBe(2);
+    await again.close();
+  });
+});
