@@ -1,6 +1,9 @@
 import { Engine, type EngineOptions } from './engine/engine.ts';
 import type { HandlerTable } from './engine/handler.ts';
 import { identityAccess, identityHandlers } from './identities/index.ts';
+import { PUSH_HANDLERS } from './push/handlers.ts';
+import { SOURCE_HANDLERS } from './sources/handlers.ts';
+import { filterHandlers } from './filters/handlers.ts';
 
 /**
  * Every aggregate's endpoint handlers, in one table. Each module exports its own `HandlerTable`; this
@@ -8,6 +11,9 @@ import { identityAccess, identityHandlers } from './identities/index.ts';
  */
 const MODULES: HandlerTable[] = [
   identityHandlers,
+  PUSH_HANDLERS,
+  SOURCE_HANDLERS,
+  filterHandlers,
 ];
 
 export const PLATFORM_HANDLERS: HandlerTable = Object.assign({}, ...MODULES);

@@ -1,0 +1,108 @@
+import { md5 } from '@noble/hashes/legacy';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+import type { Definition } from './ast.ts';
+import { costOf, type DpuBreakdown } from './cost.ts';
+import { compileDefinition, type IncludedFilter, type Interaction, type MatchResult, type Scope, type TagOutput } from './evaluator.ts';
+import { checkDefinitionLimits, checkQueryLimits, checkTextSize, countDefinition, type FilterCounts } from './limits.ts';
+import { parseDefinition, type FilterKind } from './parser.ts';
+import { printDefinition } from './printer.ts';
+
+export type { Interaction, MatchResult, FilterKind };
+export { readTarget, applyTags } from './evaluator.ts';
+
+/** A parsed, checked and compiled filter: what every other part of the platform holds. */
+export interface CompiledFilter extends IncludedFilter {
+  /** 32 lowercase hex: the MD5 of the canonical form. */
+  hash: string;
+  canonical: string;
+  /** The text as given. */
+  text: string;
+  kind: FilterKind;
+  definition: Definition;
+  counts: FilterCounts;
+  /** Hashes of the definitions this one includes (`stream`, `rule`, `tags`). */
+  references: string[];
+  match(i: Interaction): MatchResult;
+  /** The cost breakdown for `/dpu`. */
+  cost(): DpuBreakdown;
+}
+
+export function hashCanonical(canonical: string): string {
+  return bytesToHex(md5(utf8ToBytes(canonical)));
+}
+
+/**
+ * Compiled filters are kept by hash and by text. The hash is a content address (the same canonical
+ * form always means the same filter), so a process-wide cache can never give a wrong answer; it only
+ * saves parsing and lets `stream "<hash>"` find what it includes.
+ */
+const MAX_CACHED = 5_000;
+const byHash = new Map<string, CompiledFilter>();
+const byText = new Map<string, CompiledFilter>();
+
+function remember<K>(map: Map<K, CompiledFilter>, key: K, f: CompiledFilter): void {
+  map.delete(key);
+  map.set(key, f);
+  if (map.size > MAX_CACHED) map.delete(map.keys().next().value as K);
+}
+
+/** A definition compiled in this process, by hash (undefined when it has not been seen here). */
+export function cachedFilter(hash: string): CompiledFilter | undefined {
+  const f = byHash.get(hash);
+  if (f) remember(byHash, hash, f);
+  return f;
+}
+
+/**
+ * Parses, checks against the limits of its kind, and compiles a filter. Throws BadRequest (400) naming
+ * the line and position of a syntax error, or the limit a filter breaks.
+ */
+export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): CompiledFilter {
+  const kind = opts.kind ?? 'definition';
+  const key = `${kind}\u0000${text}`;
+  const hit = byText.get(key);
+  if (hit) return hit;
+  checkTextSize(text);
+  const definition = parseDefinition(text, kind);
+  const counts = countDefinition(definition);
+  const references = referencesOf(definition);
+  if (kind === 'query') checkQueryLimits(counts);
+  const includedTags = definition.tags.reduce((n, r) => n + (r.type === 'include' ? (cachedFilter(r.hash)?.tagRuleCount ?? 0) : 0), 0);
+  checkDefinitionLimits(counts, includedTags);
+  const canonical = printDefinition(definition);
+  const hash = hashCanonical(canonical);
+  const evaluator = compileDefinition(definition, kind, cachedFilter);
+  let cost: DpuBreakdown | undefined;
+  const compiled: CompiledFilter = {
+    hash,
+    canonical,
+    text,
+    kind,
+    definition,
+    counts,
+    references,
+    tagRuleCount: counts.tagRules + includedTags,
+    match: evaluator.match,
+    test: evaluator.test,
+    applyTags: evaluator.applyTags as (s: Scope, out: TagOutput) => void,
+    cost: () => (cost ??= costOf(definition, (h) => cachedFilter(h)?.cost().dpu)),
+  };
+  remember(byText, key, compiled);
+  if (kind === 'definition') remember(byHash, hash, compiled);
+  return compiled;
+}
+
+function referencesOf(d: Definition): string[] {
+  const out = new Set<string>();
+  const walk = (e: import('./ast.ts').Expr): void => {
+    if (e.type === 'stream') out.add(e.hash);
+    else if (e.type === 'not') walk(e.item);
+    else if (e.type === 'and' || e.type === 'or') e.items.forEach(walk);
+  };
+  for (const r of d.tags) {
+    if (r.type === 'include') out.add(r.hash);
+    else walk(r.body);
+  }
+  if (d.body) walk(d.body);
+  return [...out];
+}

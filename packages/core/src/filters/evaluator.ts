@@ -1,0 +1,472 @@
+import type { Argument, Condition, Definition, Expr, TagRule } from './ast.ts';
+import type { FilterKind } from './parser.ts';
+import { indexOfPhrase, normalizeUrl, tokenize, withinWindow } from './text-tokens.ts';
+
+export type Interaction = Record<string, unknown>;
+
+/** What one interaction gets from a definition. */
+export interface MatchResult {
+  matched: boolean;
+  /**
+   * Every tag it gets: un-namespaced tags by name (`interaction.tags`), namespaced ones as
+   * `<namespace>.<name>` (e.g. `device.model.iPhone`).
+   */
+  tags: string[];
+  /** Namespaced tags by namespace path (`interaction.tag_tree.<path>`). */
+  tagTree?: Record<string, string[]>;
+  /** Scoring winners, `<branch>.<class>` (`interaction.ml.categories`). */
+  categories?: string[];
+}
+
+/** Per-interaction scratch space: tokenized and lower-cased values shared by every condition. */
+export interface Scope {
+  i: Interaction;
+  memo: Map<string, unknown>;
+}
+
+export type Test = (s: Scope) => boolean;
+
+/** What an evaluator needs of another compiled definition (`stream` and `tags` inclusion). */
+export interface IncludedFilter {
+  test(s: Scope): boolean;
+  applyTags(s: Scope, out: TagOutput): void;
+  tagRuleCount: number;
+}
+export type Resolve = (hash: string) => IncludedFilter | undefined;
+
+export interface TagOutput {
+  tags: string[];
+  tree: Record<string, string[]> | undefined;
+  scores: Map<string, Map<string, number>> | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading targets
+
+const SPLIT_CACHE = new Map<string, string[]>();
+
+/**
+ * Reads a dotted target from a nested interaction. Arrays on the way are mapped, so `fb.topics.name`
+ * over `fb.topics: [{name}, {name}]` yields every name. A flat key equal to the whole path wins (stored
+ * interactions may be flattened).
+ */
+export function readTarget(i: Interaction, path: string): unknown {
+  const flat = i[path];
+  if (flat !== undefined) return flat;
+  let segs = SPLIT_CACHE.get(path);
+  if (!segs) {
+    segs = path.split('.');
+    if (SPLIT_CACHE.size > 10_000) SPLIT_CACHE.clear();
+    SPLIT_CACHE.set(path, segs);
+  }
+  return readPath(i, segs, 0);
+}
+
+function readPath(v: unknown, segs: string[], from: number): unknown {
+  for (let k = from; k < segs.length; k++) {
+    if (v === null || v === undefined) return undefined;
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      for (const el of v) {
+        const r = readPath(el, segs, k);
+        if (Array.isArray(r)) out.push(...r);
+        else if (r !== undefined && r !== null) out.push(r);
+      }
+      return out.length > 0 ? out : undefined;
+    }
+    if (typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[segs[k]!];
+  }
+  return v;
+}
+
+/** A target is present when it holds something: not undefined, null, an empty string or an empty list. */
+function present(v: unknown): boolean {
+  if (v === undefined || v === null || v === '') return false;
+  if (Array.isArray(v)) return v.some(present);
+  return true;
+}
+
+function each(v: unknown, f: (x: unknown) => boolean): boolean {
+  if (Array.isArray(v)) {
+    for (const x of v) if (x !== null && x !== undefined && f(x)) return true;
+    return false;
+  }
+  return v !== null && v !== undefined && f(v);
+}
+
+function textOf(x: unknown): string | undefined {
+  return typeof x === 'string' ? x : typeof x === 'number' || typeof x === 'boolean' ? String(x) : undefined;
+}
+
+function numberOf(x: unknown): number {
+  if (typeof x === 'number') return x;
+  if (typeof x === 'string' && x.trim() !== '') return Number(x);
+  return NaN;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Compiling conditions to closures
+
+/** Token lists of a target's values, memoised per interaction and case mode. */
+function tokensOf(s: Scope, target: string, cs: boolean): string[][] {
+  const key = cs ? `T|${target}` : `t|${target}`;
+  let t = s.memo.get(key) as string[][] | undefined;
+  if (t) return t;
+  t = [];
+  const v = readTarget(s.i, target);
+  const push = (x: unknown): void => {
+    const text = textOf(x);
+    if (text !== undefined && text !== '') t!.push(tokenize(cs ? text : text.toLowerCase()));
+  };
+  if (Array.isArray(v)) v.forEach(push);
+  else push(v);
+  s.memo.set(key, t);
+  return t;
+}
+
+function textsOf(s: Scope, target: string, cs: boolean): string[] {
+  const key = cs ? `S|${target}` : `s|${target}`;
+  let t = s.memo.get(key) as string[] | undefined;
+  if (t) return t;
+  t = [];
+  const v = readTarget(s.i, target);
+  const push = (x: unknown): void => {
+    const text = textOf(x);
+    if (text !== undefined) t!.push(cs ? text : text.toLowerCase());
+  };
+  if (Array.isArray(v)) v.forEach(push);
+  else push(v);
+  s.memo.set(key, t);
+  return t;
+}
+
+function caseSensitive(c: Condition, kind: FilterKind): boolean {
+  if (c.cs) return true;
+  const sw = c.switches.find((w) => w.name === 'case');
+  if (sw) return sw.arg === 'true';
+  // Query filters compare ==, != and in case-sensitively (filter-language.md §2).
+  return kind === 'query' && (c.op === '==' || c.op === '!=' || c.op === 'in');
+}
+
+function listItems(a: Argument | null): string[] {
+  return a && a.kind === 'list' ? a.items : [];
+}
+
+function wildcardRegex(item: string, cs: boolean): RegExp {
+  const body = item.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`, cs ? 's' : 'is');
+}
+
+interface GeoPoint {
+  lat: number;
+  lon: number;
+}
+
+function geoOf(x: unknown): GeoPoint | undefined {
+  if (typeof x === 'string') {
+    const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(x);
+    return m ? { lat: Number(m[1]), lon: Number(m[2]) } : undefined;
+  }
+  if (Array.isArray(x) && x.length === 2 && typeof x[0] === 'number' && typeof x[1] === 'number') return { lat: x[0], lon: x[1] };
+  if (x && typeof x === 'object') {
+    const o = x as Record<string, unknown>;
+    const lat = numberOf(o.latitude ?? o.lat);
+    const lon = numberOf(o.longitude ?? o.lon ?? o.lng);
+    if (Number.isFinite(lat) && Number.isFinite(lon)) return { lat, lon };
+  }
+  return undefined;
+}
+
+function haversineKm(a: GeoPoint, b: GeoPoint): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLon = (b.lon - a.lon) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+function insidePolygon(p: GeoPoint, poly: Array<[number, number]>): boolean {
+  let inside = false;
+  for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+    const [yi, xi] = poly[i]!;
+    const [yj, xj] = poly[j]!;
+    if (yi > p.lat !== yj > p.lat && p.lon < ((xj - xi) * (p.lat - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+export function compileCondition(c: Condition, kind: FilterKind): Test {
+  const target = c.target;
+  const cs = caseSensitive(c, kind);
+  const a = c.arg;
+  const read = (s: Scope): unknown => readTarget(s.i, target);
+  const fold = (x: string): string => (cs ? x : x.toLowerCase());
+  const anyTokens = (pred: (tokens: string[]) => boolean): Test => (s) => {
+    const lists = tokensOf(s, target, cs);
+    for (const t of lists) if (pred(t)) return true;
+    return false;
+  };
+  switch (c.op) {
+    case 'exists':
+      return (s) => present(read(s));
+    case 'contains': {
+      const phrase = tokenize(fold((a as { value: string }).value));
+      if (phrase.length === 1) {
+        const w = phrase[0]!;
+        return anyTokens((t) => t.includes(w));
+      }
+      return anyTokens((t) => indexOfPhrase(t, phrase) >= 0);
+    }
+    case 'contains_any': {
+      const phrases = listItems(a).map((x) => tokenize(fold(x))).filter((p) => p.length > 0);
+      const single = new Set(phrases.filter((p) => p.length === 1).map((p) => p[0]!));
+      const multi = phrases.filter((p) => p.length > 1);
+      return anyTokens((t) => {
+        if (single.size > 0) for (const w of t) if (single.has(w)) return true;
+        for (const p of multi) if (indexOfPhrase(t, p) >= 0) return true;
+        return false;
+      });
+    }
+    case 'contains_all': {
+      const phrases = listItems(a).map((x) => tokenize(fold(x))).filter((p) => p.length > 0);
+      return anyTokens((t) => phrases.every((p) => (p.length === 1 ? t.includes(p[0]!) : indexOfPhrase(t, p) >= 0)));
+    }
+    case 'contains_near': {
+      const near = a as Extract<Argument, { kind: 'near' }>;
+      const words = near.words.map((w) => fold(w));
+      return anyTokens((t) => withinWindow(t, words, near.distance));
+    }
+    case 'wildcard': {
+      const res = listItems(a).map((x) => wildcardRegex(x, cs));
+      return anyTokens((t) => {
+        for (const w of t) for (const re of res) if (re.test(w)) return true;
+        return false;
+      });
+    }
+    case 'substr': {
+      const needle = fold((a as { value: string }).value);
+      return (s) => textsOf(s, target, cs).some((x) => x.includes(needle));
+    }
+    case 'regex_partial':
+    case 'regex_exact': {
+      const src = (a as { value: string }).value;
+      const re = new RegExp(c.op === 'regex_exact' ? `^(?:${src})$` : src);
+      return (s) => textsOf(s, target, true).some((x) => re.test(x));
+    }
+    case 'in': {
+      if (a!.kind === 'ints') {
+        const set = new Set(a!.values);
+        return (s) => each(read(s), (x) => set.has(numberOf(x)));
+      }
+      const items = listItems(a);
+      const set = new Set(items.map(fold));
+      return (s) => each(read(s), (x) => {
+        const t = textOf(x);
+        return t !== undefined && set.has(fold(t));
+      });
+    }
+    case 'url_in': {
+      const set = new Set(listItems(a).map(normalizeUrl));
+      return (s) => each(read(s), (x) => typeof x === 'string' && set.has(normalizeUrl(x)));
+    }
+    case '==':
+    case '!=': {
+      const eq = c.op === '==';
+      if (a!.kind === 'number') {
+        const n = a!.value;
+        return (s) => each(read(s), (x) => (numberOf(x) === n) === eq);
+      }
+      const want = fold((a as { value: string }).value);
+      return (s) => each(read(s), (x) => {
+        const t = textOf(x);
+        return t !== undefined && (fold(t) === want) === eq;
+      });
+    }
+    case '<':
+    case '>':
+    case '<=':
+    case '>=': {
+      const n = (a as { value: number }).value;
+      const cmp = c.op === '<' ? (x: number) => x < n : c.op === '>' ? (x: number) => x > n : c.op === '<=' ? (x: number) => x <= n : (x: number) => x >= n;
+      return (s) => each(read(s), (x) => {
+        const v = numberOf(x);
+        return !Number.isNaN(v) && cmp(v);
+      });
+    }
+    case 'geo_radius': {
+      const g = a as Extract<Argument, { kind: 'geo' }>;
+      const centre = { lat: g.points[0]![0], lon: g.points[0]![1] };
+      const km = g.radius!;
+      return (s) => each(read(s), (x) => {
+        const p = geoOf(x);
+        return p !== undefined && haversineKm(centre, p) <= km;
+      });
+    }
+    case 'geo_box': {
+      const g = a as Extract<Argument, { kind: 'geo' }>;
+      const [[top, left], [bottom, right]] = g.points as [[number, number], [number, number]];
+      const lonInside = left <= right ? (lon: number) => lon >= left && lon <= right : (lon: number) => lon >= left || lon <= right;
+      return (s) => each(read(s), (x) => {
+        const p = geoOf(x);
+        return p !== undefined && p.lat <= top && p.lat >= bottom && lonInside(p.lon);
+      });
+    }
+    case 'geo_polygon': {
+      const g = a as Extract<Argument, { kind: 'geo' }>;
+      return (s) => each(read(s), (x) => {
+        const p = geoOf(x);
+        return p !== undefined && insidePolygon(p, g.points);
+      });
+    }
+  }
+}
+
+export function compileExpr(e: Expr, kind: FilterKind, resolve: Resolve): Test {
+  switch (e.type) {
+    case 'cond':
+      return compileCondition(e, kind);
+    case 'not': {
+      const t = compileExpr(e.item, kind, resolve);
+      return (s) => !t(s);
+    }
+    case 'and': {
+      const ts = e.items.map((x) => compileExpr(x, kind, resolve));
+      if (ts.length === 2) {
+        const [x, y] = ts as [Test, Test];
+        return (s) => x(s) && y(s);
+      }
+      return (s) => {
+        for (const t of ts) if (!t(s)) return false;
+        return true;
+      };
+    }
+    case 'or': {
+      const ts = e.items.map((x) => compileExpr(x, kind, resolve));
+      if (ts.length === 2) {
+        const [x, y] = ts as [Test, Test];
+        return (s) => x(s) || y(s);
+      }
+      return (s) => {
+        for (const t of ts) if (t(s)) return true;
+        return false;
+      };
+    }
+    case 'stream': {
+      // Bound on first use: the included definition is found by its hash (a content address).
+      let bound: IncludedFilter | undefined = resolve(e.hash);
+      return (s) => {
+        bound ??= resolve(e.hash);
+        return bound !== undefined && bound.test(s);
+      };
+    }
+  }
+}
+
+/** Tag rules applied in order: named tags, namespaced tags, scores; included sets where they stand. */
+export function compileTagRules(rules: TagRule[], kind: FilterKind, resolve: Resolve): (s: Scope, out: TagOutput) => void {
+  const steps = rules.map((r): ((s: Scope, out: TagOutput) => void) => {
+    if (r.type === 'include') {
+      let bound: IncludedFilter | undefined = resolve(r.hash);
+      return (s, out) => {
+        bound ??= resolve(r.hash);
+        bound?.applyTags(s, out);
+      };
+    }
+    const test = compileExpr(r.body, kind, resolve);
+    if (r.type === 'score') {
+      const branch = r.namespace.slice(0, -1).join('.');
+      const cls = r.namespace[r.namespace.length - 1]!;
+      return (s, out) => {
+        if (!test(s)) return;
+        out.scores ??= new Map();
+        let b = out.scores.get(branch);
+        if (!b) out.scores.set(branch, (b = new Map()));
+        b.set(cls, (b.get(cls) ?? 0) + r.score);
+      };
+    }
+    const path = r.namespace.join('.');
+    const flat = path === '' ? r.name : `${path}.${r.name}`;
+    return (s, out) => {
+      if (!test(s)) return;
+      if (!out.tags.includes(flat)) out.tags.push(flat);
+      if (path !== '') {
+        out.tree ??= {};
+        const list = (out.tree[path] ??= []);
+        if (!list.includes(r.name)) list.push(r.name);
+      }
+    };
+  });
+  return (s, out) => {
+    for (const step of steps) step(s, out);
+  };
+}
+
+/** Per branch the highest score wins; a tie has no winner. */
+export function scoringWinners(scores: Map<string, Map<string, number>>): string[] {
+  const out: string[] = [];
+  for (const [branch, classes] of scores) {
+    let best: string | undefined;
+    let bestScore = -Infinity;
+    let tie = false;
+    for (const [cls, score] of classes) {
+      if (score > bestScore) {
+        best = cls;
+        bestScore = score;
+        tie = false;
+      } else if (score === bestScore) tie = true;
+    }
+    if (best !== undefined && !tie) out.push(branch === '' ? best : `${branch}.${best}`);
+  }
+  return out;
+}
+
+export interface Evaluator {
+  test: Test;
+  applyTags(s: Scope, out: TagOutput): void;
+  match(i: Interaction): MatchResult;
+}
+
+export function compileDefinition(d: Definition, kind: FilterKind, resolve: Resolve): Evaluator {
+  const test: Test = d.body ? compileExpr(d.body, kind, resolve) : () => false;
+  const applyTags = d.tags.length > 0 ? compileTagRules(d.tags, kind, resolve) : () => {};
+  const hasTags = d.tags.length > 0;
+  return {
+    test,
+    applyTags,
+    match(i) {
+      const s: Scope = { i, memo: new Map() };
+      if (!test(s)) return { matched: false, tags: [] };
+      if (!hasTags) return { matched: true, tags: [] };
+      const out: TagOutput = { tags: [], tree: undefined, scores: undefined };
+      applyTags(s, out);
+      const result: MatchResult = { matched: true, tags: out.tags };
+      if (out.tree) result.tagTree = out.tree;
+      if (out.scores) result.categories = scoringWinners(out.scores);
+      return result;
+    },
+  };
+}
+
+/**
+ * The interaction as the index keeps it: the filter's tags written where analysis reads them
+ * (`interaction.tags`, `interaction.tag_tree.*`, `interaction.ml.categories`).
+ */
+export function applyTags(i: Interaction, r: MatchResult): Interaction {
+  if (r.tags.length === 0 && !r.categories?.length) return i;
+  const inner = { ...((i.interaction as Record<string, unknown> | undefined) ?? {}) };
+  const plain = r.tagTree ? r.tags.filter((t) => !Object.entries(r.tagTree!).some(([ns, names]) => names.some((n) => `${ns}.${n}` === t))) : r.tags;
+  if (plain.length > 0) inner.tags = plain;
+  if (r.tagTree) {
+    const tree: Record<string, unknown> = {};
+    for (const [path, names] of Object.entries(r.tagTree)) {
+      const segs = path.split('.');
+      let node = tree;
+      for (const seg of segs.slice(0, -1)) node = (node[seg] ??= {}) as Record<string, unknown>;
+      node[segs[segs.length - 1]!] = names;
+    }
+    inner.tag_tree = tree;
+  }
+  if (r.categories?.length) inner.ml = { ...((inner.ml as Record<string, unknown> | undefined) ?? {}), categories: r.categories };
+  return { ...i, interaction: inner };
+}

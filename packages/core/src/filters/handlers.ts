@@ -1,0 +1,61 @@
+import { BadRequest, NotFound } from '../engine/errors.ts';
+import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { compileFilter, type CompiledFilter } from './compiled-filter.ts';
+import { dpuText } from './cost.ts';
+import { compileAndRegister, loadFilter } from './filter-store.ts';
+import { HASH } from './filter-registry.ts';
+
+/** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (wire-facts §1.9). */
+function coreTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** The insight product writes it as epoch seconds in a string. */
+function insightTime(ms: number): string {
+  return String(Math.floor(ms / 1000));
+}
+
+async function definition(ctx: CallContext, register: boolean): Promise<CompiledFilter> {
+  return compileAndRegister(ctx.uow, ctx.params.requireString('csdl'), { register });
+}
+
+export const filterHandlers: HandlerTable = {
+  'core.validate': async (ctx) => {
+    const f = await definition(ctx, false);
+    return { body: { created_at: coreTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
+  },
+  'core.compile': async (ctx) => {
+    const f = await definition(ctx, true);
+    return { body: { hash: f.hash, created_at: coreTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
+  },
+  'insight.validate': async (ctx) => {
+    const f = await definition(ctx, false);
+    return { body: { created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
+  },
+  'insight.compile': async (ctx) => {
+    const f = await definition(ctx, true);
+    return { body: { hash: f.hash, created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
+  },
+  'core.dpu': async (ctx) => {
+    const hash = ctx.params.string('hash');
+    if (hash !== undefined) {
+      if (!HASH.test(hash.toLowerCase())) throw new BadRequest('Unable to get DPU [400]', { original_error: 'hash must be a valid hash' });
+      const f = await loadFilter(ctx.uow, hash);
+      if (!f) throw new NotFound(`No compiled filter with the hash ${hash}`);
+      return { body: f.cost() };
+    }
+    if (ctx.params.has('historics_id')) {
+      // Historics queries keep no cost of their own here yet: refused rather than answered with a null.
+      throw new BadRequest('Unable to get DPU [400]', { original_error: 'the cost of a historics query is not available' });
+    }
+    throw new BadRequest("Missing param 'hash'");
+  },
+};
+
+/**
+ * The analysis `filter` parameter: a query filter, judged by the query limits (30 logical operators,
+ * 100 arguments per condition). Analysis, sample and previews call this.
+ */
+export function compileQueryFilter(text: string): CompiledFilter {
+  return compileFilter(text, { kind: 'query' });
+}

@@ -1,0 +1,104 @@
+/**
+ * The language's tokenization (filter-language.md §2): a run of letters and digits is one token, every
+ * other visible character is a token of its own, whitespace only separates. Arguments of the text
+ * operators are tokenized the same way, so `contains "50%"` looks for `50` then `%`.
+ */
+const WORDISH = /[\p{L}\p{N}\p{M}]/u;
+
+function isWordChar(c: number, ch: string): boolean {
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return WORDISH.test(ch);
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x3000 || (c >= 0x2000 && c <= 0x200b);
+}
+
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  const n = text.length;
+  let start = -1;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (isWordChar(c, text[i]!)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0) {
+      out.push(text.slice(start, i));
+      start = -1;
+    }
+    if (isSpace(c)) continue;
+    // A surrogate pair is one symbol (emoji): keep it whole.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      out.push(text.slice(i, i + 2));
+      i++;
+    } else out.push(text[i]!);
+  }
+  if (start >= 0) out.push(text.slice(start));
+  return out;
+}
+
+/** Where a phrase (a token sequence) starts in `tokens`, or -1. */
+export function indexOfPhrase(tokens: string[], phrase: string[], from = 0): number {
+  const first = phrase[0];
+  const m = phrase.length;
+  if (m === 0) return -1;
+  for (let i = tokens.indexOf(first!, from); i >= 0 && i + m <= tokens.length; i = tokens.indexOf(first!, i + 1)) {
+    let k = 1;
+    while (k < m && tokens[i + k] === phrase[k]) k++;
+    if (k === m) return i;
+  }
+  return -1;
+}
+
+/**
+ * Whether every word occurs inside some window of `distance` consecutive tokens (the window counts the
+ * words themselves).
+ */
+export function withinWindow(tokens: string[], words: string[], distance: number): boolean {
+  const want = new Map<string, number>();
+  words.forEach((w, k) => {
+    if (!want.has(w)) want.set(w, want.size);
+  });
+  const k = want.size;
+  const counts = new Array<number>(k).fill(0);
+  let covered = 0;
+  let left = 0;
+  const hits: Array<[number, number]> = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const w = want.get(tokens[i]!);
+    if (w !== undefined) hits.push([i, w]);
+  }
+  for (let r = 0; r < hits.length; r++) {
+    const [, w] = hits[r]!;
+    if (counts[w]!++ === 0) covered++;
+    while (covered === k) {
+      const span = hits[r]![0] - hits[left]![0] + 1;
+      if (span <= distance) return true;
+      const lw = hits[left]![1];
+      if (--counts[lw]! === 0) covered--;
+      left++;
+    }
+  }
+  return false;
+}
+
+/** The platform's link normalisation for `url_in` (filter-language.md §2). */
+export function normalizeUrl(url: string): string {
+  let u = url.trim().toLowerCase();
+  u = u.replace(/^[a-z][a-z0-9+.-]*:\/\//, '');
+  u = u.replace(/^www\./, '');
+  u = u.replace(/#.*$/, '');
+  const q = u.indexOf('?');
+  if (q >= 0) {
+    const kept = u
+      .slice(q + 1)
+      .split('&')
+      .filter((p) => p !== '' && !p.startsWith('utm_'));
+    u = u.slice(0, q) + (kept.length > 0 ? `?${kept.join('&')}` : '');
+  }
+  u = u.replace(/\/(?:index\.(?:php|html|htm|aspx|asp)|default\.(?:html|htm|aspx|asp))(?=$|\?)/, '/');
+  u = u.replace(/\/+(?=$|\?)/, '');
+  return u;
+}
