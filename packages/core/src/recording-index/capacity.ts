@@ -17,8 +17,10 @@ export function dailyAccountLimit(indexCapacityPerMonth: number): number {
 
 export interface RecordingMatch {
   recording: string;
-  /** Tags the recording's filter gave this interaction. */
+  /** Tags the recording's filter gave this interaction (as `MatchResult` of the filter language). */
   tags: string[];
+  tagTree?: Record<string, string[]>;
+  categories?: string[];
 }
 
 /** One interaction offered to the index, with every running recording that matched it. */
@@ -52,6 +54,8 @@ export interface RecordInteractionsCommand {
   type: 'RecordInteractions';
   day: string;
   accountLimit: number;
+  /** Per-recording daily cap; `PER_FILTER_DAILY_CAP` unless a test narrows it. */
+  perFilterCap?: number;
   items: OfferedInteraction[];
 }
 
@@ -79,11 +83,12 @@ export const dailyCapacityDecider: Decider<DailyCapacity, RecordInteractionsComm
     const kept: Record<string, number> = {};
     const refused: Record<string, number> = {};
     const items: OfferedInteraction[] = [];
+    const cap = command.perFilterCap ?? PER_FILTER_DAILY_CAP;
     for (const item of command.items) {
       const matches: RecordingMatch[] = [];
       for (const m of item.matches) {
         const already = perRecording.get(m.recording) ?? state.byRecording[m.recording] ?? 0;
-        if (already >= PER_FILTER_DAILY_CAP || used >= command.accountLimit) {
+        if (already >= cap || used >= command.accountLimit) {
           refused[m.recording] = (refused[m.recording] ?? 0) + 1;
           continue;
         }

@@ -45,7 +45,13 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
       const r = running[k]!;
       if (service !== undefined && r.service !== service) continue;
       const result = filters[k]!.match(interaction);
-      if (result.matched) matches.push({ recording: r.id, tags: [...result.tags] });
+      if (!result.matched) continue;
+      matches.push({
+        recording: r.id,
+        tags: [...result.tags],
+        ...(result.tagTree ? { tagTree: result.tagTree } : {}),
+        ...(result.categories?.length ? { categories: [...result.categories] } : {}),
+      });
     }
     if (matches.length === 0) continue;
     const at = indexTimeOf(interaction, now);

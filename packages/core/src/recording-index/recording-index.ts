@@ -115,7 +115,7 @@ export class RecordingIndex {
       for (const m of item.matches) {
         let set = this.sets.get(m.recording);
         if (!set) this.sets.set(m.recording, (set = new RecordedSet()));
-        set.add(item.at, author, m.tags.length > 0 ? applyTags(item.interaction, m.tags) : item.interaction);
+        set.add(item.at, author, m.tags.length > 0 || m.categories?.length ? applyTags(item.interaction, { matched: true, ...m }) : item.interaction);
       }
     }
   }

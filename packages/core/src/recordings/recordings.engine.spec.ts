@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../engine/engine.ts';
+import { MemoryEventStore } from '../engine/memory-store.ts';
+import { seededIds } from '../engine/ports.ts';
+import type { VersionId } from '../catalogue/versions.ts';
+import { filterHandlers } from '../filters/handlers.ts';
+import { accountDecider, accountStream } from '../accounting/account.ts';
+import { recordInteractions, recordedInteractions } from '../recording-index/record-interactions.ts';
+import { recordingHandlers } from './handlers.ts';
+
+const T0 = Date.parse('2026-03-01T12:00:00Z');
+
+async function platform(pkg: Record<string, unknown> = {}) {
+  const time = { now: T0 };
+  const store = new MemoryEventStore();
+  const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(3), handlers: { ...filterHandlers, ...recordingHandlers } });
+  await engine.openAccount({ username: 'alice', api_key: 'alice-key-01', package: pkg });
+  const call = (version: VersionId, endpoint: string, params: Record<string, unknown> = {}) =>
+    engine.call({ version, endpoint, credentials: { username: 'alice', apiKey: 'alice-key-01' }, params });
+  const compile = async (csdl: string): Promise<string> => {
+    const a = await call('1.5', 'insight.compile', { csdl });
+    expect(a.status).toBe(200);
+    return (a.body as { hash: string }).hash;
+  };
+  const feed = (interactions: Record<string, unknown>[]) =>
+    engine.command(async (uow) => {
+      const account = await uow.load(accountDecider, accountStream('alice'));
+      return recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, interactions);
+    });
+  return { engine, store, time, call, compile, feed };
+}
+
+const post = (n: number, content: string, extra: Record<string, unknown> = {}) => ({
+  interaction: { id: `i${n}`, content, created_at: Math.floor(T0 / 1000) - 60 + n },
+  fb: { author: { id: `a${n % 7}`, gender: n % 2 ? 'male' : 'female' }, content, ...extra },
+});
+
+describe('recordings through engine.call', () => {
+  it('v1.5: start answers 200 {id}, get shows it running, stop 204, stop again 409', async () => {
+    const p = await platform();
+    const hash = await p.compile('fb.content contains "coffee"');
+    const s = await p.call('1.5', 'insight.start', { hash, name: 'coffee', service: 'facebook' });
+    expect(s.status).toBe(200);
+    const id = (s.body as { id: string }).id;
+    expect(id).toMatch(/^[0-9a-f]{40}$/);
+    const g = await p.call('1.5', 'insight.get', { id });
+    expect(g.body).toMatchObject({ id, hash, name: 'coffee', status: 'running', end: null, volume: 0, reached_capacity: false, remaining_index_capacity: 1_000_000, remaining_account_capacity: 1_000_000 });
+    expect((await p.call('1.5', 'insight.stop', { id })).status).toBe(204);
+    const again = await p.call('1.5', 'insight.stop', { id });
+    expect(again.status).toBe(409);
+    expect((again.body as { error: string }).error).toMatch(/Subscription not running/);
+  });
+
+  it('v1.0: start by hash answers 204, starting it again while running is 409, get lists a bare array', async () => {
+    const p = await platform();
+    const hash = await p.compile('fb.content contains "tea"');
+    expect((await p.call('1.0', 'insight.start', { hash, name: 'tea' })).status).toBe(204);
+    expect((await p.call('1.0', 'insight.start', { hash, name: 'tea' })).status).toBe(409);
+    const list = await p.call('1.0', 'insight.get');
+    expect(Array.isArray(list.body)).toBe(true);
+    expect((list.body as unknown[])[0]).not.toHaveProperty('id');
+    expect((await p.call('1.0', 'insight.stop', { hash })).status).toBe(204);
+    expect((await p.call('1.0', 'insight.start', { hash, name: 'tea again' })).status).toBe(204);
+    expect(((await p.call('1.0', 'insight.get', { hash })).body as { name: string }).name).toBe('tea again');
+  });
+
+  it('refuses a hash that names no compiled filter with 400 hash must be a valid hash, and a missing name', async () => {
+    const p = await platform();
+    const bad = await p.call('1.5', 'insight.start', { hash: 'f'.repeat(32), name: 'x' });
+    expect(bad).toMatchObject({ status: 400, body: { error: 'hash must be a valid hash' } });
+    expect((await p.call('1.5', 'insight.start', { hash: 'nothex', name: 'x' })).status).toBe(400);
+    const hash = await p.compile('fb.content contains "x"');
+    expect(await p.call('1.0', 'insight.start', { hash })).toMatchObject({ status: 400, body: { error: "Missing param 'name'" } });
+  });
+
+  it('refuses a service outside the package with 400 naming the valid ones', async () => {
+    const p = await platform({ services: ['facebook'] });
+    const hash = await p.compile('fb.content contains "x"');
+    const a = await p.call('1.5', 'insight.start', { hash, name: 'x', service: 'linkedin' });
+    expect(a).toMatchObject({ status: 400, body: { error: 'service is invalid; valid values are: facebook' } });
+  });
+
+  it('v1.3+: restart by id, update hash and name (204), unknown id 404, missing id 400, paginated list', async () => {
+    const p = await platform({ concurrent_recordings: 2 });
+    const h1 = await p.compile('fb.content contains "a"');
+    const h2 = await p.compile('fb.content contains "b"');
+    const ids: string[] = [];
+    for (const name of ['one', 'two']) ids.push(((await p.call('1.3', 'insight.start', { hash: h1, name })).body as { id: string }).id);
+    expect((await p.call('1.3', 'insight.start', { hash: h1, name: 'three' })).status).toBe(403);
+    expect((await p.call('1.3', 'insight.stop', { id: ids[0] })).status).toBe(204);
+    expect((await p.call('1.3', 'insight.start', { id: ids[0] })).body).toEqual({ id: ids[0] });
+    expect((await p.call('1.3', 'insight.update', { id: ids[1], hash: h2, name: 'renamed' })).status).toBe(204);
+    expect((await p.call('1.3', 'insight.get', { id: ids[1] })).body).toMatchObject({ hash: h2, name: 'renamed' });
+    expect((await p.call('1.3', 'insight.update', { id: ids[1] })).status).toBe(400);
+    expect((await p.call('1.3', 'insight.get', { id: 'c'.repeat(40) })).status).toBe(404);
+    expect((await p.call('1.3', 'insight.stop', {})).body).toEqual({ error: 'No id was supplied.' });
+    const page = await p.call('1.5', 'insight.get', { per_page: 1, page: 2 });
+    expect(page.body).toMatchObject({ count: 2, page: 2, pages: 2, per_page: 1 });
+    expect((page.body as { subscriptions: { id: string }[] }).subscriptions.map((s) => s.id)).toEqual([ids[1]]);
+  });
+
+  it('running recordings keep what their filter matches, with volume and remaining capacities', async () => {
+    const p = await platform();
+    const hash = await p.compile('tag "hot" { fb.content contains "hot" } return { fb.content contains "coffee" }');
+    const id = ((await p.call('1.5', 'insight.start', { hash, name: 'c' })).body as { id: string }).id;
+    const result = await p.feed([post(1, 'hot coffee'), post(2, 'cold tea'), post(3, 'iced coffee')]);
+    expect(result).toEqual({ accepted: 3, recorded: 2 });
+    const g = await p.call('1.5', 'insight.get', { id });
+    expect(g.body).toMatchObject({ volume: 2, remaining_index_capacity: 999_998, remaining_account_capacity: 999_998 });
+    const kept = await p.engine.command((uow) => recordedInteractions({ uow, now: uow.now }, id, 0, T0 + 1));
+    expect(kept.map((k) => (k.interaction.interaction as { id: string }).id)).toEqual(['i1', 'i3']);
+    expect((kept[0]!.interaction.interaction as { tags: string[] }).tags).toEqual(['hot']);
+    // A stopped recording keeps nothing more.
+    await p.call('1.5', 'insight.stop', { id });
+    expect(await p.feed([post(4, 'more coffee')])).toEqual({ accepted: 1, recorded: 0 });
+  });
+
+  it('an account at its daily limit reads reached_capacity, with 0 remaining account capacity', async () => {
+    const p = await platform({ index_capacity_per_month: 0 });
+    const hash = await p.compile('fb.content contains "coffee"');
+    const id = ((await p.call('1.5', 'insight.start', { hash, name: 'c' })).body as { id: string }).id;
+    expect(await p.feed([post(1, 'coffee')])).toEqual({ accepted: 1, recorded: 0 });
+    expect((await p.call('1.5', 'insight.get', { id })).body).toMatchObject({ volume: 0, reached_capacity: true, remaining_account_capacity: 0 });
+  });
+
+  it('the index is rebuilt from the event log by a fresh engine on the same store', async () => {
+    const p = await platform();
+    const hash = await p.compile('fb.content contains "coffee"');
+    const id = ((await p.call('1.5', 'insight.start', { hash, name: 'c' })).body as { id: string }).id;
+    await p.feed([post(1, 'coffee'), post(2, 'coffee'), post(3, 'tea')]);
+    // A copy of the log in a new store: a restarted process sees only the log.
+    const copy = new MemoryEventStore();
+    const events = await p.store.readAll(0);
+    for (const e of events) copy.appendNow([{ stream: e.stream, expectedVersion: -1, events: [{ id: e.id, type: e.type, data: e.data, time: e.time }] }]);
+    const restarted = new Engine({ store: copy, clock: { now: () => p.time.now }, ids: seededIds(9), handlers: { ...filterHandlers, ...recordingHandlers } });
+    const g = await restarted.call({ version: '1.5', endpoint: 'insight.get', credentials: { username: 'alice', apiKey: 'alice-key-01' }, params: { id } });
+    expect(g.body).toMatchObject({ volume: 2 });
+    // After a reset the index forgets everything.
+    await restarted.reset();
+    await restarted.openAccount({ username: 'alice', api_key: 'alice-key-01' });
+    const after = await restarted.call({ version: '1.5', endpoint: 'insight.get', credentials: { username: 'alice', apiKey: 'alice-key-01' }, params: { id } });
+    expect(after.status).toBe(404);
+  });
+});
