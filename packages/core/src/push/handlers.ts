@@ -1,0 +1,270 @@
+import { atLeast } from '../catalogue/versions.ts';
+import { BadRequest, NotFound } from '../engine/errors.ts';
+import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import type { Params } from '../engine/params.ts';
+import { subscriptionFeed, type PushFeed } from './feed.ts';
+import { pullFormatOf, validateOutput } from './output-types.ts';
+import { DEFAULT_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
+import {
+  INITIAL_STATUSES,
+  logAt,
+  pushDecider,
+  pushStream,
+  statusAt,
+  type PushCommand,
+  type PushState,
+  type PushStatus,
+  type PushSubscription,
+} from './push-subscription.ts';
+
+const HASH = /^[0-9a-f]{32}$/;
+const HISTORICS_ID = /^[0-9a-f]{20}$/;
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** A stable small number per account, for the `user_id` field clients read as an int. */
+export function userIdOf(username: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < username.length; i++) h = Math.imul(h ^ username.charCodeAt(i), 0x01000193) >>> 0;
+  return (h % 9_000_000) + 1000;
+}
+
+/** The subscription object of wire-facts §3.3, as it stands at `now`. */
+export function subscriptionView(sub: PushSubscription, username: string, now: number, extra: { count?: boolean; endAsZero?: boolean } = {}): Record<string, unknown> {
+  return {
+    id: sub.id,
+    name: sub.name,
+    output_type: sub.output_type,
+    output_params: sub.output_params,
+    created_at: seconds(sub.created_at),
+    user_id: userIdOf(username),
+    hash: sub.hash,
+    hash_type: sub.hash_type,
+    status: statusAt(sub, now),
+    last_request: sub.last_request === null ? null : seconds(sub.last_request),
+    last_success: sub.last_success === null ? null : seconds(sub.last_success),
+    remaining_bytes: null,
+    lost_data: false,
+    start: seconds(sub.start),
+    end: sub.end === null ? (extra.endAsZero ? 0 : null) : seconds(sub.end),
+    ...(extra.count ? { interaction_count: sub.delivered } : {}),
+  };
+}
+
+const stream = (ctx: CallContext): string => pushStream(ctx.account.username);
+
+async function load(ctx: CallContext): Promise<PushState> {
+  return ctx.uow.load(pushDecider, stream(ctx));
+}
+
+function liveSub(state: PushState, id: string): PushSubscription {
+  const sub = state.subscriptions[id];
+  if (!sub || sub.status === 'deleted') throw new NotFound(`Push subscription ${id} not found`);
+  return sub;
+}
+
+async function run(ctx: CallContext, command: PushCommand): Promise<PushSubscription> {
+  const { state } = await ctx.uow.execute(pushDecider, stream(ctx), command);
+  return state.subscriptions[command.id]!;
+}
+
+/** Seconds on the wire, milliseconds inside. */
+function time(p: Params, name: string): number | undefined {
+  const s = p.int(name, { min: 0 });
+  return s === undefined || s === 0 ? undefined : s * 1000;
+}
+
+function paging(p: Params, defaultPerPage = 20): { page: number; perPage: number } {
+  return { page: p.int('page', { min: 1 }) ?? 1, perPage: p.int('per_page', { min: 1, max: 1000 }) ?? p.int('perPage', { min: 1, max: 1000 }) ?? defaultPerPage };
+}
+
+function orderDir(p: Params, fallback: 'asc' | 'desc'): 'asc' | 'desc' {
+  const d = p.string('order_dir') ?? fallback;
+  if (d !== 'asc' && d !== 'desc') throw new BadRequest('order_dir must be asc or desc');
+  return d;
+}
+
+function sortBy<T>(items: T[], key: (t: T) => number | string, dir: 'asc' | 'desc'): T[] {
+  const sign = dir === 'asc' ? 1 : -1;
+  return [...items].sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    return x < y ? -sign : x > y ? sign : 0;
+  });
+}
+
+/** Nested settings merge one level down, so an update may name only the settings it changes. */
+function mergeSettings(old: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...old };
+  for (const [k, v] of Object.entries(changes)) {
+    const prev = out[k];
+    out[k] = isPlainObject(prev) && isPlainObject(v) ? { ...prev, ...v } : v;
+  }
+  return out;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The push endpoints, fed by `feed` (the platform's recordings and historics by default). */
+export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
+  return {
+    'push.validate': (ctx) => {
+      validateOutput(ctx.params.string('output_type'), ctx.params.object('output_params'));
+      return { body: { success: true, message: 'Validated successfully' } };
+    },
+
+    'push.create': async (ctx) => {
+      const p = ctx.params;
+      const name = p.requireString('name', { max: 255 });
+      const outputType = p.string('output_type');
+      const outputParams = validateOutput(outputType, p.object('output_params'));
+      let historicsId = p.string('historics_id');
+      const playback = p.string('playback_id');
+      if (playback !== undefined) {
+        if (atLeast(ctx.version, '1.2')) throw new BadRequest('playback_id is not accepted from API 1.2; use historics_id');
+        if (historicsId !== undefined && historicsId !== playback) throw new BadRequest('playback_id and historics_id name different queries');
+        historicsId = playback;
+      }
+      const hash = p.string('hash');
+      if ((hash === undefined) === (historicsId === undefined)) throw new BadRequest('Give exactly one of hash or historics_id');
+      if (hash !== undefined && !HASH.test(hash)) throw new BadRequest('hash must be a valid hash (32 hex characters)');
+      if (historicsId !== undefined && !HISTORICS_ID.test(historicsId)) throw new BadRequest('historics_id must be a valid historics id (20 hex characters)');
+      const initial = p.string('initial_status');
+      if (initial !== undefined && !INITIAL_STATUSES.includes(initial as PushStatus)) {
+        throw new BadRequest(`initial_status must be one of ${INITIAL_STATUSES.join(', ')}`);
+      }
+      const sub = await run(ctx, {
+        type: 'CreatePush',
+        id: ctx.ids.hex(32),
+        name,
+        output_type: outputType!,
+        output_params: outputParams,
+        hash: (hash ?? historicsId)!,
+        hash_type: hash !== undefined ? 'stream' : 'historic',
+        initial_status: initial as PushStatus | undefined,
+        start: time(p, 'start'),
+        end: time(p, 'end'),
+        at: ctx.now,
+      });
+      return { body: subscriptionView(sub, ctx.account.username, ctx.now, { endAsZero: true }) };
+    },
+
+    'push.pause': async (ctx) => {
+      const sub = await run(ctx, { type: 'PausePush', id: ctx.params.requireString('id'), at: ctx.now });
+      return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
+    },
+
+    'push.resume': async (ctx) => {
+      const sub = await run(ctx, { type: 'ResumePush', id: ctx.params.requireString('id'), at: ctx.now });
+      return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
+    },
+
+    'push.stop': async (ctx) => {
+      const sub = await run(ctx, { type: 'StopPush', id: ctx.params.requireString('id'), at: ctx.now });
+      return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
+    },
+
+    'push.update': async (ctx) => {
+      const p = ctx.params;
+      const id = p.requireString('id');
+      const current = liveSub(await load(ctx), id);
+      const outputType = p.string('output_type');
+      if (outputType !== undefined && outputType !== current.output_type) {
+        throw new BadRequest(`output_type cannot be changed (the subscription delivers to ${current.output_type})`);
+      }
+      const changes = p.object('output_params');
+      const outputParams = changes === undefined ? undefined : validateOutput(current.output_type, mergeSettings(current.output_params, changes));
+      const sub = await run(ctx, { type: 'UpdatePush', id, at: ctx.now, name: p.string('name', { max: 255 }), output_params: outputParams });
+      return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
+    },
+
+    'push.delete': async (ctx) => {
+      await run(ctx, { type: 'DeletePush', id: ctx.params.requireString('id'), at: ctx.now });
+      return { status: 204 };
+    },
+
+    'push.log': async (ctx) => {
+      const p = ctx.params;
+      const state = await load(ctx);
+      const id = p.string('id');
+      const subs = id !== undefined ? [liveSub(state, id)] : state.order.map((i) => state.subscriptions[i]!);
+      const orderBy = p.string('order_by') ?? 'request_time';
+      if (orderBy !== 'request_time') throw new BadRequest('order_by must be request_time');
+      const { page, perPage } = paging(p);
+      const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
+      const ordered = sortBy(entries, (e) => e.at * 1_000_000 + e.i, orderDir(p, 'desc'));
+      return {
+        body: {
+          success: true,
+          count: ordered.length,
+          log_entries: ordered.slice((page - 1) * perPage, page * perPage).map((e) => ({
+            request_time: seconds(e.at),
+            success: e.success,
+            subscription_id: e.sub,
+            message: e.message,
+          })),
+        },
+      };
+    },
+
+    'push.get': async (ctx) => {
+      const p = ctx.params;
+      const state = await load(ctx);
+      const who = ctx.account.username;
+      const id = p.string('id');
+      if (id !== undefined) return { body: subscriptionView(liveSub(state, id), who, ctx.now, { count: true }) };
+      const hash = p.string('hash');
+      const historicsId = p.string('historics_id') ?? p.string('historic_id');
+      const includeFinished = p.bool('include_finished') ?? false;
+      const orderBy = p.string('order_by') ?? 'created_at';
+      const keys: Record<string, (s: PushSubscription) => number | string> = {
+        created_at: (s) => s.created_at,
+        id: (s) => s.id,
+        request_time: (s) => s.last_request ?? 0,
+      };
+      const key = keys[orderBy];
+      if (!key) throw new BadRequest(`order_by must be one of ${Object.keys(keys).join(', ')}`);
+      const { page, perPage } = paging(p);
+      const matching = state.order
+        .map((i) => state.subscriptions[i]!)
+        .filter((s) => (hash === undefined || (s.hash_type === 'stream' && s.hash === hash)))
+        .filter((s) => (historicsId === undefined || (s.hash_type === 'historic' && s.hash === historicsId)))
+        .filter((s) => includeFinished || statusAt(s, ctx.now) !== 'finished');
+      const ordered = sortBy(matching, key, orderDir(p, 'asc'));
+      return {
+        body: {
+          subscriptions: ordered.slice((page - 1) * perPage, page * perPage).map((s) => subscriptionView(s, who, ctx.now, { count: true })),
+          count: ordered.length,
+        },
+      };
+    },
+
+    'push.pull': async (ctx) => {
+      const p = ctx.params;
+      const id = p.requireString('id');
+      const sub = liveSub(await load(ctx), id);
+      if (sub.output_type !== 'pull') throw new BadRequest(`Push subscription ${id} delivers by ${sub.output_type}, not pull`);
+      const size = p.int('size', { min: 1 }) ?? DEFAULT_PULL_SIZE;
+      const cursor = p.string('cursor');
+      const from = cursor !== undefined ? decodeCursor(id, cursor) : sub.acked;
+      if (from > sub.acked) throw new BadRequest(`cursor ${cursor} is ahead of anything delivered`);
+      const format = pullFormatOf(sub.output_params);
+      const headers: Record<string, string> = { 'X-DataSift-Format': format, 'X-DataSift-Cursor-Current': encodeCursor(id, from) };
+      const nothing = { status: 204, headers: { ...headers, 'X-DataSift-Cursor-Next': headers['X-DataSift-Cursor-Current']! } };
+      const status = statusAt(sub, ctx.now);
+      if (status === 'paused' || status === 'waiting_for_start') return nothing;
+      const served = sub.pages[String(from)];
+      const until = sub.end !== null ? Math.min(sub.end, ctx.now) : ctx.now;
+      const items = await feed(ctx, sub, sub.start, until);
+      const page = pageFrom(items, from, size, served);
+      if (!page) return nothing;
+      if (!served) await run(ctx, { type: 'ServePullPage', id, from, to: page.to, bytes: page.bytes, at: ctx.now });
+      return {
+        status: 200,
+        body: renderPage(format, sub, items.slice(from, page.to), served?.at ?? ctx.now),
+        headers: { ...headers, 'X-DataSift-Cursor-Next': encodeCursor(id, page.to) },
+      };
+    },
+  };
+}
+
+export const PUSH_HANDLERS: HandlerTable = pushHandlers();
