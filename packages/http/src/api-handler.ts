@@ -120,6 +120,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       options.onError?.(error);
       served = { response: errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION }), username: null, cost: null };
     }
+    if (req.method === 'HEAD') delete served.response.body;
     options.onAccess?.({
       time: new Date().toISOString(),
       method: req.method,

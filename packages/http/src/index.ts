@@ -5,3 +5,4 @@ export * from './route.ts';
 export * from './api-handler.ts';
 export * from './node-listener.ts';
 export * from './fetch-handler.ts';
+export * from './sample-paths.ts';

@@ -1,0 +1,97 @@
+import { afterAll, describe, expect } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { ENDPOINTS, MemoryEventStore, createEngine, seededIds } from '@sdp/core';
+import { ManualClock } from '@sdp/clock';
+import { createFetchHandler } from './fetch-handler.ts';
+import { route, splitUrl } from './route.ts';
+import { samplePath as fillTemplate } from './sample-paths.ts';
+
+const KEY = 'alice-key-0001';
+const LIMIT = 64 * 1024;
+
+const engine = createEngine({ store: new MemoryEventStore(), clock: new ManualClock(Date.parse('2026-03-02T08:00:00Z')), ids: seededIds(3), settings: {} });
+await engine.openAccount({ username: 'alice', api_key: KEY, package: { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 } });
+const handle = createFetchHandler(engine, { bodyLimit: LIMIT });
+
+const catalogueForms = ENDPOINTS.flatMap((e) => e.forms.map((f) => fillTemplate(f.template)));
+
+const path = fc.tuple(
+  fc.oneof({ weight: 5, arbitrary: fc.constantFrom('', '/v1', '/v1.0', '/v1.2', '/v1.4', '/v1.5') }, fc.constantFrom('/v9.9', '/v1.6', '/v', '/v1.5.1')),
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...catalogueForms) },
+    fc.array(fc.oneof(fc.webSegment(), fc.constantFrom('%zz', '%', '..', 'insight', 'task', '%C0%AF', 'a%2Fb')), { maxLength: 5 }).map((s) => '/' + s.join('/')),
+  ),
+  fc.constantFrom('', '/', '//'),
+  fc.oneof(fc.constant(''), fc.webQueryParameters().map((q) => '?' + q), fc.constantFrom('?id=%zz&&=&a=1&a=2', '?__proto__[x]=1&__proto__=1')),
+).map(([v, p, slash, q]) => v + p + slash + q);
+
+const auth = fc.constantFrom<Record<string, string>>(
+  { authorization: `alice:${KEY}` },
+  { auth: `alice:${KEY}` },
+  { authorization: `Basic ${btoa(`alice:${KEY}`)}` },
+  {},
+  { authorization: 'alice:wrong-key-1234' },
+  { authorization: 'Basic %%%' },
+  { authorization: 'Bearer x' },
+  { authorization: ':' },
+  { authorization: 'nobody:some-key-123' },
+);
+
+const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+const body = fc.oneof(
+  fc.constant<[string | Uint8Array | undefined, string | undefined]>([undefined, undefined]),
+  fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 6 }).map((o) => [JSON.stringify(o), 'application/json'] as [string, string]),
+  fc.json({ maxDepth: 3 }).map((j) => [j, 'application/json'] as [string, string]),
+  fc.string({ maxLength: 60 }).map((s) => [s, 'application/json'] as [string, string]),
+  fc.webQueryParameters().map((s) => [s, 'application/x-www-form-urlencoded'] as [string, string]),
+  fc.string({ maxLength: 60 }).map((s) => [s, undefined] as [string, undefined]),
+  fc.uint8Array({ maxLength: 40 }).map((b) => [Uint8Array.from([0x7b, 0xff, ...b]), 'application/json'] as [Uint8Array, string]),
+  fc.integer({ min: 60, max: 5000 }).map((n) => [deep(n), 'application/json'] as [string, string]),
+  fc.integer({ min: 60, max: 5000 }).map((n) => ['['.repeat(n), undefined] as [string, undefined]),
+  fc.constant<[string, string]>(['x'.repeat(LIMIT + 1), 'application/json']),
+  fc.constantFrom<[string, string]>(['<a/>', 'application/xml'], ['--b\r\n', 'multipart/form-data; boundary=b'], ['{"hash": 5, "csdl": [1], "id": {"a": null}}', 'application/json']),
+);
+
+const method = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE') }, fc.constantFrom('PATCH', 'HEAD', 'OPTIONS', 'FOO', 'PROPFIND'));
+
+const seen = new Map<number, number>();
+
+describe('bad input', () => {
+  afterAll(() => {
+    // The generators must reach the engine, not only the router: some answers come from past step 4.
+    const charged = [...seen].filter(([s]) => s < 300).reduce((n, [, c]) => n + c, 0);
+    expect(charged, JSON.stringify([...seen])).toBeGreaterThan(0);
+  });
+  test.prop([method, path, auth, body], { numRuns: 400 })(
+    'every request answers below 500 with a JSON error when refused, and a refusal before the charge changes nothing',
+    async (m, p, headers, [payload, type]) => {
+      const withBody = payload !== undefined && m !== 'GET' && m !== 'HEAD';
+      const init: RequestInit = { method: m, headers: { ...headers, ...(type ? { 'content-type': type } : {}) }, ...(withBody ? { body: payload } : {}) };
+      const before = await engine.store.head();
+      const r = await handle(new Request('http://sdp.test' + p, init));
+      const after = await engine.store.head();
+
+      seen.set(r.status, (seen.get(r.status) ?? 0) + 1);
+      if (r.status >= 500) {
+        // Only a catalogue endpoint nobody has built yet may answer 5xx (501, nothing charged).
+        const message = await r.clone().text();
+        expect(r.status, message).toBe(501);
+        const routed = route(m, splitUrl(p).path, 'insight');
+        expect(routed.kind === 'endpoint' && !engine.handles(routed.endpoint.id), message).toBe(true);
+        expect(after).toBe(before);
+      }
+      expect(r.headers.get('x-api-version')).toMatch(/^1\.[0-5]$/);
+      const text = await r.text();
+      if (r.status === 204 || m === 'HEAD') expect(text).toBe('');
+      else {
+        expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        const json = JSON.parse(text);
+        if (r.status >= 400) expect(typeof json.error).toBe('string');
+      }
+      const cost = r.headers.get('x-ratelimit-cost');
+      const remaining = r.headers.get('x-ratelimit-remaining');
+      const refusedBeforeCharge = cost === null || r.status === 401 || r.status === 405 || (r.status >= 400 && Number(cost) > Number(remaining)) || r.status >= 500;
+      if (r.status >= 400 && refusedBeforeCharge) expect(after).toBe(before);
+    },
+  );
+});

@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine, MemoryEventStore, findVersion, seededIds, type Handler } from '@sdp/core';
+import { ManualClock } from '@sdp/clock';
+import { createApiHandler } from './api-handler.ts';
+import { createFetchHandler } from './fetch-handler.ts';
+import { serve, type RunningServer } from './node-listener.ts';
+import type { AccessEntry } from './wire.ts';
+
+const T0 = Date.parse('2026-03-02T08:05:37Z');
+const KEY = 'alice-key-0001';
+const AUTH = { authorization: `alice:${KEY}` };
+
+/**
+ * A probe in place of an endpoint's behaviour: it answers what the HTTP face handed the engine, so these
+ * tests observe the decoding itself. The engine around it (auth, allowance, charge) is the real one.
+ */
+const probe: Handler = (ctx) => ({ body: { params: ctx.params.raw, mediaType: ctx.call.mediaType ?? null, body: ctx.call.body ?? null } });
+const probeHandlers = {
+  'push.get': probe,
+  'account.identity.update': probe,
+  'ingest': probe,
+  'tasks.create': probe,
+  'push.delete': () => ({}),
+  'push.pull': () => ({ body: [], headers: { 'X-DataSift-Format': 'json_new_line', 'X-DataSift-Cursor-Next': 'c'.repeat(32) } }),
+};
+
+async function setup(options: Parameters<typeof createFetchHandler>[1] = {}) {
+  const engine = new Engine({ store: new MemoryEventStore(), clock: new ManualClock(T0), ids: seededIds(7), handlers: probeHandlers });
+  await engine.openAccount({ username: 'alice', api_key: KEY });
+  return { engine, fetch: createFetchHandler(engine, options) };
+}
+
+const req = (path: string, init: RequestInit = {}) => new Request(`http://sdp.test${path}`, init);
+
+describe('createFetchHandler: decoding', () => {
+  it('merges query, JSON body and path parameters; the path wins', async () => {
+    const { fetch } = await setup();
+    const r = await fetch(req('/v1.5/account/identity/' + 'a'.repeat(32) + '?label=q&x=1', {
+      method: 'PUT',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'b', id: 'echoed', nested: { a: [1] } }),
+    }));
+    expect(r.status).toBe(200);
+    expect((await r.json()).params).toEqual({ label: 'b', x: '1', id: 'a'.repeat(32), nested: { a: [1] } });
+  });
+  it('reads form bodies and query-only PUTs as sent by the Java and Node clients', async () => {
+    const { fetch } = await setup();
+    const form = await fetch(req('/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/x-www-form-urlencoded' }, body: 'id=abc&output_params.bucket=b' }));
+    expect((await form.json()).params).toEqual({ id: 'abc', 'output_params.bucket': 'b' });
+    const put = await fetch(req('/v1.5/account/identity/' + 'b'.repeat(32) + '?status=active', { method: 'PUT', headers: AUTH }));
+    expect((await put.json()).params).toEqual({ status: 'active', id: 'b'.repeat(32) });
+  });
+  it('hands ingestion its raw body, and every call its media type', async () => {
+    const { fetch } = await setup();
+    const lines = '{"a":1}\n{"a":2}\n';
+    const r = await fetch(req('/ingest/' + 'c'.repeat(32) + '?x=1', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: lines }));
+    expect(await r.json()).toEqual({ params: { x: '1', source_id: 'c'.repeat(32) }, mediaType: 'application/json', body: lines });
+    const task = await fetch(req('/v1.5/insight/facebook/task', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' }));
+    expect((await task.json()).mediaType).toBe('application/x-www-form-urlencoded');
+  });
+  it('authenticates with each of the three forms', async () => {
+    const { fetch } = await setup();
+    for (const headers of [AUTH, { auth: `alice:${KEY}` }, { authorization: `Basic ${btoa(`alice:${KEY}`)}` }]) {
+      expect((await fetch(req('/v1.5/push/get', { headers }))).status).toBe(200);
+    }
+    expect((await fetch(req('/v1.5/push/get', { headers: { authorization: 'alice:wrong-key-000' } }))).status).toBe(401);
+  });
+});
+
+describe('createFetchHandler: encoding', () => {
+  it('sends the version, the five rate-limit figures and a JSON body', async () => {
+    const { fetch } = await setup();
+    const r = await fetch(req('/v1.2/push/get', { headers: AUTH }));
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(r.headers.get('x-api-version')).toBe('1.2');
+    expect(r.headers.get('x-ratelimit-limit')).toBe('10000');
+    expect(r.headers.get('x-ratelimit-remaining')).toBe('9999');
+    expect(r.headers.get('x-ratelimit-cost')).toBe('1');
+    // The window opened at 08:05:00 resets at 09:05:00 (decisions §2).
+    expect(r.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-03-02T09:05:00Z') / 1000));
+    expect(r.headers.get('x-ratelimit-reset-ttl')).toBe(String(3600 - 37));
+    expect(r.headers.get('x-datasift-request-id')).toMatch(/^[0-9a-f]{32}$/);
+  });
+  it('sends 204 with no body and no media type', async () => {
+    const { fetch } = await setup();
+    const r = await fetch(req('/v1.5/push/delete', { method: 'DELETE', headers: AUTH }));
+    expect(r.status).toBe(204);
+    expect(await r.text()).toBe('');
+    expect(r.headers.get('content-type')).toBeNull();
+    expect(r.headers.get('x-ratelimit-cost')).toBe('1');
+  });
+  it('sends x-datasift-* answer headers in lowercase, and rate-limit names in their exact case', async () => {
+    const { engine } = await setup();
+    const wire = createApiHandler(engine);
+    const out = await wire({ method: 'GET', url: '/v1.5/pull', header: (n) => (n === 'authorization' ? AUTH.authorization : undefined), readBody: async () => new Uint8Array() });
+    expect(out.headers['x-datasift-format']).toBe('json_new_line');
+    expect(out.headers['x-datasift-cursor-next']).toBe('c'.repeat(32));
+    expect(Object.keys(out.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Cost', 'X-RateLimit-Reset', 'X-RateLimit-Reset-Ttl', 'X-API-Version']));
+  });
+  it('answers HEAD like GET without the body', async () => {
+    const { fetch } = await setup();
+    const r = await fetch(req('/v1.5/push/get', { method: 'HEAD', headers: AUTH }));
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe('');
+    expect(r.headers.get('x-ratelimit-cost')).toBe('1');
+  });
+  it('answers OPTIONS with the methods and CORS headers, uncharged', async () => {
+    const { fetch, engine } = await setup();
+    const before = await engine.store.head();
+    const r = await fetch(req('/v1.5/push/delete', { method: 'OPTIONS' }));
+    expect(r.status).toBe(204);
+    expect(r.headers.get('allow')).toBe('DELETE, POST, PUT, OPTIONS');
+    expect(r.headers.get('access-control-allow-headers')).toContain('Authorization');
+    expect(await engine.store.head()).toBe(before);
+  });
+  it('refuses: 404 unknown version or path, 405 with Allow, 401 with rate headers, each with a JSON error', async () => {
+    const { fetch } = await setup();
+    const cases: [Request, number][] = [
+      [req('/v9.9/push/get', { headers: AUTH }), 404],
+      [req('/v1.5/push/nothing', { headers: AUTH }), 404],
+      [req('/v1.5/validate', { method: 'GET', headers: AUTH }), 405],
+      [req('/v1.5/push/get'), 401],
+    ];
+    for (const [request, status] of cases) {
+      const r = await fetch(request);
+      expect(r.status).toBe(status);
+      expect(typeof (await r.json()).error).toBe('string');
+      expect(r.headers.get('x-api-version')).toMatch(/^1\.[0-5]$/);
+      if (status === 405) expect(r.headers.get('allow')).toBe('POST, OPTIONS');
+      if (status === 401) expect(r.headers.get('x-ratelimit-remaining')).toBe('10000');
+      if (status === 404) expect(r.headers.get('x-ratelimit-cost')).toBeNull();
+    }
+  });
+  it('answers 413 for a body over the limit, declared or streamed, before reading it; nothing charged', async () => {
+    const { fetch, engine } = await setup({ bodyLimit: 1024 });
+    const before = await engine.store.head();
+    const big = JSON.stringify({ id: 'x'.repeat(2000) });
+    const declared = await fetch(req('/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: big }));
+    expect(declared.status).toBe(413);
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 10; i++) c.enqueue(new TextEncoder().encode('x'.repeat(500)));
+        c.close();
+      },
+    });
+    const streamed = await fetch(new Request('http://sdp.test/v1.5/push/get', { method: 'POST', headers: AUTH, body: stream, duplex: 'half' } as RequestInit));
+    expect(streamed.status).toBe(413);
+    expect(await engine.store.head()).toBe(before);
+  });
+  it('answers 400 for invalid JSON and invalid UTF-8 before any charge', async () => {
+    const { fetch, engine } = await setup();
+    const before = await engine.store.head();
+    const bad = await fetch(req('/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"id": ' }));
+    expect(bad.status).toBe(400);
+    const utf = await fetch(req('/v1.5/push/get', { method: 'POST', headers: AUTH, body: new Uint8Array([0x69, 0x64, 0x3d, 0xc3, 0x28]) }));
+    expect(utf.status).toBe(400);
+    expect(await engine.store.head()).toBe(before);
+  });
+  it('sends Deprecation and Sunset for a deprecated version', async () => {
+    const { fetch } = await setup();
+    const v = findVersion('1.0') as { deprecation?: { announced: string; sunset: string } };
+    v.deprecation = { announced: '2026-01-01', sunset: '2026-04-01' };
+    try {
+      const r = await fetch(req('/v1/push/get', { headers: AUTH }));
+      expect(r.headers.get('deprecation')).toBe(`@${Date.parse('2026-01-01') / 1000}`);
+      expect(r.headers.get('sunset')).toBe('Wed, 01 Apr 2026 00:00:00 GMT');
+      expect((await fetch(req('/v1.5/push/get', { headers: AUTH }))).headers.get('deprecation')).toBeNull();
+    } finally {
+      delete v.deprecation;
+    }
+  });
+  it('tells the access log the method, path, status, time, username and cost', async () => {
+    const entries: AccessEntry[] = [];
+    const { fetch } = await setup({ onAccess: (e) => entries.push(e) });
+    await fetch(req('/v1.5/push/get?id=1', { headers: AUTH }));
+    await fetch(req('/v1.5/push/get', { headers: { authorization: 'alice:nope-nope-nope' } }));
+    expect(entries).toMatchObject([
+      { method: 'GET', path: '/v1.5/push/get', status: 200, username: 'alice', cost: 1 },
+      { method: 'GET', path: '/v1.5/push/get', status: 401, username: null, cost: null },
+    ]);
+    expect(entries[0]!.ms).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('the two faces answer alike', () => {
+  let server: RunningServer;
+  let fetchFace: (r: Request) => Promise<Response>;
+  beforeAll(async () => {
+    const { engine, fetch } = await setup();
+    fetchFace = fetch;
+    server = await serve(engine, { port: 0 });
+  });
+  afterAll(() => server.close());
+
+  it('gives the same status, headers and body over a socket as in process', async () => {
+    const requests: [string, RequestInit][] = [
+      ['/v1.5/push/get?id=1', { headers: AUTH }],
+      ['/v1.3/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"id":"2"}' }],
+      ['/v9.9/push/get', {}],
+      ['/v1.5/validate', { method: 'PUT', headers: AUTH }],
+      ['/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{' }],
+    ];
+    for (const [path, init] of requests) {
+      const a = await fetch(server.url + path, init);
+      const b = await fetchFace(req(path, init));
+      expect(a.status).toBe(b.status);
+      const strip = (r: Response) => Object.fromEntries([...r.headers].filter(([k]) => !['date', 'connection', 'keep-alive', 'content-length', 'x-datasift-request-id', 'x-ratelimit-remaining'].includes(k)));
+      expect(strip(a)).toEqual(strip(b));
+      const [ja, jb] = [await a.json(), await b.json()];
+      expect(ja).toEqual(jb);
+    }
+  });
+  it('answers 413 over a socket to a body over 4 MB without reading it', async () => {
+    const r = await fetch(server.url + '/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: 'x'.repeat(5 * 1024 * 1024) });
+    expect(r.status).toBe(413);
+    expect((await r.json()).error).toMatch(/limit/);
+  });
+});
