@@ -1,0 +1,13 @@
+export * from './duration.ts';
+export * from './scenario.ts';
+export * from './call-times.ts';
+export * from './usage-ledger.ts';
+export * from './run-scenario.ts';
+export * from './compare-packages.ts';
+export * from './report-data.ts';
+export * from './report-table.ts';
+export * from './report-html.ts';
+export * from './report-compare-html.ts';
+export * from './svg-chart.ts';
+export * from './limiting-days.ts';
+export { simMain, writeRun } from './sim-cli.ts';

@@ -1,0 +1,57 @@
+import type { Comparison } from './compare-packages.ts';
+import { formatDuration } from './duration.ts';
+import { downsample, escapeXml, lineChart } from './svg-chart.ts';
+
+const PALETTE = ['#1f6fd1', '#e8590c', '#2b8a3e', '#9c36b5', '#c92a2a', '#0b7285', '#5c940d', '#d6336c'];
+const n = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** Packages side by side: a table, credits remaining for the first account under each, links to each report. */
+export function compareHtml(c: Comparison, linkOf: (name: string) => string): string {
+  const first = c.runs[0]?.result;
+  const start = first ? Date.parse(first.scenario.start) : 0;
+  const end = first ? Date.parse(first.scenario.end) : 1;
+  const account = first?.totals[0]?.account ?? '';
+  const chart = lineChart(
+    {
+      id: 'chart-compare-credits',
+      title: `General credits remaining for ${account}, per package`,
+      width: 1000,
+      height: 300,
+      x: [start, end],
+      y: [0, Math.max(1, ...c.runs.map((r) => r.result.series[account]?.limit ?? 0))],
+      yLabel: 'credits',
+      legend: c.runs.map((r, i) => ({ name: r.name, color: PALETTE[i % PALETTE.length]! })),
+    },
+    c.runs.map((r, i) => ({ name: r.name, color: PALETTE[i % PALETTE.length]!, step: true, points: downsample(r.result.series[account]?.remaining ?? [], start, 60_000, 1200, 'min') })),
+  );
+  const rows = c.runs
+    .map((r) => {
+      const t = r.result.totals;
+      const sum = (f: (x: (typeof t)[number]) => number) => t.reduce((s, x) => s + f(x), 0);
+      const cells = [
+        `<a href="${escapeXml(linkOf(r.name))}">${escapeXml(r.name)}</a>`,
+        n(r.package.credits_per_hour),
+        n(r.package.analyze_credits_per_hour),
+        n(r.package.task_slots),
+        n(sum((x) => x.calls)),
+        n(sum((x) => x.admitted)),
+        n(sum((x) => x.refusedRate)),
+        n(sum((x) => x.refusedQueue)),
+        n(sum((x) => x.refusedStream)),
+        n(r.result.limitingDays.reduce((s, d) => s + d.refused, 0)),
+        escapeXml(formatDuration(sum((x) => x.rateLimitedSeconds) * 1000)),
+      ];
+      return `<tr${r.name === c.smallestWithoutRefusals ? ' class="pick"' : ''}>${cells.map((x) => `<td>${x}</td>`).join('')}</tr>`;
+    })
+    .join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Package comparison</title>
+<style>body{margin:0;font:13px/1.4 system-ui,sans-serif}header{height:60px;padding:10px 16px;box-sizing:border-box}h1{font-size:17px;margin:0}
+figure{margin:0;height:320px}table{border-collapse:collapse;margin:8px 16px}th,td{border:1px solid #ddd;padding:2px 6px;text-align:right}tr.pick td{background:#e6fcf5;font-weight:600}
+svg .title{font-size:13px;font-weight:600}svg .tick,svg .ref{font-size:10px;fill:#555}svg .legend,svg .axis{font-size:11px}</style></head><body>
+<header><h1>${escapeXml(first?.scenario.name ?? 'scenario')}: packages compared</h1>
+<div>${escapeXml(c.smallestWithoutRefusals ? `Smallest package with no refusals: ${c.smallestWithoutRefusals}` : 'No package compared ran without refusals')}</div></header>
+<figure>${chart}</figure>
+<table><thead><tr>${['package', 'credits/h', 'analyze/h', 'slots', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'capacity refused', 'rate-limited'].map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>
+</body></html>
+`;
+}

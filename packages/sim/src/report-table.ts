@@ -1,0 +1,52 @@
+import { formatDuration } from './duration.ts';
+import type { SimResult } from './run-scenario.ts';
+
+const n = (x: number) => Math.round(x).toLocaleString('en-US');
+
+/** A plain-text table: columns padded to their widest cell, numbers on the right. */
+export function textTable(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((r) => r.map((c) => (typeof c === 'number' ? n(c) : c)))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? '').length)));
+  const numeric = header.map((_, i) => rows.every((r) => typeof r[i] === 'number'));
+  const line = (r: (string | number)[]) => r.map((c, i) => (numeric[i] ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+/** The terminal summary of one run. */
+export function summaryText(r: SimResult): string {
+  const out: string[] = [];
+  const hours = r.scenario.durationMs / 3_600_000;
+  out.push(`${r.scenario.name}: ${r.scenario.start} to ${r.scenario.end} (${formatDuration(r.scenario.durationMs)}), API ${r.scenario.version}${r.packageName ? `, package ${r.packageName}` : ''}`);
+  out.push(
+    textTable(
+      ['account', 'package', 'credits/h', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'retries', 'credits spent', 'rate-limited', 'resets', 'max queued'],
+      r.totals.map((t) => [
+        t.account,
+        t.packageName,
+        t.creditsPerHour,
+        t.calls,
+        t.admitted,
+        t.refusedRate,
+        t.refusedQueue,
+        t.refusedStream,
+        t.retries,
+        Object.values(t.credits).reduce((a, b) => a + b, 0),
+        formatDuration(t.rateLimitedSeconds * 1000),
+        t.resets,
+        t.tasksQueuedMax,
+      ]),
+    ),
+  );
+  for (const t of r.totals) {
+    const groups = Object.entries(t.credits).sort((a, b) => b[1] - a[1]);
+    if (groups.length > 0) out.push(`${t.account}: credits by group: ${groups.map(([g, c]) => `${g} ${n(c)}`).join(', ')}${t.analyzeCredits ? `; analyze allowance ${n(t.analyzeCredits)}` : ''}`);
+  }
+  const days = r.limitingDays.filter((d) => d.used > 0 || d.refused > 0);
+  if (days.length > 0) {
+    out.push('recording capacity per limiting day (00:00 PST):');
+    out.push(textTable(['account', 'day', 'used', 'refused', 'limit'], days.map((d) => [d.account, d.day, d.used, d.refused, d.limit])));
+  }
+  for (const note of r.notes) out.push(`note: ${note}`);
+  out.push(`${n(r.simulatedCalls)} calls in ${(r.wallMs / 1000).toFixed(2)} s of wall time (${n(r.simulatedCalls / Math.max(r.wallMs / 1000, 1e-3))} calls/s, ${n(hours / Math.max(r.wallMs / 1000, 1e-3))} simulated hours per second)`);
+  return out.join('\n');
+}

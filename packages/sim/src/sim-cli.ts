@@ -1,0 +1,150 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { comparePackages, comparisonText, type Comparison } from './compare-packages.ts';
+import { daysCsv, hoursCsv, resultJson } from './report-data.ts';
+import { reportHtml } from './report-html.ts';
+import { summaryText } from './report-table.ts';
+import { runScenario, type SimResult } from './run-scenario.ts';
+import { ScenarioError, parseScenario, type Scenario } from './scenario.ts';
+import { compareHtml } from './report-compare-html.ts';
+
+const USAGE = `usage: sdp sim SCENARIO.yaml [--compare PKG,PKG,...] [--out DIR] [--quiet]
+
+Runs a scenario file (YAML or JSON) through the engine on a manual clock and writes, to DIR
+(default ./sim-out/<scenario name>): hours.json, hours.csv, days.csv and report.html.
+--compare runs it once under each named package (from the file's "packages", or "default") and
+names the smallest package with no refusals; a "compare" list in the file does the same.`;
+
+interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  /** Whether stderr is a terminal (the progress bar shows only there). */
+  tty: boolean;
+}
+
+const defaultIo: Io = {
+  out: (s) => process.stdout.write(s + '\n'),
+  err: (s) => process.stderr.write(s + '\n'),
+  tty: Boolean(process.stderr.isTTY),
+};
+
+/** `sdp sim ...`: returns the exit code (0 done, 1 failed, 2 bad usage or scenario). */
+export async function simMain(argv: string[], io: Io = defaultIo): Promise<number> {
+  const args = argv[0] === 'sim' ? argv.slice(1) : [...argv];
+  let file: string | undefined;
+  let compare: string[] | undefined;
+  let outDir: string | undefined;
+  let quiet = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--help' || a === '-h') {
+      io.out(USAGE);
+      return 0;
+    } else if (a === '--compare' || a.startsWith('--compare=')) {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
+      if (!v) return usage(io, '--compare needs a list of package names');
+      compare = v.split(',').map((s) => s.trim()).filter(Boolean);
+    } else if (a === '--out' || a.startsWith('--out=')) {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
+      if (!v) return usage(io, '--out needs a directory');
+      outDir = v;
+    } else if (a === '--quiet' || a === '-q') quiet = true;
+    else if (a.startsWith('-')) return usage(io, `unknown option ${a}`);
+    else if (file === undefined) file = a;
+    else return usage(io, `one scenario file at a time (got ${file} and ${a})`);
+  }
+  if (!file) return usage(io, 'name a scenario file');
+
+  let scenario: Scenario;
+  try {
+    scenario = parseScenario(readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if (error instanceof ScenarioError) {
+      io.err(error.message);
+      return 2;
+    }
+    io.err(`cannot read ${file}: ${(error as Error).message}`);
+    return 2;
+  }
+  const names = compare ?? (scenario.compare.length > 0 ? scenario.compare : undefined);
+  if (names) {
+    const unknown = names.filter((n) => !(n in scenario.packages));
+    if (unknown.length > 0) {
+      io.err(`--compare: no package named ${unknown.join(', ')}; the scenario's packages are ${Object.keys(scenario.packages).join(', ')}`);
+      return 2;
+    }
+  }
+  const dir = resolve(outDir ?? join('sim-out', slug(scenario.name)));
+  const bar = progressBar(io, scenario.duration * (names?.length ?? 1));
+  try {
+    if (names) {
+      const c = await comparePackages(scenario, names, bar ? { progress: bar.update } : {});
+      bar?.done();
+      writeComparison(dir, c, scenario);
+      if (!quiet) {
+        for (const r of c.runs) io.out(summaryText(r.result) + '\n');
+        io.out(comparisonText(c));
+      }
+    } else {
+      const r = await runScenario(scenario, bar ? { progress: bar.update } : {});
+      bar?.done();
+      writeRun(dir, r, scenario);
+      if (!quiet) io.out(summaryText(r));
+    }
+  } catch (error) {
+    bar?.done();
+    io.err(`the simulation failed: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+  if (!quiet) io.out(`reports written to ${dir}`);
+  return 0;
+}
+
+function usage(io: Io, message: string): number {
+  io.err(`${message}\n\n${USAGE}`);
+  return 2;
+}
+
+function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'scenario';
+}
+
+export function writeRun(dir: string, r: SimResult, scenario: Scenario): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'hours.json'), JSON.stringify(resultJson(r), null, 1));
+  writeFileSync(join(dir, 'hours.csv'), hoursCsv(r.hours));
+  writeFileSync(join(dir, 'days.csv'), daysCsv(r));
+  writeFileSync(join(dir, 'report.html'), reportHtml(r, scenario.limitingDay));
+}
+
+function writeComparison(dir: string, c: Comparison, scenario: Scenario): void {
+  for (const run of c.runs) writeRun(join(dir, slug(run.name)), run.result, scenario);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'compare.json'),
+    JSON.stringify({ smallestWithoutRefusals: c.smallestWithoutRefusals, runs: c.runs.map((r) => ({ name: r.name, package: r.package, refusals: r.refusals, totals: r.result.totals })) }, null, 1),
+  );
+  writeFileSync(join(dir, 'compare.html'), compareHtml(c, (name) => `${slug(name)}/report.html`));
+}
+
+/** A one-line bar on stderr, redrawn at most ten times a second; only on a terminal and for runs over a day. */
+function progressBar(io: Io, simulatedMs: number): { update: (f: number) => void; done: () => void } | undefined {
+  if (!io.tty || simulatedMs < 24 * 3_600_000) return undefined;
+  let last = 0;
+  const started = performance.now();
+  const draw = (f: number) => {
+    const width = 30;
+    const full = Math.round(f * width);
+    const secs = (performance.now() - started) / 1000;
+    process.stderr.write(`\r[${'#'.repeat(full)}${'.'.repeat(width - full)}] ${(f * 100).toFixed(0).padStart(3)}%  ${secs.toFixed(1)}s `);
+  };
+  return {
+    update: (f) => {
+      const now = performance.now();
+      if (now - last < 100 && f < 1) return;
+      last = now;
+      draw(f);
+    },
+    done: () => process.stderr.write('\r' + ' '.repeat(50) + '\r'),
+  };
+}
