@@ -1,6 +1,7 @@
 import { Engine, type EngineOptions } from './engine/engine.ts';
 import type { HandlerTable } from './engine/handler.ts';
 import { identityAccess, identityHandlers } from './identities/index.ts';
+import { historicsHandlers } from './historics/index.ts';
 import { PUSH_HANDLERS } from './push/handlers.ts';
 import { SOURCE_HANDLERS } from './sources/handlers.ts';
 import { filterHandlers } from './filters/handlers.ts';
@@ -11,6 +12,7 @@ import { filterHandlers } from './filters/handlers.ts';
  */
 const MODULES: HandlerTable[] = [
   identityHandlers,
+  historicsHandlers,
   PUSH_HANDLERS,
   SOURCE_HANDLERS,
   filterHandlers,

@@ -8,13 +8,14 @@ import { callingIdentity, identitiesDecider, identitiesStream, type Identity } f
 
 /**
  * The service a call is counted against for identity limits: the `service` it names when that is one
- * of the package's services, else the package's first service (the service-less insight paths are the
- * first service's, decisions §3).
+ * of the package's services, else the service the service-less insight paths serve (`facebook` when the
+ * package has it, else its first service), as recordings read it.
  */
 export function callService(account: Account, params: Params): string | undefined {
   const named = params.raw['service'];
   if (typeof named === 'string' && account.package.services.includes(named)) return named;
-  return account.package.services[0];
+  const services = account.package.services;
+  return services.includes('facebook') ? 'facebook' : services[0];
 }
 
 /**

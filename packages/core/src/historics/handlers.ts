@@ -1,0 +1,158 @@
+import { atLeast } from '../catalogue/versions.ts';
+import { BadRequest } from '../engine/errors.ts';
+import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import { loadFilter, type CompiledFilter } from '../filters/index.ts';
+import { readPaging, pageOf } from '../identities/paging.ts';
+import { availability, availabilityByDay } from './availability.ts';
+import {
+  HISTORICS_SOURCES,
+  checkSpan,
+  checkSources,
+  existingQuery,
+  historicsDecider,
+  historicsStream,
+  type HistoricsQueries,
+  type HistoricsQuery,
+} from './historics-query.ts';
+import { timelineCompletion, timelineProgress, timelineStatus } from './progress.ts';
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+const stream = (ctx: CallContext): string => historicsStream(ctx.account.username);
+
+/** DPU of a query: its filter's cost for every hour of data it covers, in the platform's hundredths. */
+export function historicsDpu(filterDpu: number, startSec: number, endSec: number): number {
+  return Math.round(filterDpu * Math.ceil((endSec - startSec) / 3600) * 100) / 100;
+}
+
+/** The compiled filter a query names; 400 `hash must be a valid hash` when no call compiled it. */
+export async function historicsFilter(uow: UnitOfWork, hash: string): Promise<CompiledFilter> {
+  const filter = /^[0-9a-f]{32}$/.test(hash) ? await loadFilter(uow, hash) : undefined;
+  if (!filter) throw new BadRequest('hash must be a valid hash');
+  return filter;
+}
+
+/** A query of an account, as `/dpu` with `historics_id` and push delivery need it (undefined if none). */
+export async function historicsQuery(uow: UnitOfWork, username: string, id: string): Promise<HistoricsQuery | undefined> {
+  return (await uow.load(historicsDecider, historicsStream(username))).byId[id];
+}
+
+export function historicsView(q: HistoricsQuery, now: number, version: CallContext['version']): Record<string, unknown> {
+  const status = timelineStatus(q, now);
+  const done = timelineCompletion(q);
+  return {
+    id: q.id,
+    definition_id: q.hash,
+    name: q.name,
+    start: q.start,
+    end: q.end,
+    created_at: seconds(q.createdAt),
+    status,
+    progress: timelineProgress(q, now),
+    sources: q.sources,
+    sample: q.sample,
+    estimated_completion: done !== null && status !== 'succeeded' ? seconds(done) : 0,
+    ...(atLeast(version, '1.1') ? { delivery_count: 0 } : {}),
+    dpus: q.dpu,
+  };
+}
+
+function requireId(ctx: CallContext): string {
+  return ctx.params.requireString('id');
+}
+
+function sourcesParam(ctx: CallContext, required: boolean): string[] | undefined {
+  const list = ctx.params.stringList('sources')?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
+  if (list === undefined || list.length === 0) {
+    if (required) throw new BadRequest("Missing param 'sources'");
+    return undefined;
+  }
+  return list;
+}
+
+async function observe(ctx: CallContext): Promise<HistoricsQueries> {
+  return (await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'ObserveHistorics', at: ctx.now })).state;
+}
+
+export const historicsHandlers: HandlerTable = {
+  async 'historics.prepare'(ctx) {
+    const hash = ctx.params.requireString('hash');
+    const start = ctx.params.requireInt('start');
+    const end = ctx.params.requireInt('end');
+    const sources = sourcesParam(ctx, true)!;
+    const name = ctx.params.requireString('name');
+    const sample = ctx.params.int('sample') ?? 100;
+    checkSpan(start, end);
+    const filter = await historicsFilter(ctx.uow, hash);
+    const id = ctx.ids.hex(20);
+    const dpu = historicsDpu(filter.cost().dpu, start, end);
+    const { state } = await ctx.uow.execute(historicsDecider, stream(ctx), {
+      type: 'PrepareHistorics',
+      id,
+      hash: filter.hash,
+      name,
+      start,
+      end,
+      sources,
+      sample,
+      dpu,
+      at: ctx.now,
+    });
+    const q = state.byId[id]!;
+    return { body: { id, dpus: dpu, availability: availability(q.start, q.end, q.sources, ctx.now) } };
+  },
+
+  async 'historics.start'(ctx) {
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'StartHistorics', id: requireId(ctx), at: ctx.now });
+    return { status: 204 };
+  },
+
+  async 'historics.pause'(ctx) {
+    const reason = ctx.params.string('reason', { max: 1000 });
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'PauseHistorics', id: requireId(ctx), at: ctx.now, ...(reason !== undefined ? { reason } : {}) });
+    return { status: 204 };
+  },
+
+  async 'historics.resume'(ctx) {
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'ResumeHistorics', id: requireId(ctx), at: ctx.now });
+    return { status: 204 };
+  },
+
+  async 'historics.stop'(ctx) {
+    const reason = ctx.params.string('reason', { max: 1000 });
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'StopHistorics', id: requireId(ctx), at: ctx.now, ...(reason !== undefined ? { reason } : {}) });
+    return { status: 204 };
+  },
+
+  async 'historics.update'(ctx) {
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'RenameHistorics', id: requireId(ctx), name: ctx.params.requireString('name'), at: ctx.now });
+    return { status: 204 };
+  },
+
+  async 'historics.delete'(ctx) {
+    const id = requireId(ctx);
+    // The recorded service words this 404 differently from `get`'s.
+    existingQuery(await ctx.uow.load(historicsDecider, stream(ctx)), id, (x) => `No historics found with the ID ${x} `);
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'DeleteHistorics', id, at: ctx.now });
+    return { status: 204 };
+  },
+
+  async 'historics.get'(ctx) {
+    const state = await observe(ctx);
+    const id = ctx.params.string('id');
+    if (id !== undefined) return { body: historicsView(existingQuery(state, id), ctx.now, ctx.version) };
+    const { page, perPage } = readPaging(ctx.params, 'max', 20);
+    const all = state.order.map((x) => state.byId[x]!);
+    const p = pageOf(all, page, perPage);
+    return { body: { data: p.items.map((q) => historicsView(q, ctx.now, ctx.version)), count: p.count } };
+  },
+
+  async 'historics.status'(ctx) {
+    const start = ctx.params.requireInt('start');
+    const end = ctx.params.requireInt('end');
+    checkSpan(start, end);
+    const sources = sourcesParam(ctx, false) ?? [...HISTORICS_SOURCES];
+    checkSources(sources);
+    return { body: availabilityByDay(start, end, sources, ctx.now) };
+  },
+};
