@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const dir = mkdtempSync(join(tmpdir(), 'sdp-newcomer-'));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs what `npm start` runs, on a free port and a fresh SQLite file, and collects its output. */
+function start(): { child: ChildProcess; output: () => string; ready: Promise<string> } {
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['packages/server/src/cli.ts', 'serve', '--port', '0', '--store', `sqlite:${join(dir, 'sdp.db')}`], {
+    cwd: root,
+    env: { ...process.env, SDP_PORT: undefined, SDP_STORE: undefined, SDP_ADMIN_TOKEN: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  const ready = new Promise<string>((resolveReady, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/listening on http:\/\/127\.0\.0\.1:\d+/.test(out)) resolveReady(out);
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+  return { child, output: () => out, ready };
+}
+
+/** Splits a shell line into words, honouring single quotes (all the printed line uses). */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  for (const m of line.matchAll(/'([^']*)'|(\S+)/g)) words.push(m[1] ?? m[2]!);
+  return words;
+}
+
+/** Runs a `curl` line with fetch: -X method, -H headers, -d body, and the URL. */
+async function runCurl(line: string): Promise<Response> {
+  const words = shellWords(line.trim());
+  expect(words[0]).toBe('curl');
+  let method = 'GET';
+  const headers: Record<string, string> = {};
+  let body: string | undefined;
+  let url = '';
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === '-X') method = words[++i]!;
+    else if (w === '-H') {
+      const h = words[++i]!;
+      headers[h.slice(0, h.indexOf(':')).trim()] = h.slice(h.indexOf(':') + 1).trim();
+    } else if (w === '-d') body = words[++i]!;
+    else if (w === '-s') continue;
+    else url = w;
+  }
+  return fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.on('exit', (code) => r(code))));
+
+describe("a newcomer's first start", () => {
+  it('prints a demo account and a curl line that answers 200, stops cleanly, and keeps the account', async () => {
+    const first = start();
+    const out = await first.ready;
+    const user = /username (\S+), API key ([0-9a-f]{32})/.exec(out);
+    expect(user, out).not.toBeNull();
+    const curl = out.split('\n').find((l) => l.trim().startsWith('curl '));
+    expect(curl, out).toBeDefined();
+    const r = await runCurl(curl!);
+    const text = await r.text();
+    expect(r.status, text).toBe(200);
+    expect(r.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+    expect(JSON.parse(text)).toBeTypeOf('object');
+
+    first.child.kill('SIGTERM');
+    expect(await exited(first.child)).toBe(0);
+
+    // A second start over the same file finds the account and prints no new key.
+    const second = start();
+    const out2 = await second.ready;
+    expect(out2).not.toMatch(/demo account created/);
+    const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out2)![1];
+    const again = await runCurl(curl!.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`));
+    expect(again.status).toBe(200);
+    second.child.kill('SIGINT');
+    expect(await exited(second.child)).toBe(0);
+  }, 60_000);
+});
