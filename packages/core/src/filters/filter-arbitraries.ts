@@ -1,5 +1,5 @@
 import { fc } from '@fast-check/vitest';
-import type { Argument, Condition, Definition, Expr, Operator, TagRule } from './ast.ts';
+import type { Argument, Condition, Definition, Expr, Operator, Switch, TagRule } from './ast.ts';
 import { CASE_OPERATORS } from './parser.ts';
 
 /**
@@ -69,8 +69,8 @@ export const conditionArb: fc.Arbitrary<Condition> = fc.constantFrom(...OPS).cha
       cs: CASE_OPERATORS.has(op) ? fc.boolean() : fc.constant(false),
       switches:
         op === 'contains' || op === 'contains_any'
-          ? fc.constantFrom([], [{ name: 'case', arg: 'true' }], [{ name: 'keep', arg: 'classic' }])
-          : fc.constant([]),
+          ? fc.constantFrom<Switch[]>([], [{ name: 'case', arg: 'true' }], [{ name: 'keep', arg: 'classic' }])
+          : fc.constant<Switch[]>([]),
       arg: argumentFor(op),
     })
     .map((r) => ({ type: 'cond' as const, op, ...r })),

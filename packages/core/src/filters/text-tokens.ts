@@ -53,8 +53,8 @@ export function indexOfPhrase(tokens: string[], phrase: string[], from = 0): num
 }
 
 /**
- * Whether every word occurs inside some window of `distance` consecutive tokens (the window counts the
- * words themselves).
+ * Whether every word occurs inside some window of `distance` consecutive words (the window counts the
+ * words themselves; punctuation tokens are not words and take no place in it).
  */
 export function withinWindow(tokens: string[], words: string[], distance: number): boolean {
   const want = new Map<string, number>();
@@ -66,9 +66,14 @@ export function withinWindow(tokens: string[], words: string[], distance: number
   let covered = 0;
   let left = 0;
   const hits: Array<[number, number]> = [];
+  let position = 0;
   for (let i = 0; i < tokens.length; i++) {
-    const w = want.get(tokens[i]!);
-    if (w !== undefined) hits.push([i, w]);
+    const t = tokens[i]!;
+    const c = t.charCodeAt(0);
+    if (!isWordChar(c, t[0]!)) continue;
+    const w = want.get(t);
+    if (w !== undefined) hits.push([position, w]);
+    position++;
   }
   for (let r = 0; r < hits.length; r++) {
     const [, w] = hits[r]!;
