@@ -10,3 +10,4 @@ export * from './params.ts';
 export * from './handler.ts';
 export * from './engine.ts';
 export * from './decider-spec.ts';
+export * from './replay.ts';
