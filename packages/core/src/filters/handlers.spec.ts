@@ -12,7 +12,7 @@ async function setup() {
   const store = new MemoryEventStore();
   const engine = createEngine({ store, clock, ids: seededIds(11) });
   await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
-  const call = (endpoint: string, params: Record<string, unknown> = {}, version: VersionId = '1.6') =>
+  const call = (endpoint: string, params: Record<string, unknown> = {}, version: VersionId = '1.5') =>
     engine.call({ version, endpoint, credentials: creds, params });
   return { engine, store, time, call };
 }
