@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { AggregateLoader, creditsDecider, creditsStream, replay, SNAPSHOT_EVERY, type EventStore, type NewEvent } from '@sdp/core';
+import { openSqliteStore } from './sqlite-store.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sdp-snapshots-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const T = Date.parse('2026-03-01T10:00:00Z');
+const charge = (i: number): NewEvent => ({
+  id: `c${i}`,
+  type: 'CreditsCharged',
+  data: { at: T + i, endpoint: 'core.balance', lines: [{ key: 'general', cost: 1, start: T }] },
+  time: T + i,
+});
+
+/** Counts the events a store hands out, so a test can tell what a load cost. */
+function counting(store: EventStore): { store: EventStore; read: () => number } {
+  let read = 0;
+  const wrapped: EventStore = Object.assign(Object.create(store) as EventStore, {
+    readStream: async (stream: string, after?: number) => {
+      const events = await store.readStream(stream, after);
+      read += events.length;
+      return events;
+    },
+  });
+  return { store: wrapped, read: () => read };
+}
+
+it('after a restart, an account with 100,000 charges loads from its snapshot, reading fewer than SNAPSHOT_EVERY events', { timeout: 120_000 }, async () => {
+  const path = join(dir, 'long.db');
+  const first = await openSqliteStore(path);
+  const total = 100_000;
+  for (let v = 0; v < total; v += 10_000) {
+    await first.append([{ stream: creditsStream('long'), expectedVersion: v, events: Array.from({ length: 10_000 }, (_, i) => charge(v + i)) }]);
+  }
+  await first.append([{ stream: creditsStream('short'), expectedVersion: 0, events: [charge(1), charge(2)] }]);
+  // The first load after the import folds everything once and leaves a snapshot behind.
+  const loaded = await new AggregateLoader(first).load(creditsDecider, creditsStream('long'));
+  expect(loaded.version).toBe(total);
+  expect(loaded.state.windows.general!.used).toBe(total);
+  await first.append([{ stream: creditsStream('long'), expectedVersion: total, events: [charge(total), charge(total + 1)] }]);
+  await first.close();
+
+  const reopened = await openSqliteStore(path);
+  const { store, read } = counting(reopened);
+  const loader = new AggregateLoader(store);
+  const long = await loader.load(creditsDecider, creditsStream('long'));
+  expect(long.version).toBe(total + 2);
+  expect(long.state.windows.general!.used).toBe(total + 2);
+  expect(read()).toBe(2);
+  expect(read()).toBeLessThan(SNAPSHOT_EVERY);
+  const short = await loader.load(creditsDecider, creditsStream('short'));
+  expect(short.version).toBe(2);
+
+  // The snapshot agrees with the log.
+  const report = await replay(reopened, [{ decider: creditsDecider, prefix: 'credits:' }]);
+  expect(report.snapshotsChecked).toBe(1);
+  expect(report.mismatches).toEqual([]);
+  await reopened.close();
+});
