@@ -1,13 +1,18 @@
+import { BadRequest, NotFound } from '../engine/errors.ts';
 import type { CallContext } from '../engine/handler.ts';
+import { loadFilter } from '../filters/filter-store.ts';
+import { archiveInteractions } from '../historics/archive.ts';
+import { historicsFilter, historicsQuery } from '../historics/handlers.ts';
+import { timelineProgress, timelineStatus } from '../historics/progress.ts';
 import { recordedInteractions } from '../recording-index/record-interactions.ts';
 import { RETENTION_MS } from '../recording-index/recording-index.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import type { PushSubscription } from './push-subscription.ts';
 
 /**
- * What a subscription's source produced from `from` to `until` (Unix ms, both inclusive), in the order
- * it is delivered. The order must only ever grow at its end, so that a feed position (a cursor) keeps
- * naming the same interaction.
+ * What a subscription's source produced from `from` to `until` (Unix ms, both inclusive; a historics
+ * query's own period governs its results instead), in the order it is delivered. The order must only
+ * ever grow at its end, so that a feed position (a cursor) keeps naming the same interaction.
  */
 export type PushFeed = (ctx: CallContext, sub: PushSubscription, from: number, until: number) => Promise<unknown[]>;
 
@@ -17,7 +22,7 @@ export type PushFeed = (ctx: CallContext, sub: PushSubscription, from: number, u
  */
 export const subscriptionFeed: PushFeed = async (ctx, sub, from, until) => {
   if (until < from) return [];
-  return sub.hash_type === 'stream' ? recordedWithHash(ctx, sub.hash, from, until) : historicsResults(ctx, sub.hash, from, until);
+  return sub.hash_type === 'stream' ? recordedWithHash(ctx, sub.hash, from, until) : historicsResults(ctx, sub.hash);
 };
 
 /**
@@ -40,7 +45,30 @@ async function recordedWithHash(ctx: CallContext, hash: string, from: number, un
   return out;
 }
 
-/** Historics results come from the historics module once it lands; until then a query yields nothing. */
-async function historicsResults(_ctx: CallContext, _historicsId: string, _from: number, _until: number): Promise<unknown[]> {
-  return [];
+/**
+ * A historics query's results: what the archive holds for its filter, sources and period, released as
+ * the query progresses (all of them once it has succeeded; nothing before it runs). The retention cut is
+ * taken at the period's start, so results already released do not move as the clock runs on.
+ */
+async function historicsResults(ctx: CallContext, historicsId: string): Promise<unknown[]> {
+  const q = await historicsQuery(ctx.uow, ctx.account.username, historicsId);
+  if (!q) return [];
+  const status = timelineStatus(q, ctx.now);
+  if (status === 'init' || status === 'queued') return [];
+  const filter = await historicsFilter(ctx.uow, q.hash);
+  const from = q.start * 1000;
+  const reader = { uow: ctx.uow, account: ctx.account, now: Math.min(ctx.now, from + RETENTION_MS) };
+  const results = await archiveInteractions(reader, filter, q.sources, from, q.end * 1000);
+  const released = status === 'succeeded' ? results.length : Math.floor((results.length * timelineProgress(q, ctx.now)) / 100);
+  return results.slice(0, released).map((r) => r.interaction);
+}
+
+/** A subscription must name something the account has: a compiled filter, or one of its historics queries. */
+export async function checkFeedSource(ctx: CallContext, hashType: 'stream' | 'historic', id: string): Promise<void> {
+  if (hashType === 'stream') {
+    if (!(await loadFilter(ctx.uow, id))) throw new BadRequest('hash must be a valid hash: no filter was compiled with it');
+    return;
+  }
+  const q = await historicsQuery(ctx.uow, ctx.account.username, id);
+  if (!q) throw new NotFound(`No historic found with the ID ${id}`);
 }

@@ -2,7 +2,7 @@ import { atLeast } from '../catalogue/versions.ts';
 import { BadRequest, NotFound } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import type { Params } from '../engine/params.ts';
-import { subscriptionFeed, type PushFeed } from './feed.ts';
+import { checkFeedSource, subscriptionFeed, type PushFeed } from './feed.ts';
 import { pullFormatOf, validateOutput } from './output-types.ts';
 import { DEFAULT_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
 import {
@@ -132,6 +132,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       if (initial !== undefined && !INITIAL_STATUSES.includes(initial as PushStatus)) {
         throw new BadRequest(`initial_status must be one of ${INITIAL_STATUSES.join(', ')}`);
       }
+      await checkFeedSource(ctx, hash !== undefined ? 'stream' : 'historic', (hash ?? historicsId)!);
       const sub = await run(ctx, {
         type: 'CreatePush',
         id: ctx.ids.hex(32),
