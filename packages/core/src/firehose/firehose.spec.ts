@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { Engine } from '../engine/engine.ts';
+import { MemoryEventStore } from '../engine/memory-store.ts';
+import { seededIds } from '../engine/ports.ts';
+import { filterHandlers } from '../filters/handlers.ts';
+import { recordingHandlers } from '../recordings/handlers.ts';
+import { readTarget } from '../filters/index.ts';
+import { firehose } from './firehose.ts';
+import { firehoseBetween, firehoseMinute } from './synthetic-interactions.ts';
+
+const T0 = Date.parse('2026-04-01T00:00:00Z');
+
+describe('the synthetic firehose', () => {
+  test.prop([fc.integer(), fc.constantFrom('facebook' as const, 'linkedin' as const), fc.integer({ min: 29_000_000, max: 30_000_000 })])(
+    'is deterministic for a seed, service and minute',
+    (seed, service, minute) => {
+      expect(firehoseMinute(seed, service, minute, 20)).toEqual(firehoseMinute(seed, service, minute, 20));
+    },
+  );
+
+  test.prop([fc.integer(), fc.integer({ min: 1, max: 30 * 60_000 }), fc.integer({ min: 1, max: 8 })], { numRuns: 30 })(
+    'any split of a window feeds each interaction exactly once, in time order',
+    (seed, cut, perMinute) => {
+      const whole = [...firehoseBetween(seed, 'facebook', perMinute, T0, T0 + 30 * 60_000)];
+      const split = [...firehoseBetween(seed, 'facebook', perMinute, T0, T0 + cut), ...firehoseBetween(seed, 'facebook', perMinute, T0 + cut, T0 + 30 * 60_000)];
+      expect(split).toEqual(whole);
+      expect(whole).toHaveLength(30 * perMinute);
+      const times = whole.map((i) => readTarget(i, 'interaction.created_at') as number);
+      expect([...times].sort((a, b) => a - b)).toEqual(times);
+    },
+  );
+
+  it('has realistic spreads over the targets analysis counts', () => {
+    const items = [...firehoseBetween(7, 'facebook', 200, T0, T0 + 50 * 60_000)];
+    const share = (target: string, value: string) => items.filter((i) => readTarget(i, target) === value).length / items.length;
+    expect(share('fb.author.gender', 'female')).toBeGreaterThan(0.4);
+    expect(share('fb.author.gender', 'male')).toBeGreaterThan(0.4);
+    expect(share('fb.author.country', 'United States')).toBeGreaterThan(0.2);
+    expect(share('fb.type', 'like')).toBeGreaterThan(0.3);
+    const authors = new Set(items.map((i) => readTarget(i, 'fb.author.id')));
+    expect(authors.size).toBeGreaterThan(1000);
+    expect(authors.size).toBeLessThan(items.length);
+    const li = firehoseMinute(7, 'linkedin', 1, 50);
+    expect(li.every((i) => typeof readTarget(i, 'li.user.member.country') === 'string')).toBe(true);
+  });
+
+  it('switched on for an account, feeds its running recordings up to now, once', async () => {
+    const time = { now: T0 };
+    const engine = new Engine({ store: new MemoryEventStore(), clock: { now: () => time.now }, ids: seededIds(5), handlers: { ...filterHandlers, ...recordingHandlers } });
+    await engine.openAccount({ username: 'op', api_key: 'op-key-0001' });
+    const call = (endpoint: string, params: Record<string, unknown>) => engine.call({ version: '1.5', endpoint, credentials: { username: 'op', apiKey: 'op-key-0001' }, params });
+    const hash = ((await call('insight.compile', { csdl: 'fb.author.gender == "female"' })).body as { hash: string }).hash;
+    const id = ((await call('insight.start', { hash, name: 'women' })).body as { id: string }).id;
+    await firehose.switchOn(engine, 'op', { service: 'facebook', perMinute: 30, seed: 3 });
+    time.now += 25 * 60_000;
+    const first = await firehose.catchUp(engine, 'op');
+    expect(first.accepted).toBe(25 * 30);
+    expect(first.recorded).toBeGreaterThan(200);
+    expect(await firehose.catchUp(engine, 'op')).toEqual({ accepted: 0, recorded: 0 });
+    const g = await call('insight.get', { id });
+    expect((g.body as { volume: number }).volume).toBe(first.recorded);
+    await expect(firehose.switchOn(engine, 'op', { service: 'twitter' })).rejects.toThrow(/firehose service/);
+  });
+});

@@ -1,0 +1,173 @@
+import { accountDecider, accountStream } from '../accounting/account.ts';
+import type { Decider, DomainEvent } from '../engine/decider.ts';
+import { evolveWith } from '../engine/decider.ts';
+import type { Engine } from '../engine/engine.ts';
+import { BadRequest, NotFound } from '../engine/errors.ts';
+import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import type { Interaction } from '../filters/index.ts';
+import { recordInteractions, type RecordResult } from '../recording-index/record-interactions.ts';
+import { RETENTION_MS } from '../recording-index/recording-index.ts';
+import { FIREHOSE_SERVICES, firehoseBetween, type FirehoseService } from './synthetic-interactions.ts';
+
+/**
+ * The synthetic firehose an operator switches on per account, so that a fresh server has data. Its
+ * progress is a pure function of its events and the clock: `catchUpFirehose` feeds everything from where
+ * it last stopped to now, and records how far it got in the same write as what it recorded.
+ */
+export interface FirehoseOptions {
+  service: FirehoseService;
+  perMinute: number;
+  seed: number;
+}
+
+export const MAX_PER_MINUTE = 100_000;
+
+/** Reads operator input (JSON) into options, each refusal a 400 naming the field. */
+export function readFirehoseOptions(raw: unknown, services: readonly string[]): FirehoseOptions {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadRequest('firehose options must be a JSON object with service, perMinute and seed');
+  const o = raw as Record<string, unknown>;
+  const service = o.service ?? 'facebook';
+  if (typeof service !== 'string' || !(FIREHOSE_SERVICES as readonly string[]).includes(service)) {
+    throw new BadRequest(`firehose service must be one of ${FIREHOSE_SERVICES.join(', ')}`);
+  }
+  if (!services.includes(service)) throw new BadRequest(`service is invalid; valid values are: ${services.join(',')}`);
+  const perMinute = o.perMinute ?? o.per_minute ?? 60;
+  if (typeof perMinute !== 'number' || !Number.isInteger(perMinute) || perMinute < 1 || perMinute > MAX_PER_MINUTE) {
+    throw new BadRequest(`firehose perMinute must be a whole number from 1 to ${MAX_PER_MINUTE}`);
+  }
+  const seed = o.seed ?? 1;
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw new BadRequest('firehose seed must be a whole number');
+  return { service: service as FirehoseService, perMinute, seed };
+}
+
+export interface FirehoseState {
+  on: boolean;
+  options: FirehoseOptions | null;
+  /** Unix ms up to which the firehose has been fed (exclusive). */
+  fedUntil: number;
+}
+
+export type FirehoseEvent =
+  | DomainEvent<'FirehoseSwitchedOn', { options: FirehoseOptions; from: number }>
+  | DomainEvent<'FirehoseSwitchedOff', { at: number }>
+  | DomainEvent<'FirehoseFed', { until: number }>;
+
+export type FirehoseCommand =
+  | { type: 'SwitchOn'; options: FirehoseOptions; at: number }
+  | { type: 'SwitchOff'; at: number }
+  | { type: 'MarkFed'; until: number };
+
+export const firehoseStream = (username: string): string => `firehose:${username}`;
+
+export const firehoseDecider: Decider<FirehoseState, FirehoseCommand, FirehoseEvent> = {
+  name: 'firehose.v1',
+  initialState: () => ({ on: false, options: null, fedUntil: 0 }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'SwitchOn':
+        if (state.on && JSON.stringify(state.options) === JSON.stringify(command.options)) return [];
+        return [{ type: 'FirehoseSwitchedOn', data: { options: command.options, from: Math.max(command.at, state.fedUntil) } }];
+      case 'SwitchOff':
+        return state.on ? [{ type: 'FirehoseSwitchedOff', data: { at: command.at } }] : [];
+      case 'MarkFed':
+        return command.until > state.fedUntil ? [{ type: 'FirehoseFed', data: { until: command.until } }] : [];
+    }
+  },
+  evolve: evolveWith<FirehoseState, FirehoseEvent>({
+    FirehoseSwitchedOn(s, d) {
+      s.on = true;
+      s.options = d.options;
+      s.fedUntil = d.from;
+    },
+    FirehoseSwitchedOff(s) {
+      s.on = false;
+    },
+    FirehoseFed(s, d) {
+      s.fedUntil = d.until;
+    },
+  }),
+};
+
+async function accountIn(uow: UnitOfWork, username: string) {
+  const account = await uow.load(accountDecider, accountStream(username));
+  if (!account.exists) throw new NotFound(`No account named ${username}`);
+  return account;
+}
+
+/** Feeds one window of a seed's firehose to an account's running recordings, in batches. */
+export async function feed(engine: Engine, username: string, options: FirehoseOptions, fromMs: number, toMs: number, batchSize = 5_000): Promise<RecordResult> {
+  const total: RecordResult = { accepted: 0, recorded: 0 };
+  let batch: Interaction[] = [];
+  const flush = async () => {
+    const items = batch;
+    batch = [];
+    const r = await engine.command(async (uow) => {
+      const account = await accountIn(uow, username);
+      return recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, items);
+    });
+    total.accepted += r.accepted;
+    total.recorded += r.recorded;
+  };
+  for (const i of firehoseBetween(options.seed, options.service, options.perMinute, fromMs, toMs)) {
+    batch.push(i);
+    if (batch.length >= batchSize) await flush();
+  }
+  if (batch.length > 0) await flush();
+  return total;
+}
+
+export async function switchFirehoseOn(engine: Engine, username: string, raw: unknown): Promise<FirehoseState> {
+  return engine.command(async (uow) => {
+    const account = await accountIn(uow, username);
+    const options = readFirehoseOptions(raw, account.package.services);
+    return (await uow.execute(firehoseDecider, firehoseStream(username), { type: 'SwitchOn', options, at: uow.now })).state;
+  });
+}
+
+export async function switchFirehoseOff(engine: Engine, username: string): Promise<FirehoseState> {
+  return engine.command(async (uow) => {
+    await accountIn(uow, username);
+    return (await uow.execute(firehoseDecider, firehoseStream(username), { type: 'SwitchOff', at: uow.now })).state;
+  });
+}
+
+const CHUNK_MS = 10 * 60_000;
+
+/**
+ * Feeds a switched-on firehose up to the clock's now, in chunks of ten minutes; each chunk's
+ * interactions and its `FirehoseFed` mark commit together, so a crash never feeds a minute twice.
+ * Windows older than the index retention are skipped.
+ */
+export async function catchUpFirehose(engine: Engine, username: string): Promise<RecordResult> {
+  const total: RecordResult = { accepted: 0, recorded: 0 };
+  for (;;) {
+    const step = await engine.command(async (uow) => {
+      const account = await accountIn(uow, username);
+      const state = await uow.load(firehoseDecider, firehoseStream(username));
+      if (!state.on || !state.options) return null;
+      const from = Math.max(state.fedUntil, uow.now - RETENTION_MS);
+      const to = Math.min(uow.now, from + CHUNK_MS);
+      if (to <= from) return null;
+      const items = [...firehoseBetween(state.options.seed, state.options.service, state.options.perMinute, from, to)];
+      const r = await recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, items);
+      await uow.execute(firehoseDecider, firehoseStream(username), { type: 'MarkFed', until: to });
+      return r;
+    });
+    if (!step) return total;
+    total.accepted += step.accepted;
+    total.recorded += step.recorded;
+  }
+}
+
+export async function firehoseState(engine: Engine, username: string): Promise<FirehoseState> {
+  return engine.command((uow) => uow.load(firehoseDecider, firehoseStream(username)));
+}
+
+/** The operator's handle on the firehose (the server's operator API calls these). */
+export const firehose = {
+  feed,
+  switchOn: switchFirehoseOn,
+  switchOff: switchFirehoseOff,
+  catchUp: catchUpFirehose,
+  state: firehoseState,
+};

@@ -1,0 +1,3 @@
+export * from './seeded-random.ts';
+export * from './synthetic-interactions.ts';
+export * from './firehose.ts';
