@@ -21,7 +21,7 @@ export interface MatchResult {
 /** Per-interaction scratch space: tokenized and lower-cased values shared by every condition. */
 export interface Scope {
   i: Interaction;
-  memo: Map<string, unknown>;
+  memo: Map<string, unknown> | undefined;
 }
 
 export type Test = (s: Scope) => boolean;
@@ -60,6 +60,37 @@ export function readTarget(i: Interaction, path: string): unknown {
     SPLIT_CACHE.set(path, segs);
   }
   return readPath(i, segs, 0);
+}
+
+/** A reader for one target, its path split once (the evaluator's hot path). */
+function reader(path: string): (i: Interaction) => unknown {
+  const segs = path.split('.');
+  if (segs.length === 2) {
+    const [a, b] = segs as [string, string];
+    return (i) => {
+      const flat = i[path];
+      if (flat !== undefined) return flat;
+      const v = i[a];
+      if (v === null || v === undefined || typeof v !== 'object') return undefined;
+      return Array.isArray(v) ? readPath(v, segs, 1) : (v as Record<string, unknown>)[b];
+    };
+  }
+  if (segs.length === 3) {
+    const [a, b, c] = segs as [string, string, string];
+    return (i) => {
+      const flat = i[path];
+      if (flat !== undefined) return flat;
+      const v = i[a];
+      if (v === null || v === undefined || typeof v !== 'object' || Array.isArray(v)) return readPath(v, segs, 1);
+      const w = (v as Record<string, unknown>)[b];
+      if (w === null || w === undefined || typeof w !== 'object' || Array.isArray(w)) return readPath(w, segs, 2);
+      return (w as Record<string, unknown>)[c];
+    };
+  }
+  return (i) => {
+    const flat = i[path];
+    return flat !== undefined ? flat : readPath(i, segs, 0);
+  };
 }
 
 function readPath(v: unknown, segs: string[], from: number): unknown {
@@ -109,35 +140,33 @@ function numberOf(x: unknown): number {
 // Compiling conditions to closures
 
 /** Token lists of a target's values, memoised per interaction and case mode. */
-function tokensOf(s: Scope, target: string, cs: boolean): string[][] {
-  const key = cs ? `T|${target}` : `t|${target}`;
-  let t = s.memo.get(key) as string[][] | undefined;
+function tokensOf(s: Scope, key: string, read: (i: Interaction) => unknown, cs: boolean): string[][] {
+  let t = s.memo?.get(key) as string[][] | undefined;
   if (t) return t;
   t = [];
-  const v = readTarget(s.i, target);
+  const v = read(s.i);
   const push = (x: unknown): void => {
     const text = textOf(x);
     if (text !== undefined && text !== '') t!.push(tokenize(cs ? text : text.toLowerCase()));
   };
   if (Array.isArray(v)) v.forEach(push);
   else push(v);
-  s.memo.set(key, t);
+  (s.memo ??= new Map()).set(key, t);
   return t;
 }
 
-function textsOf(s: Scope, target: string, cs: boolean): string[] {
-  const key = cs ? `S|${target}` : `s|${target}`;
-  let t = s.memo.get(key) as string[] | undefined;
+function textsOf(s: Scope, key: string, read: (i: Interaction) => unknown, cs: boolean): string[] {
+  let t = s.memo?.get(key) as string[] | undefined;
   if (t) return t;
   t = [];
-  const v = readTarget(s.i, target);
+  const v = read(s.i);
   const push = (x: unknown): void => {
     const text = textOf(x);
     if (text !== undefined) t!.push(cs ? text : text.toLowerCase());
   };
   if (Array.isArray(v)) v.forEach(push);
   else push(v);
-  s.memo.set(key, t);
+  (s.memo ??= new Map()).set(key, t);
   return t;
 }
 
@@ -200,11 +229,14 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
   const target = c.target;
   const cs = caseSensitive(c, kind);
   const a = c.arg;
-  const read = (s: Scope): unknown => readTarget(s.i, target);
+  const readI = reader(target);
+  const read = (s: Scope): unknown => readI(s.i);
   const fold = (x: string): string => (cs ? x : x.toLowerCase());
+  const tokenKey = cs ? `T|${target}` : `t|${target}`;
+  const textKey = cs ? `S|${target}` : `s|${target}`;
   const anyTokens = (pred: (tokens: string[]) => boolean): Test => (s) => {
-    const lists = tokensOf(s, target, cs);
-    for (const t of lists) if (pred(t)) return true;
+    const lists = tokensOf(s, tokenKey, readI, cs);
+    for (let k = 0; k < lists.length; k++) if (pred(lists[k]!)) return true;
     return false;
   };
   switch (c.op) {
@@ -246,13 +278,13 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     }
     case 'substr': {
       const needle = fold((a as { value: string }).value);
-      return (s) => textsOf(s, target, cs).some((x) => x.includes(needle));
+      return (s) => textsOf(s, textKey, readI, cs).some((x) => x.includes(needle));
     }
     case 'regex_partial':
     case 'regex_exact': {
       const src = (a as { value: string }).value;
       const re = new RegExp(c.op === 'regex_exact' ? `^(?:${src})$` : src);
-      return (s) => textsOf(s, target, true).some((x) => re.test(x));
+      return (s) => textsOf(s, `S|${target}`, readI, true).some((x) => re.test(x));
     }
     case 'in': {
       if (a!.kind === 'ints') {
@@ -322,6 +354,48 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
   }
 }
 
+/**
+ * The words of a `contains` / `contains_any` whose every item is a single token, or undefined. Such
+ * conditions under one `or` on the same target are merged into one set lookup per token: the order of
+ * an `or`'s members never changes its answer, and a 40-keyword filter then reads the text once.
+ */
+function singleWords(e: Expr, kind: FilterKind): { key: string; target: string; cs: boolean; words: string[] } | undefined {
+  if (e.type !== 'cond' || (e.op !== 'contains' && e.op !== 'contains_any')) return undefined;
+  if (e.switches.some((w) => w.name !== 'case')) return undefined;
+  const cs = caseSensitive(e, kind);
+  const raw = e.arg?.kind === 'string' ? [e.arg.value] : listItems(e.arg);
+  const words: string[] = [];
+  for (const item of raw) {
+    const t = tokenize(cs ? item : item.toLowerCase());
+    if (t.length !== 1) return undefined;
+    words.push(t[0]!);
+  }
+  return words.length > 0 ? { key: cs ? `T|${e.target}` : `t|${e.target}`, target: e.target, cs, words } : undefined;
+}
+
+function mergeWordTests(items: Expr[], kind: FilterKind): Test[] {
+  const groups = new Map<string, { target: string; cs: boolean; words: Set<string> }>();
+  for (const x of items) {
+    const w = singleWords(x, kind);
+    if (!w) continue;
+    let g = groups.get(w.key);
+    if (!g) groups.set(w.key, (g = { target: w.target, cs: w.cs, words: new Set() }));
+    for (const word of w.words) g.words.add(word);
+  }
+  return [...groups.entries()].map(([key, g]) => {
+    const readI = reader(g.target);
+    const words = g.words;
+    return (s: Scope) => {
+      const lists = tokensOf(s, key, readI, g.cs);
+      for (let k = 0; k < lists.length; k++) {
+        const t = lists[k]!;
+        for (let j = 0; j < t.length; j++) if (words.has(t[j]!)) return true;
+      }
+      return false;
+    };
+  });
+}
+
 export function compileExpr(e: Expr, kind: FilterKind, resolve: Resolve): Test {
   switch (e.type) {
     case 'cond':
@@ -342,7 +416,8 @@ export function compileExpr(e: Expr, kind: FilterKind, resolve: Resolve): Test {
       };
     }
     case 'or': {
-      const ts = e.items.map((x) => compileExpr(x, kind, resolve));
+      const ts = mergeWordTests(e.items, kind).concat(e.items.filter((x) => !singleWords(x, kind)).map((x) => compileExpr(x, kind, resolve)));
+      if (ts.length === 1) return ts[0]!;
       if (ts.length === 2) {
         const [x, y] = ts as [Test, Test];
         return (s) => x(s) || y(s);
@@ -435,7 +510,7 @@ export function compileDefinition(d: Definition, kind: FilterKind, resolve: Reso
     test,
     applyTags,
     match(i) {
-      const s: Scope = { i, memo: new Map() };
+      const s: Scope = { i, memo: undefined };
       if (!test(s)) return { matched: false, tags: [] };
       if (!hasTags) return { matched: true, tags: [] };
       const out: TagOutput = { tags: [], tree: undefined, scores: undefined };

@@ -5,9 +5,13 @@
  */
 const WORDISH = /[\p{L}\p{N}\p{M}]/u;
 
-function isWordChar(c: number, ch: string): boolean {
-  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-  return WORDISH.test(ch);
+/** ASCII letters and digits by table; anything else by its Unicode category. */
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_WORD[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? 1 : 0;
+
+function isWordChar(c: number, text: string, i: number): boolean {
+  if (c < 128) return ASCII_WORD[c] === 1;
+  return WORDISH.test(text[i]!);
 }
 
 function isSpace(c: number): boolean {
@@ -20,7 +24,7 @@ export function tokenize(text: string): string[] {
   let start = -1;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (isWordChar(c, text[i]!)) {
+    if (c < 128 ? ASCII_WORD[c] === 1 : WORDISH.test(text[i]!)) {
       if (start < 0) start = i;
       continue;
     }
@@ -70,7 +74,7 @@ export function withinWindow(tokens: string[], words: string[], distance: number
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const c = t.charCodeAt(0);
-    if (!isWordChar(c, t[0]!)) continue;
+    if (!isWordChar(c, t, 0)) continue;
     const w = want.get(t);
     if (w !== undefined) hits.push([position, w]);
     position++;
