@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CURRENT_VERSION, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
+import { AccountLanes } from './account-lanes.ts';
 import { readCredentials } from './credentials.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl } from './route.ts';
 import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
@@ -40,6 +41,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const mounts = new Map(Object.entries(options.mounts ?? {}));
   const requestIds = options.requestIds ?? true;
+  const lanes = new AccountLanes();
 
   async function serve(req: WireRequest, path: string, query: string): Promise<Served> {
     const first = segmentsOf(path)[0];
@@ -102,7 +104,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
 
     const credentials = readCredentials(req.header('authorization'), req.header('auth'));
     const call: ApiCall = { version: r.version, endpoint: r.endpoint.id, credentials, params, mediaType, ...(rawBody !== undefined ? { body: rawBody } : {}) };
-    const answer = await engine.call(call);
+    const answer = await lanes.run(credentials?.username, () => engine.call(call));
     return {
       response: encode(answer, r.version, base, r.head),
       username: credentials && answer.status !== 401 ? credentials.username : null,

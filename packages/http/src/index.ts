@@ -6,3 +6,4 @@ export * from './api-handler.ts';
 export * from './node-listener.ts';
 export * from './fetch-handler.ts';
 export * from './sample-paths.ts';
+export * from './account-lanes.ts';
