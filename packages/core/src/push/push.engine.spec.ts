@@ -204,3 +204,17 @@ describe('pull from a historics query', () => {
     expect((await p.call('push.pull', { id })).status).toBe(204);
   });
 });
+
+describe('registration', () => {
+  it('the platform engine serves push, pull, sources and ingestion', async () => {
+    const { createEngine } = await import('../platform.ts');
+    const engine = createEngine({ store: new MemoryEventStore(), clock: { now: () => T0 }, ids: seededIds(2) });
+    await engine.openAccount({ username: 'alice', api_key: 'alice-key-01' });
+    const call = (endpoint: string, params: Record<string, unknown> = {}, body?: string) =>
+      engine.call({ version: '1.5', endpoint, credentials: { username: 'alice', apiKey: 'alice-key-01' }, params, body });
+    expect((await call('push.validate', { output_type: 'pull' })).status).toBe(200);
+    expect((await call('push.pull', { id: '0'.repeat(32) })).status).toBe(404);
+    expect((await call('source.category.get')).status).toBe(200);
+    expect(await call('ingest', { source_id: '0'.repeat(32) }, '{}')).toMatchObject({ status: 404, body: { error: 'Unknown user source' } });
+  });
+});
