@@ -46,6 +46,12 @@ function remember<K>(map: Map<K, CompiledFilter>, key: K, f: CompiledFilter): vo
   if (map.size > MAX_CACHED) map.delete(map.keys().next().value as K);
 }
 
+/** Empties the caches (tests use it to show that loading from the store alone is enough). */
+export function forgetCompiledFilters(): void {
+  byHash.clear();
+  byText.clear();
+}
+
 /** A definition compiled in this process, by hash (undefined when it has not been seen here). */
 export function cachedFilter(hash: string): CompiledFilter | undefined {
   const f = byHash.get(hash);

@@ -114,6 +114,6 @@ const tagRuleArb: fc.Arbitrary<TagRule> = fc.oneof(
 
 export const definitionArb: fc.Arbitrary<Definition> = fc.oneof(
   exprArb.map((body) => ({ form: 'plain' as const, tags: [], body })),
-  fc.record({ form: fc.constant('return' as const), tags: fc.array(tagRuleArb, { maxLength: 3 }), body: exprArb }),
+  fc.record({ form: fc.constant('return' as const), tags: fc.array(tagRuleArb, { minLength: 1, maxLength: 3 }), body: exprArb }),
   fc.record({ form: fc.constant('tags-only' as const), tags: fc.array(tagRuleArb, { minLength: 1, maxLength: 3 }), body: fc.constant(null) }),
 );

@@ -45,7 +45,17 @@ describe('filter endpoints through engine.call', () => {
     });
   });
 
-  it('/dpu: 400 for a malformed hash, 404 for an unknown one, 400 for a historics id it cannot price', async () => {
+  it('/dpu with a historics_id answers the query\'s cost as a number, never null', async () => {
+    const { call, time } = await setup();
+    const { hash } = (await call('core.compile', { csdl: 'interaction.content contains "coffee"' })).body as { hash: string };
+    const end = Math.floor(time.now / 1000) - 86_400;
+    const prepared = await call('historics.prepare', { hash, start: end - 3600, end, sources: 'facebook', name: 'past' });
+    expect(prepared.status).toBe(200);
+    const { id, dpus } = prepared.body as { id: string; dpus: number };
+    expect(await call('core.dpu', { historics_id: id })).toMatchObject({ status: 200, body: { dpu: dpus, detail: {} } });
+  });
+
+  it('/dpu: 400 for a malformed hash, 404 for an unknown one, 400 for an unknown historics id', async () => {
     const { call } = await setup();
     expect(await call('core.dpu', { hash: 'nope' })).toMatchObject({ status: 400, body: { error: 'Unable to get DPU [400]' } });
     expect((await call('core.dpu', { hash: 'f'.repeat(32) })).status).toBe(404);

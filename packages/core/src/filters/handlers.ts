@@ -4,6 +4,7 @@ import { compileFilter, type CompiledFilter } from './compiled-filter.ts';
 import { dpuText } from './cost.ts';
 import { compileAndRegister, loadFilter } from './filter-store.ts';
 import { HASH } from './filter-registry.ts';
+import { historicsDecider, historicsStream, notFoundMessage } from '../historics/historics-query.ts';
 
 /** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (wire-facts §1.9). */
 function coreTime(ms: number): string {
@@ -44,9 +45,13 @@ export const filterHandlers: HandlerTable = {
       if (!f) throw new NotFound(`No compiled filter with the hash ${hash}`);
       return { body: f.cost() };
     }
-    if (ctx.params.has('historics_id')) {
-      // Historics queries keep no cost of their own here yet: refused rather than answered with a null.
-      throw new BadRequest('Unable to get DPU [400]', { original_error: 'the cost of a historics query is not available' });
+    const historicsId = ctx.params.string('historics_id');
+    if (historicsId !== undefined) {
+      // The query's cost was fixed when it was prepared; answered as a number (a null dpu breaks clients).
+      const queries = await ctx.uow.load(historicsDecider, historicsStream(ctx.account.username));
+      const q = queries.byId[historicsId];
+      if (!q) throw new BadRequest('Unable to get DPU [400]', { original_error: notFoundMessage(historicsId) });
+      return { body: { dpu: q.dpu, detail: {} } };
     }
     throw new BadRequest("Missing param 'hash'");
   },

@@ -55,6 +55,10 @@ describe('the parser', () => {
     expect(a.hash).toBe(b.hash);
   });
 
+  it('reads a return block without tag rules as the plain filter it holds (same hash)', () => {
+    expect(compileFilter('return { fb.type exists }').hash).toBe(compileFilter('fb.type exists').hash);
+  });
+
   it('keeps \\, as a literal comma inside a list item, and trims items', () => {
     const d = parseDefinition('interaction.content contains_any "a\\, b\\, c, d ,  e"');
     expect(d.body).toMatchObject({ arg: { kind: 'list', items: ['a, b, c', 'd', 'e'] } });

@@ -83,7 +83,8 @@ class Parser {
         const body = this.expr();
         this.sym('}');
         if (!this.atEnd()) this.fail('the end of the definition after the return block');
-        return { form: 'return', tags, body };
+        // `return { x }` with no tag rules is the plain filter x: one meaning, one hash.
+        return tags.length === 0 ? { form: 'plain', tags, body } : { form: 'return', tags, body };
       }
       if (this.atEnd()) {
         if (tags.length === 0) this.fail(EXPECT_CONDITION);
