@@ -5,6 +5,9 @@ import { historicsHandlers } from './historics/index.ts';
 import { PUSH_HANDLERS } from './push/handlers.ts';
 import { SOURCE_HANDLERS } from './sources/handlers.ts';
 import { filterHandlers } from './filters/handlers.ts';
+import { recordingHandlers } from './recordings/index.ts';
+import { analysisHandlers } from './analysis/index.ts';
+import { usageHandlers } from './usage/index.ts';
 
 /**
  * Every aggregate's endpoint handlers, in one table. Each module exports its own `HandlerTable`; this
@@ -16,6 +19,9 @@ const MODULES: HandlerTable[] = [
   PUSH_HANDLERS,
   SOURCE_HANDLERS,
   filterHandlers,
+  recordingHandlers,
+  analysisHandlers,
+  usageHandlers,
 ];
 
 export const PLATFORM_HANDLERS: HandlerTable = Object.assign({}, ...MODULES);

@@ -1,0 +1,170 @@
+import { atLeast } from '../catalogue/versions.ts';
+import { creditsDecider, creditsStream, minuteMark, windowAt, type CreditsEvent } from '../accounting/credit-window.ts';
+import { limitingDayOf } from '../days/limiting-day.ts';
+import { BadRequest } from '../engine/errors.ts';
+import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { recordingIndex } from '../recording-index/recording-index.ts';
+import { recordingsDecider, recordingsStream, type Recording } from '../recordings/recording.ts';
+
+/**
+ * Usage and balance as projections over the event log: interactions kept come from the recording index
+ * (built from `InteractionsRecorded`), running time from the recordings' start and stop events, analysis
+ * queries from the credit charges, and the balance from the account's package.
+ */
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** `Tue, 16 Jan 2018 20:45:00 +0000` (wire-facts §1.9). */
+export function usageDate(ms: number): string {
+  return new Date(ms).toUTCString().replace('GMT', '+0000');
+}
+
+export const CORE_PERIODS = ['current', 'day', 'hour'] as const;
+export type CorePeriod = (typeof CORE_PERIODS)[number];
+
+/** The window of `/usage`: the last hour or day up to the current minute mark, or the limiting day so far. */
+export function coreUsageWindow(period: CorePeriod, now: number, mode: CallContext['settings']['limitingDay']): { from: number; to: number } {
+  const mark = minuteMark(now);
+  if (period === 'hour') return { from: mark - HOUR, to: mark };
+  if (period === 'day') return { from: mark - DAY, to: mark };
+  return { from: limitingDayOf(now, mode).start, to: now };
+}
+
+function runningMs(r: Recording, from: number, to: number): number {
+  let ms = 0;
+  for (const run of r.runs) {
+    const a = Math.max(run.start, from);
+    const b = Math.min(run.end ?? to, to);
+    if (b > a) ms += b - a;
+  }
+  return ms;
+}
+
+async function keptBetween(ctx: CallContext, recordings: Recording[], from: number, to: number): Promise<Map<string, number>> {
+  const index = await recordingIndex(ctx.uow.store);
+  const out = new Map<string, number>();
+  for (const r of recordings) {
+    const set = index.recording(r.id);
+    out.set(r.id, set ? set.rowsBetween(from, to).length : 0);
+  }
+  return out;
+}
+
+async function coreUsage(ctx: CallContext) {
+  const raw = ctx.params.string('period') ?? 'hour';
+  if (!(CORE_PERIODS as readonly string[]).includes(raw)) throw new BadRequest(`period is invalid; valid values are: ${CORE_PERIODS.join(',')}`);
+  const { from, to } = coreUsageWindow(raw as CorePeriod, ctx.now, ctx.settings.limitingDay);
+  const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
+  const recordings = state.order.map((id) => state.byId[id]!);
+  const kept = await keptBetween(ctx, recordings, from, to);
+  const streams: Record<string, { licenses: Record<string, number>; seconds: number }> = {};
+  for (const r of recordings) {
+    const seconds = Math.floor(runningMs(r, from, to) / 1000);
+    const n = kept.get(r.id) ?? 0;
+    if (seconds === 0 && n === 0) continue;
+    const s = (streams[r.hash] ??= { licenses: { interaction: 0 }, seconds: 0 });
+    s.licenses.interaction! += n;
+    s.licenses[r.service] = (s.licenses[r.service] ?? 0) + n;
+    s.seconds += seconds;
+  }
+  if (Object.keys(streams).length === 0) return { body: atLeast(ctx.version, '1.1') ? {} : [] };
+  return { body: { start: usageDate(from), end: usageDate(to), streams } };
+}
+
+export const ACCOUNT_PERIODS = ['hourly', 'daily', 'monthly'] as const;
+export type AccountPeriod = (typeof ACCOUNT_PERIODS)[number];
+
+/** The start of the bucket holding `ms`: UTC hours, limiting days, UTC calendar months. */
+export function usageBucket(period: AccountPeriod, ms: number, mode: CallContext['settings']['limitingDay']): number {
+  if (period === 'hourly') return Math.floor(ms / HOUR) * HOUR;
+  if (period === 'daily') return limitingDayOf(ms, mode).start;
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+const DEFAULT_SPAN: Record<AccountPeriod, number> = { hourly: DAY, daily: 30 * DAY, monthly: 365 * DAY };
+
+interface UsageLine {
+  quantity: number;
+  cost: number;
+  category: string;
+  unit: string;
+  source: string;
+  timestamp: number;
+}
+
+async function accountUsage(ctx: CallContext) {
+  const raw = ctx.params.string('period') ?? 'daily';
+  if (!(ACCOUNT_PERIODS as readonly string[]).includes(raw)) throw new BadRequest(`period is invalid; valid values are: ${ACCOUNT_PERIODS.join(',')}`);
+  const period = raw as AccountPeriod;
+  const endS = ctx.params.int('end', { min: 0 });
+  const to = endS === undefined ? ctx.now + 1 : endS * 1000;
+  const startS = ctx.params.int('start', { min: 0 });
+  const from = startS === undefined ? to - DEFAULT_SPAN[period] : startS * 1000;
+  if (from > to) throw new BadRequest('Start cannot be after end');
+  const mode = ctx.settings.limitingDay;
+  const lines = new Map<string, UsageLine>();
+  const add = (category: string, unit: string, source: string, at: number, quantity: number) => {
+    const timestamp = Math.floor(usageBucket(period, at, mode) / 1000);
+    const key = `${category}|${source}|${timestamp}`;
+    const line = lines.get(key);
+    if (line) line.quantity += quantity;
+    else lines.set(key, { quantity, cost: 0, category, unit, source, timestamp });
+  };
+  const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
+  const index = await recordingIndex(ctx.uow.store);
+  for (const id of state.order) {
+    const r = state.byId[id]!;
+    const set = index.recording(id);
+    if (!set) continue;
+    const rows = set.rowsBetween(from, to);
+    for (let k = 0; k < rows.length; k++) add('realtime', 'interaction', r.service, set.times.data[rows[k]!]!, 1);
+  }
+  for (const e of await ctx.uow.store.readStream(creditsStream(ctx.account.username))) {
+    if (e.type !== 'CreditsCharged') continue;
+    const d = (e as unknown as CreditsEvent).data;
+    if (d.endpoint === 'insight.analyze' && d.at >= from && d.at < to) add('analysis', 'query', '', d.at, 1);
+  }
+  const usage = [...lines.values()].sort((a, b) => a.timestamp - b.timestamp || (a.category < b.category ? -1 : a.category > b.category ? 1 : 0) || (a.source < b.source ? -1 : 1));
+  return { body: usage.length === 0 ? [] : { usage } };
+}
+
+/** `/balance`: the package's allowances with what is used of them now (wire-facts §3.12, allowances form). */
+async function balance(ctx: CallContext) {
+  const pkg = ctx.account.package;
+  const d = new Date(ctx.now);
+  const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
+  const index = await recordingIndex(ctx.uow.store);
+  let recorded = 0;
+  for (const id of state.order) recorded += index.recording(id)?.rowsBetween(monthStart, ctx.now + 1).length ?? 0;
+  const credits = await ctx.uow.load(creditsDecider, creditsStream(ctx.account.username));
+  const used = (key: string) => windowAt(credits, key, ctx.now).used;
+  const line = (name: string, categories: string[], allowance: number, usage: number) => ({
+    name,
+    categories,
+    cost: 0,
+    allowance,
+    remaining: Math.max(0, allowance - usage),
+    usage,
+  });
+  return {
+    body: {
+      balance: {
+        plan: 'subscription',
+        threshold: pkg.index_capacity_per_month,
+        allowances: [
+          line('Index capacity this month', ['realtime'], pkg.index_capacity_per_month, recorded),
+          line('API credits this hour', ['api'], pkg.credits_per_hour, used('general')),
+          line('Analysis credits this hour', ['analysis'], pkg.analyze_credits_per_hour, used('analyze')),
+        ],
+      },
+    },
+  };
+}
+
+export const usageHandlers: HandlerTable = {
+  'core.usage': coreUsage,
+  'account.usage': accountUsage,
+  'core.balance': balance,
+};
