@@ -2,6 +2,7 @@ import { Engine, type EngineOptions } from './engine/engine.ts';
 import type { HandlerTable } from './engine/handler.ts';
 import { identityAccess, identityHandlers } from './identities/index.ts';
 import { historicsHandlers } from './historics/index.ts';
+import { taskHandlers } from './tasks/index.ts';
 import { PUSH_HANDLERS } from './push/handlers.ts';
 import { SOURCE_HANDLERS } from './sources/handlers.ts';
 import { filterHandlers } from './filters/handlers.ts';
@@ -16,6 +17,7 @@ import { usageHandlers } from './usage/index.ts';
 const MODULES: HandlerTable[] = [
   identityHandlers,
   historicsHandlers,
+  taskHandlers,
   PUSH_HANDLERS,
   SOURCE_HANDLERS,
   filterHandlers,

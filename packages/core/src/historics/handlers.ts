@@ -84,7 +84,9 @@ export const historicsHandlers: HandlerTable = {
     const sample = ctx.params.int('sample') ?? 100;
     checkSpan(start, end);
     const filter = await historicsFilter(ctx.uow, hash);
-    const id = ctx.ids.hex(20);
+    const known = await ctx.uow.load(historicsDecider, stream(ctx));
+    let id = ctx.ids.hex(20);
+    while (known.byId[id] || known.deleted[id]) id = ctx.ids.hex(20);
     const dpu = historicsDpu(filter.cost().dpu, start, end);
     const { state } = await ctx.uow.execute(historicsDecider, stream(ctx), {
       type: 'PrepareHistorics',

@@ -63,7 +63,7 @@ export type HistoricsCommand =
 
 export const historicsStream = (username: string): string => `historics:${username}`;
 
-export const NAME_MAX = 255;
+export const HISTORICS_NAME_MAX = 255;
 export const SAMPLES = [10, 100] as const;
 export const MAX_SPAN_SECONDS = 366 * 86_400;
 
@@ -94,7 +94,7 @@ export function existingQuery(state: HistoricsQueries, id: string, message = not
 
 export function checkName(name: string): void {
   if (name.trim().length === 0) throw new BadRequest("Missing param 'name'");
-  if (name.length > NAME_MAX) throw new BadRequest(`name must be at most ${NAME_MAX} characters`);
+  if (name.length > HISTORICS_NAME_MAX) throw new BadRequest(`name must be at most ${HISTORICS_NAME_MAX} characters`);
 }
 
 /** The span rules shared by prepare and status: epoch seconds, start before end, not too long. */

@@ -81,8 +81,11 @@ const services = (ctx: CallContext): readonly string[] => ctx.account.package.se
 
 export const identityHandlers: HandlerTable = {
   async 'account.identity.create'(ctx) {
-    const id = ctx.ids.hex(32);
-    const apiKey = ctx.ids.hex(32);
+    const known = await load(ctx);
+    let id = ctx.ids.hex(32);
+    while (known.byId[id]) id = ctx.ids.hex(32);
+    let apiKey = ctx.ids.hex(32);
+    while (known.byKeyHash[hashApiKey(ctx.account.salt, apiKey)]) apiKey = ctx.ids.hex(32);
     const master = ctx.params.bool('master');
     const status = statusParam(ctx);
     const { state } = await ctx.uow.execute(identitiesDecider, stream(ctx), {

@@ -1,0 +1,162 @@
+import { analysisWindow, validateAnalysisRequest } from '../analysis/analysis-request.ts';
+import { queryFilterOf, runAnalysis } from '../analysis/run-analysis.ts';
+import { BadRequest, DomainError, NotFound, UnsupportedMediaType } from '../engine/errors.ts';
+import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { pageOf, readPaging } from '../identities/paging.ts';
+import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
+import {
+  QUEUE_LIMIT,
+  TASK_TYPES,
+  chooseSlot,
+  dueTasks,
+  queuedAt,
+  taskSlotsDecider,
+  allTasks,
+  taskById,
+  taskStatusAt,
+  tasksStream,
+  type AnalysisTask,
+  type TaskOutcome,
+  type TaskSlots,
+  type TaskType,
+} from './task-slot.ts';
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+const stream = (ctx: CallContext): string => tasksStream(ctx.account.username);
+const STATUSES = ['queued', 'completed'] as const;
+
+/** `result` is left out of lists (`null`), as the service answered them. */
+export function taskView(t: AnalysisTask, now: number, withResult: boolean): Record<string, unknown> {
+  const status = taskStatusAt(t, now);
+  const done = status === 'completed';
+  return {
+    id: t.id,
+    identity_id: t.identityId,
+    subscription_id: t.subscriptionId,
+    name: t.name,
+    type: t.type,
+    parameters: t.parameters,
+    result: withResult && done ? t.result : null,
+    usage: { analysis_tasks: 1 },
+    steps_completed: done ? 1 : null,
+    total_steps: done ? 1 : null,
+    message: done ? t.message : '',
+    status,
+    created_at: seconds(t.createdAt),
+    updated_at: seconds(done ? t.finishAt : t.createdAt),
+  };
+}
+
+function serviceParam(ctx: CallContext): string {
+  const service = ctx.params.requireString('service');
+  const allowed = ctx.account.package.services;
+  if (!allowed.includes(service)) throw new BadRequest(`service is invalid; valid values are: ${allowed.join(',')}`);
+  return service;
+}
+
+function typeParam(ctx: CallContext): string | undefined {
+  return ctx.params.string('type');
+}
+
+/** The result of a finished task, computed as of its finish over the recording it names. */
+export async function taskOutcome(ctx: CallContext, t: AnalysisTask): Promise<TaskOutcome> {
+  try {
+    const request = validateAnalysisRequest(t.parameters);
+    return { result: await runAnalysis({ uow: ctx.uow, now: t.finishAt, account: ctx.account }, t.subscriptionId, request), message: '' };
+  } catch (error) {
+    if (error instanceof DomainError && error.status < 500) return { result: null, message: error.message };
+    throw error;
+  }
+}
+
+/** Records the tasks the clock has finished, with their results, before any answer shows them. */
+async function settle(ctx: CallContext): Promise<TaskSlots> {
+  const state = await ctx.uow.load(taskSlotsDecider, stream(ctx));
+  const due = dueTasks(state, ctx.now);
+  if (due.length === 0) return state;
+  const results: Record<string, TaskOutcome> = {};
+  for (const t of due) results[t.id] = await taskOutcome(ctx, t);
+  return (await ctx.uow.execute(taskSlotsDecider, stream(ctx), { type: 'CompleteTasks', at: ctx.now, results })).state;
+}
+
+/** A new id no task of the account has (an id source may repeat itself; a seeded one does). */
+export function freshId(ctx: Pick<CallContext, 'ids'>, taken: (id: string) => boolean, length: number): string {
+  for (;;) {
+    const id = ctx.ids.hex(length);
+    if (!taken(id)) return id;
+  }
+}
+
+function isJson(mediaType: string | undefined): boolean {
+  return mediaType !== undefined && mediaType.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+export const taskHandlers: HandlerTable = {
+  async 'tasks.create'(ctx) {
+    if (!isJson(ctx.call.mediaType)) {
+      throw new UnsupportedMediaType(`Analysis tasks are created with a JSON body (application/json), not ${ctx.call.mediaType ?? 'no media type'}`);
+    }
+    const service = serviceParam(ctx);
+    const name = ctx.params.requireString('name');
+    const taskType = (typeParam(ctx) ?? 'analysis') as TaskType;
+    if (!(TASK_TYPES as readonly string[]).includes(taskType)) throw new BadRequest(`type is invalid; valid values are: ${TASK_TYPES.join(',')}`);
+    const subscriptionId = ctx.params.requireString('subscription_id');
+    const recording = (await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username))).byId[subscriptionId];
+    if (!recording) throw new BadRequest(`subscription_id ${subscriptionId} names no recording of this account`);
+    if (recording.service !== service) throw new BadRequest(`subscription_id ${subscriptionId} records ${recording.service}, not ${service}`);
+    const parameters = ctx.params.object('parameters');
+    if (parameters === undefined) throw new BadRequest("Missing param 'parameters'");
+    // Everything an analysis can refuse is judged now, so a queued task always runs.
+    const request = validateAnalysisRequest(parameters);
+    analysisWindow(request, ctx.now);
+    queryFilterOf(request);
+
+    const before = await settle(ctx);
+    const id = freshId(ctx, (x) => taskById(before, x) !== undefined, 40);
+    const { slot } = chooseSlot(before, ctx.account.package.task_slots, ctx.now);
+    const { state } = await ctx.uow.execute(taskSlotsDecider, stream(ctx), {
+      type: 'QueueTask',
+      id,
+      service,
+      taskType,
+      name,
+      subscriptionId,
+      parameters,
+      identityId: ctx.identityId,
+      slots: ctx.account.package.task_slots,
+      at: ctx.now,
+    });
+    return {
+      body: { id },
+      headers: {
+        'X-Analysis-Tasks-Queued': String(queuedAt(state.slots[slot], ctx.now)),
+        'X-Analysis-Tasks-Queue-Limit': String(QUEUE_LIMIT),
+      },
+    };
+  },
+
+  async 'tasks.list'(ctx) {
+    const service = serviceParam(ctx);
+    const type = typeParam(ctx);
+    const status = ctx.params.string('status');
+    if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
+      throw new BadRequest(`status is invalid; valid values are: ${STATUSES.join(',')}`);
+    }
+    const { page, perPage } = readPaging(ctx.params);
+    const state = await settle(ctx);
+    const tasks = allTasks(state)
+      .filter((t) => t.service === service && (type === undefined || t.type === type) && (status === undefined || taskStatusAt(t, ctx.now) === status));
+    const p = pageOf(tasks, page, perPage);
+    return { body: { count: p.count, page: p.page, pages: p.pages, per_page: p.per_page, tasks: p.items.map((t) => taskView(t, ctx.now, false)) } };
+  },
+
+  async 'tasks.get'(ctx) {
+    const service = serviceParam(ctx);
+    const type = typeParam(ctx);
+    const id = ctx.params.requireString('id');
+    const state = await settle(ctx);
+    const t = taskById(state, id);
+    if (!t || t.service !== service || (type !== undefined && t.type !== type)) throw new NotFound('Task not found');
+    return { body: taskView(t, ctx.now, true) };
+  },
+};

@@ -1,0 +1,2 @@
+export * from './task-slot.ts';
+export * from './handlers.ts';

@@ -1,0 +1,214 @@
+import type { AnalysisResult } from '../analysis/run-analysis.ts';
+import type { Decider, DomainEvent } from '../engine/decider.ts';
+import { BadRequest, Conflict, RateLimited } from '../engine/errors.ts';
+
+/**
+ * Analysis task slots (seed §8.3, decisions §5). An account has `task_slots` slots; each works its own
+ * queue in turn, one task every 22.5 s of clock time (160 an hour), and holds at most 1,000 queued
+ * tasks. A task's finish is fixed when it is queued (after the slot's previous task, or at once when
+ * the slot is idle), so status and queue length are pure functions of the events and `now`. A call
+ * that finds tasks the clock has finished records `TaskCompleted` with the result, dated at the finish.
+ */
+export const TASK_MS = 22_500;
+export const TASKS_PER_HOUR = 3_600_000 / TASK_MS;
+export const QUEUE_LIMIT = 1_000;
+export const TASK_TYPES = ['analysis'] as const;
+export type TaskType = (typeof TASK_TYPES)[number];
+export type TaskStatus = 'queued' | 'completed';
+
+export interface AnalysisTask {
+  id: string;
+  service: string;
+  type: TaskType;
+  name: string;
+  /** The recording the analysis runs over. */
+  subscriptionId: string;
+  /** The request's `parameters` as sent (echoed back). */
+  parameters: Record<string, unknown>;
+  identityId: string | null;
+  slot: number;
+  createdAt: number;
+  /** When the slot finishes it. */
+  finishAt: number;
+  /** Set when a call recorded its completion. */
+  result: AnalysisResult | null;
+  message: string;
+  completed: boolean;
+}
+
+export interface TaskSlot {
+  /** Finish of the last task ever queued here: the next one starts after it. */
+  lastFinish: number;
+  /** Tasks not yet recorded completed, in finishing order. */
+  queue: { id: string; finishAt: number }[];
+}
+
+export interface TaskSlots {
+  /** Tasks in buckets by the first two characters of their id (see `evolve`); read through `taskById`. */
+  byId: Record<string, Record<string, AnalysisTask>>;
+  order: string[];
+  slots: TaskSlot[];
+}
+
+export type TaskEvent =
+  | DomainEvent<
+      'TaskQueued',
+      {
+        id: string;
+        service: string;
+        type: TaskType;
+        name: string;
+        subscriptionId: string;
+        parameters: Record<string, unknown>;
+        identityId: string | null;
+        slot: number;
+        finishAt: number;
+        at: number;
+      }
+    >
+  | DomainEvent<'TaskCompleted', { id: string; at: number } & TaskOutcome>;
+
+/** What a finished task carries: the analysis result, or `null` and why it could not run. */
+export interface TaskOutcome {
+  result: AnalysisResult | null;
+  message: string;
+}
+
+export type TaskCommand =
+  | {
+      type: 'QueueTask';
+      id: string;
+      service: string;
+      taskType: TaskType;
+      name: string;
+      subscriptionId: string;
+      parameters: Record<string, unknown>;
+      identityId: string | null;
+      /** The package's `task_slots`. */
+      slots: number;
+      at: number;
+    }
+  /** Records every task finished by `at`, with the results computed for them (see `dueTasks`). */
+  | { type: 'CompleteTasks'; at: number; results: Record<string, TaskOutcome> };
+
+export const tasksStream = (username: string): string => `tasks:${username}`;
+
+export const TASK_NAME_MAX = 255;
+
+const bucketOf = (id: string): string => id.slice(0, 2);
+
+export function taskById(state: TaskSlots, id: string): AnalysisTask | undefined {
+  return state.byId[bucketOf(id)]?.[id];
+}
+
+/** Every task in the order it was queued. */
+export const allTasks = (state: TaskSlots): AnalysisTask[] => state.order.map((id) => taskById(state, id)!);
+
+/** Tasks a slot still has to finish at `at` (the one being worked on included). */
+export function queuedAt(slot: TaskSlot | undefined, at: number): number {
+  if (!slot) return 0;
+  let done = 0;
+  while (done < slot.queue.length && slot.queue[done]!.finishAt <= at) done++;
+  return slot.queue.length - done;
+}
+
+/** The slot a new task joins: the one with the fewest queued tasks, the lowest number on a tie. */
+export function chooseSlot(state: TaskSlots, slots: number, at: number): { slot: number; queued: number } {
+  let best = { slot: 0, queued: Number.POSITIVE_INFINITY };
+  for (let s = 0; s < Math.max(1, slots); s++) {
+    const queued = queuedAt(state.slots[s], at);
+    if (queued < best.queued) best = { slot: s, queued };
+  }
+  return best;
+}
+
+export const taskStatusAt = (t: AnalysisTask, at: number): TaskStatus => (t.completed || t.finishAt <= at ? 'completed' : 'queued');
+
+/** Tasks the clock has finished by `at` whose completion no event records yet, in finishing order. */
+export function dueTasks(state: TaskSlots, at: number): AnalysisTask[] {
+  const out: AnalysisTask[] = [];
+  for (const slot of state.slots) {
+    for (const q of slot.queue) {
+      if (q.finishAt > at) break;
+      out.push(taskById(state, q.id)!);
+    }
+  }
+  return out.sort((a, b) => a.finishAt - b.finishAt || a.slot - b.slot);
+}
+
+export class TaskQueueFull extends RateLimited {
+  constructor(slots: number) {
+    super(
+      `The analysis task queue is full: ${QUEUE_LIMIT} tasks are queued in ${slots === 1 ? 'the slot' : `each of the ${slots} slots`}; ` +
+        `a slot works ${TASKS_PER_HOUR} tasks an hour, try again when some have finished`,
+    );
+  }
+}
+
+export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
+  name: 'tasks.v1',
+  initialState: () => ({ byId: {}, order: [], slots: [] }),
+  decide(command, state) {
+    if (command.type === 'CompleteTasks') {
+      return dueTasks(state, command.at).map((t) => {
+        const outcome = command.results[t.id];
+        if (!outcome) throw new Error(`no result computed for finished task ${t.id}`);
+        return { type: 'TaskCompleted', data: { id: t.id, at: t.finishAt, result: outcome.result, message: outcome.message } };
+      });
+    }
+    if (taskById(state, command.id)) throw new Conflict(`A task with id ${command.id} already exists`);
+    if (!(TASK_TYPES as readonly string[]).includes(command.taskType)) {
+      throw new BadRequest(`type is invalid; valid values are: ${TASK_TYPES.join(',')}`);
+    }
+    if (command.name.trim().length === 0) throw new BadRequest("Missing param 'name'");
+    if (command.name.length > TASK_NAME_MAX) throw new BadRequest(`name must be at most ${TASK_NAME_MAX} characters`);
+    const { slot, queued } = chooseSlot(state, command.slots, command.at);
+    if (queued >= QUEUE_LIMIT) throw new TaskQueueFull(Math.max(1, command.slots));
+    const finishAt = Math.max(command.at, state.slots[slot]?.lastFinish ?? 0) + TASK_MS;
+    const { id, service, taskType, name, subscriptionId, parameters, identityId, at } = command;
+    return [{ type: 'TaskQueued', data: { id, service, type: taskType, name, subscriptionId, parameters, identityId, slot, finishAt, at } }];
+  },
+  // Written by hand rather than through immer: an account holds thousands of tasks, and copying only
+  // the changed containers (one bucket of tasks, the slot list) keeps each event cheap, where immer
+  // walks the whole tree per event.
+  evolve(s, e) {
+    switch (e.type) {
+      case 'TaskQueued': {
+        const d = e.data;
+        const task: AnalysisTask = {
+          id: d.id,
+          service: d.service,
+          type: d.type,
+          name: d.name,
+          subscriptionId: d.subscriptionId,
+          parameters: d.parameters,
+          identityId: d.identityId,
+          slot: d.slot,
+          createdAt: d.at,
+          finishAt: d.finishAt,
+          result: null,
+          message: '',
+          completed: false,
+        };
+        const slots = s.slots.slice();
+        while (slots.length <= d.slot) slots.push({ lastFinish: 0, queue: [] });
+        const slot = slots[d.slot]!;
+        slots[d.slot] = { lastFinish: d.finishAt, queue: [...slot.queue, { id: d.id, finishAt: d.finishAt }] };
+        const b = bucketOf(d.id);
+        return { byId: { ...s.byId, [b]: { ...s.byId[b], [d.id]: task } }, order: [...s.order, d.id], slots };
+      }
+      case 'TaskCompleted': {
+        const d = e.data;
+        const t = taskById(s, d.id);
+        if (!t) return s;
+        const b = bucketOf(d.id);
+        const slots = s.slots.slice();
+        const slot = slots[t.slot]!;
+        slots[t.slot] = { lastFinish: slot.lastFinish, queue: slot.queue.filter((q) => q.id !== d.id) };
+        return { byId: { ...s.byId, [b]: { ...s.byId[b], [d.id]: { ...t, completed: true, result: d.result, message: d.message } } }, order: s.order, slots };
+      }
+      default:
+        return s;
+    }
+  },
+};
