@@ -204,3 +204,38 @@ describe('inclusion by hash', () => {
     expect(rules.match(story('venice')).matched).toBe(false);
   });
 });
+
+describe('indexed tag rules', () => {
+  const vocab = ['red', 'green', 'blue', 'Cyan', 'black', 'white'];
+  const word = fc.constantFrom(...vocab);
+  const body = fc.oneof(
+    word.map((w) => `fb.content contains "${w}"`),
+    fc.array(word, { minLength: 1, maxLength: 3 }).map((ws) => `fb.content contains_any "${ws.join(', ')}"`),
+    word.map((w) => `fb.content cs contains "${w}"`),
+    fc.tuple(word, word).map(([a, b]) => `fb.content contains "${a} ${b}"`),
+    word.map((w) => `not fb.content contains "${w}"`),
+    fc.constantFrom('18-24', '25-34').map((a) => `fb.author.age == "${a}"`),
+  );
+  const rule = fc.record({ ns: fc.constantFrom('', 'colour.', 'colour.dark.'), name: fc.constantFrom('a', 'b', 'c', 'd'), body });
+  const interaction = fc.record({
+    content: fc.array(word, { maxLength: 8 }).map((ws) => ws.join(' ')),
+    age: fc.constantFrom('18-24', '25-34'),
+  });
+
+  test.prop([fc.array(rule, { minLength: 1, maxLength: 25 }), fc.array(interaction, { minLength: 1, maxLength: 5 })], { numRuns: 150 })(
+    'a classifier gives exactly the tags of the rules whose bodies match, in rule order',
+    (rules, items) => {
+      const text = rules.map((r) => `tag.${r.ns}x "${r.name}" { ${r.body} }`.replace('tag..x', 'tag.x').replace('tag.x "', 'tag "')).join('\n');
+      const f = compileFilter(`${text}\nreturn { fb.content exists or fb.author.age exists }`);
+      for (const it of items) {
+        const i = { fb: { content: it.content, author: { age: it.age } } };
+        const expected: string[] = [];
+        for (const r of rules) {
+          const name = r.ns === '' ? r.name : `${r.ns}x.${r.name}`;
+          if (compileFilter(r.body).match(i).matched && !expected.includes(name)) expected.push(name);
+        }
+        expect(f.match(i).tags).toEqual(expected);
+      }
+    },
+  );
+});

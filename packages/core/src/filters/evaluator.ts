@@ -438,42 +438,105 @@ export function compileExpr(e: Expr, kind: FilterKind, resolve: Resolve): Test {
   }
 }
 
-/** Tag rules applied in order: named tags, namespaced tags, scores; included sets where they stand. */
+/**
+ * Tag rules applied in order: named tags, namespaced tags, scores; included sets where they stand.
+ * Classifiers hold thousands of rules that each look for a few words, so rules whose body is a
+ * single-word `contains`/`contains_any` are indexed by word: the text is read once and only the rules
+ * whose words occur fire, still in rule order.
+ */
 export function compileTagRules(rules: TagRule[], kind: FilterKind, resolve: Resolve): (s: Scope, out: TagOutput) => void {
-  const steps = rules.map((r): ((s: Scope, out: TagOutput) => void) => {
+  type Fire = (out: TagOutput) => void;
+  const fires: Array<Fire | null> = [];
+  const tests: Array<Test | null> = [];
+  const includes: Array<((s: Scope, out: TagOutput) => void) | null> = [];
+  const groups = new Map<string, { readI: (i: Interaction) => unknown; cs: boolean; byWord: Map<string, number[]> }>();
+  rules.forEach((r, k) => {
     if (r.type === 'include') {
       let bound: IncludedFilter | undefined = resolve(r.hash);
-      return (s, out) => {
+      includes.push((s, out) => {
         bound ??= resolve(r.hash);
         bound?.applyTags(s, out);
-      };
+      });
+      fires.push(null);
+      tests.push(null);
+      return;
     }
-    const test = compileExpr(r.body, kind, resolve);
-    if (r.type === 'score') {
-      const branch = r.namespace.slice(0, -1).join('.');
-      const cls = r.namespace[r.namespace.length - 1]!;
-      return (s, out) => {
-        if (!test(s)) return;
-        out.scores ??= new Map();
-        let b = out.scores.get(branch);
-        if (!b) out.scores.set(branch, (b = new Map()));
-        b.set(cls, (b.get(cls) ?? 0) + r.score);
-      };
+    includes.push(null);
+    fires.push(fireOf(r));
+    const words = singleWords(r.body, kind);
+    if (!words) {
+      tests.push(compileExpr(r.body, kind, resolve));
+      return;
     }
-    const path = r.namespace.join('.');
-    const flat = path === '' ? r.name : `${path}.${r.name}`;
-    return (s, out) => {
-      if (!test(s)) return;
-      if (!out.tags.includes(flat)) out.tags.push(flat);
-      if (path !== '') {
-        out.tree ??= {};
-        const list = (out.tree[path] ??= []);
-        if (!list.includes(r.name)) list.push(r.name);
-      }
-    };
+    tests.push(null);
+    let g = groups.get(words.key);
+    if (!g) groups.set(words.key, (g = { readI: reader(words.target), cs: words.cs, byWord: new Map() }));
+    for (const w of words.words) {
+      const list = g.byWord.get(w);
+      if (!list) g.byWord.set(w, [k]);
+      else if (list[list.length - 1] !== k) list.push(k);
+    }
   });
+  // Rules tested one by one (and inclusions), in order; indexed rules join them when their words occur.
+  const always: number[] = [];
+  for (let k = 0; k < rules.length; k++) if (includes[k] || tests[k]) always.push(k);
+  const run = (k: number, s: Scope, out: TagOutput): void => {
+    const inc = includes[k];
+    if (inc) inc(s, out);
+    else if (!tests[k] || tests[k]!(s)) fires[k]!(out);
+  };
+  if (groups.size === 0) {
+    return (s, out) => {
+      for (const k of always) run(k, s, out);
+    };
+  }
   return (s, out) => {
-    for (const step of steps) step(s, out);
+    const hits: number[] = [];
+    for (const [key, g] of groups) {
+      const lists = tokensOf(s, key, g.readI, g.cs);
+      for (const tokens of lists) {
+        for (const t of tokens) {
+          const ks = g.byWord.get(t);
+          if (ks) for (const k of ks) hits.push(k);
+        }
+      }
+    }
+    hits.sort((a, b) => a - b);
+    // Merge the two ascending lists, skipping repeated hits.
+    let h = 0;
+    let last = -1;
+    for (let a = 0; a <= always.length; a++) {
+      const next = a < always.length ? always[a]! : Infinity;
+      while (h < hits.length && hits[h]! < next) {
+        const k = hits[h++]!;
+        if (k !== last) run(k, s, out);
+        last = k;
+      }
+      if (next !== Infinity) run(next, s, out);
+    }
+  };
+}
+
+function fireOf(r: Exclude<TagRule, { type: 'include' }>): (out: TagOutput) => void {
+  if (r.type === 'score') {
+    const branch = r.namespace.slice(0, -1).join('.');
+    const cls = r.namespace[r.namespace.length - 1]!;
+    return (out) => {
+      out.scores ??= new Map();
+      let b = out.scores.get(branch);
+      if (!b) out.scores.set(branch, (b = new Map()));
+      b.set(cls, (b.get(cls) ?? 0) + r.score);
+    };
+  }
+  const path = r.namespace.join('.');
+  const flat = path === '' ? r.name : `${path}.${r.name}`;
+  return (out) => {
+    if (!out.tags.includes(flat)) out.tags.push(flat);
+    if (path !== '') {
+      out.tree ??= {};
+      const list = (out.tree[path] ??= []);
+      if (!list.includes(r.name)) list.push(r.name);
+    }
   };
 }
 

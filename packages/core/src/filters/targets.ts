@@ -52,13 +52,16 @@ export const KNOWN_TARGETS: ReadonlySet<string> = new Set([
 
 const MODELLED = new Set(['fb', 'interaction', 'links']);
 const PATH = /^[\p{L}\d_]+(\.[\p{L}\d_]+)+$/u;
+const TAG_TREE = /^interaction\.tag_tree(\.[\p{L}\d_-]+)+$/u;
 
 /** Why a target cannot be used here, or null when it can. */
 export function targetProblem(target: string, kind: FilterKind): string | null {
-  if (!PATH.test(target)) return `The target ${target} does not exist`;
   if (target.startsWith('interaction.tag_tree.')) {
+    // Tag namespaces may hold hyphens, so the tree's tail follows the namespace rule, not the path rule.
+    if (!TAG_TREE.test(target)) return `The target ${target} does not exist`;
     return kind === 'query' ? null : `The target ${target} can only be used in a query filter`;
   }
+  if (!PATH.test(target)) return `The target ${target} does not exist`;
   const ns = target.slice(0, target.indexOf('.'));
   if (MODELLED.has(ns) && !KNOWN_TARGETS.has(target)) return `The target ${target} does not exist`;
   if (kind === 'definition' && ANALYSIS_ONLY.has(target)) return `The target ${target} can only be used in a query filter`;
