@@ -100,7 +100,12 @@ export async function listen(handler: WireHandler, options: { port?: number; hos
     url: `http://${shown}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Connections turn idle as their last response goes out; close each as soon as it does.
+        const sweep = setInterval(() => server.closeIdleConnections(), 20);
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
         server.closeIdleConnections();
       }),
   };

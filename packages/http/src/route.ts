@@ -49,8 +49,7 @@ export function route(method: string, path: string, product: string): Route {
   if (segs.length > 0 && product !== 'insight' && safeDecode(segs[0]!) === product) segs[0] = 'insight';
   const match = resolvePath(version, '/' + segs.join('/'));
   if (!match) return { kind: 'not-found', version, message: `No endpoint at ${truncate(path)} in API ${version}` };
-  const allAllowed = (pickMethod(match, '') as { allow: string[] }).allow;
-  if (method === 'OPTIONS') return { kind: 'options', version, allow: withExtras(allAllowed) };
+  if (method === 'OPTIONS') return { kind: 'options', version, allow: withExtras((pickMethod(match, '') as { allow: string[] }).allow) };
   const head = method === 'HEAD';
   const picked = pickMethod(match, head ? 'GET' : method);
   if ('allow' in picked) {

@@ -5,3 +5,4 @@ export * from './server.ts';
 export * from './demo-account.ts';
 export * from './access-log.ts';
 export * from './accounts-file.ts';
+export * from './firehose-keeper.ts';

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CreditsExhausted, DomainError, type Clock, type Engine } from '@sdp/core';
 import { ClockError, type ManualClock } from '@sdp/clock';
+import type { FirehoseKeeper } from './firehose-keeper.ts';
 import { BodyError, bodyParams, decodeUtf8, errorResponse, jsonResponse, segmentsOf, splitUrl, type WireHandler, type WireRequest, type WireResponse } from '@sdp/http';
 
 export interface OperatorOptions {
@@ -9,13 +10,15 @@ export interface OperatorOptions {
   /** The admin token; without one every `/_admin` path answers 404. */
   token: string | undefined;
   bodyLimit: number;
+  /** The synthetic firehose switch (feeds switched-on firehoses as the clock moves). */
+  firehoses?: FirehoseKeeper;
 }
 
 type Body = Record<string, unknown>;
 type Action = (args: { params: string[]; body: Body }) => Promise<WireResponse>;
 
 interface OperatorRoute {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Segments after `_admin`; `*` matches one segment (a username). */
   path: string[];
   run: Action;
@@ -28,7 +31,7 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
  * manual clock and reset. Not charged, no rate-limit headers. Off (404 everywhere) without a token.
  */
 export function createOperatorApi(options: OperatorOptions): WireHandler {
-  const { engine, clock, token, bodyLimit } = options;
+  const { engine, clock, token, bodyLimit, firehoses } = options;
   if (token === undefined) return async () => errorResponse(404, 'Not found');
   const tokenDigest = digest(token);
   const manual = clock.kind === 'manual' ? (clock as ManualClock) : undefined;
@@ -86,6 +89,7 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
         if (typeof advance === 'number') await manual.advance(advance);
         else if (typeof to === 'number') await manual.advanceTo(to);
         else throw new DomainError(400, 'Send {"advance_ms": N} or {"to": <unix ms>}');
+        await firehoses?.catchUpAll();
         return jsonResponse(200, { now: manual.now() });
       },
     },
@@ -94,9 +98,17 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
       path: ['reset'],
       run: async () => {
         await engine.reset();
+        firehoses?.forgetAll();
         return { status: 204, headers: {} };
       },
     },
+    ...(firehoses
+      ? ([
+          { method: 'GET', path: ['accounts', '*', 'firehose'], run: async ({ params }) => jsonResponse(200, await firehoses.state(params[0]!)) },
+          { method: 'POST', path: ['accounts', '*', 'firehose'], run: async ({ params, body }) => jsonResponse(200, await firehoses.switchOn(params[0]!, body)) },
+          { method: 'DELETE', path: ['accounts', '*', 'firehose'], run: async ({ params }) => jsonResponse(200, await firehoses.switchOff(params[0]!)) },
+        ] satisfies OperatorRoute[])
+      : []),
   ];
 
   return async (req: WireRequest) => {

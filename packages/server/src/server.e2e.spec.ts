@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS, VERSIONS, atLeast, type Endpoint, type VersionId } from '@sdp/core';
+import { ENDPOINTS, VERSIONS, atLeast, firehose, type Endpoint, type VersionId } from '@sdp/core';
 import { samplePath } from '@sdp/http';
 import { defaultSettings, type ServerSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
@@ -96,6 +96,21 @@ describe('the operator API (server.md)', () => {
     expect((await admin('POST', '/clock', { advance_ms: -1 })).status).toBe(400);
     expect((await admin('POST', '/clock', {})).status).toBe(400);
     expect((await admin('GET', '/clock')).headers.get('x-api-version')).toMatch(/^1\.\d$/);
+  });
+
+  it('switches a synthetic firehose on and off, fed as the manual clock moves', async () => {
+    await admin('POST', '/accounts', { username: 'op-fire' });
+    const on = await admin('POST', '/accounts/op-fire/firehose', { service: 'facebook', perMinute: 30, seed: 3 });
+    expect(on.status).toBe(200);
+    expect(await json(on)).toMatchObject({ on: true, options: { service: 'facebook', perMinute: 30, seed: 3 } });
+    expect((await admin('POST', '/accounts/op-fire/firehose', { service: 'myspace' })).status).toBe(400);
+    expect((await admin('POST', '/accounts/nobody/firehose', {})).status).toBe(404);
+    const { now } = await json(await admin('POST', '/clock', { advance_ms: 10 * 60_000 }));
+    // Read straight from the core: the clock move itself fed it, not this read.
+    expect((await firehose.state(sdp.engine, 'op-fire')).fedUntil).toBe(now);
+    const off = await admin('DELETE', '/accounts/op-fire/firehose');
+    expect(await json(off)).toMatchObject({ on: false });
+    expect((await json(await admin('GET', '/accounts/op-fire/firehose'))).on).toBe(false);
   });
 
   it('answers 404 for unknown operator paths and 405 with Allow for other methods', async () => {
@@ -210,6 +225,38 @@ describe('settings that shape the wire', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('lets in-flight requests finish when it closes, then refuses new connections', async () => {
+    const file = join(dir, 'inflight.json');
+    writeFileSync(file, JSON.stringify([{ username: 'busy', api_key: 'busy-key-0001', package: { credits_per_hour: 1e9 } }]));
+    const s = await startServer(settings({ accountsFile: file, accessLog: 'off' }));
+    // Bodies that arrive slowly: the requests are in flight (headers read, body coming) when close starts.
+    const slowBody = (label: string) =>
+      new ReadableStream<Uint8Array>({
+        async start(c) {
+          c.enqueue(new TextEncoder().encode('{"label":'));
+          await new Promise((r) => setTimeout(r, 400));
+          c.enqueue(new TextEncoder().encode(JSON.stringify(label) + '}'));
+          c.close();
+        },
+      });
+    const inFlight = Array.from({ length: 5 }, (_, i) =>
+      fetch(`${s.url}/v1.5/account/identity`, {
+        method: 'POST',
+        headers: { authorization: 'busy:busy-key-0001', 'content-type': 'application/json' },
+        body: slowBody(`slow-${i}`),
+        duplex: 'half',
+      } as RequestInit).then((r) => r.status),
+    );
+    const connections = () => new Promise<number>((r) => s.http.server.getConnections((_, n) => r(n)));
+    while ((await connections()) < 5) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    const closed = s.close();
+    const statuses = await Promise.all(inFlight);
+    await closed;
+    expect(statuses).toEqual([201, 201, 201, 201, 201]);
+    await expect(fetch(`${s.url}/v1.5/account/identity`)).rejects.toThrow();
   });
 
   it('answers 409 to moving a system clock', async () => {

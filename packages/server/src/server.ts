@@ -4,9 +4,13 @@ import { createApiHandler, listen, type RunningServer } from '@sdp/http';
 import { openAccessLog } from './access-log.ts';
 import { openAccountsFromFile } from './accounts-file.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
+import { FirehoseKeeper } from './firehose-keeper.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
 import type { ServerSettings } from './settings.ts';
+
+/** How often switched-on firehoses are fed on the system clock. */
+const FIREHOSE_FEED_MS = 5_000;
 
 export interface RunningSdp {
   engine: Engine;
@@ -14,6 +18,8 @@ export interface RunningSdp {
   clock: SystemClock | ManualClock;
   url: string;
   port: number;
+  /** The Node HTTP server underneath (for connection counts and such). */
+  http: RunningServer;
   storeDescription: string;
   /** Set on the first start over an empty store (no `--accounts`): the demo account and a working curl line. */
   demo?: DemoAccount & { curl: string };
@@ -27,6 +33,7 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   let http: RunningServer | undefined;
+  let stopFirehoses = async () => {};
   const log = openAccessLog(settings.accessLog);
   try {
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
@@ -36,7 +43,11 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
     const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : { opened: [], existing: [] };
     const demo = firstStart && !settings.accountsFile ? await openDemoAccount(engine) : undefined;
 
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit });
+    const firehoses = new FirehoseKeeper(engine);
+    await firehoses.recover();
+    if (clock instanceof SystemClock) firehoses.every(FIREHOSE_FEED_MS);
+    stopFirehoses = () => firehoses.stop();
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
@@ -53,18 +64,21 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
       clock,
       url: running.url,
       port: running.port,
+      http: running,
       storeDescription: description,
       ...(demo ? { demo: { ...demo, curl: demoCurl(engine, running.url, demo) } } : {}),
       accounts,
       close: () =>
         (closing ??= (async () => {
           await running.close();
+          await stopFirehoses();
           await store.close();
           await log?.close();
         })()),
     };
   } catch (error) {
     await http?.close();
+    await stopFirehoses();
     await store.close();
     await log?.close();
     throw error;

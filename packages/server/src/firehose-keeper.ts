@@ -1,0 +1,87 @@
+import { firehose, type Engine, type FirehoseState } from '@sdp/core';
+
+/**
+ * Keeps switched-on synthetic firehoses fed up to the clock: after every move of the manual clock, and
+ * every few seconds on the system clock. The core derives what to feed from the firehose's events and
+ * `now`; this only decides when to ask. Accounts with a firehose on are found once at start by reading
+ * the store, then tracked as the operator switches them.
+ */
+export class FirehoseKeeper {
+  private on = new Set<string>();
+  private running: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly engine: Engine) {}
+
+  /** Finds the accounts whose firehose was left on (a restart over a durable store). */
+  async recover(): Promise<void> {
+    const last = new Map<string, boolean>();
+    for (let after = 0; ; ) {
+      const page = await this.engine.store.readAll(after, 10_000);
+      if (page.length === 0) break;
+      for (const e of page) {
+        if (!e.stream.startsWith('firehose:')) continue;
+        if (e.type === 'FirehoseSwitchedOn') last.set(e.stream.slice('firehose:'.length), true);
+        if (e.type === 'FirehoseSwitchedOff') last.set(e.stream.slice('firehose:'.length), false);
+      }
+      after = page[page.length - 1]!.position;
+    }
+    for (const [username, isOn] of last) if (isOn) this.on.add(username);
+  }
+
+  async switchOn(username: string, options: unknown): Promise<FirehoseState> {
+    await firehose.switchOn(this.engine, username, options);
+    this.on.add(username);
+    await this.catchUp(username);
+    return firehose.state(this.engine, username);
+  }
+
+  async switchOff(username: string): Promise<FirehoseState> {
+    await this.catchUp(username);
+    const state = await firehose.switchOff(this.engine, username);
+    this.on.delete(username);
+    return state;
+  }
+
+  async state(username: string): Promise<FirehoseState> {
+    await this.catchUp(username);
+    return firehose.state(this.engine, username);
+  }
+
+  /** Feeds every switched-on firehose up to now; runs one at a time. */
+  catchUpAll(): Promise<void> {
+    this.running = this.running.then(async () => {
+      for (const username of [...this.on]) {
+        try {
+          await firehose.catchUp(this.engine, username);
+        } catch {
+          // The account is gone (reset): nothing left to feed.
+          this.on.delete(username);
+        }
+      }
+    });
+    return this.running;
+  }
+
+  private catchUp(username: string): Promise<void> {
+    this.running = this.running.then(async () => {
+      await firehose.catchUp(this.engine, username);
+    });
+    return this.running;
+  }
+
+  forgetAll(): void {
+    this.on.clear();
+  }
+
+  /** Feeds on a timer (system clock). */
+  every(ms: number): void {
+    this.timer = setInterval(() => void this.catchUpAll().catch(() => undefined), ms);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running.catch(() => undefined);
+  }
+}
