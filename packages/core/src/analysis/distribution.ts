@@ -37,8 +37,25 @@ export class AuthorStamps {
   }
 }
 
+/**
+ * Reusable working memory for one analysis at a time, one buffer per nesting depth: a level's buckets
+ * point into its buffer while deeper levels use theirs. Analyses run synchronously, so reuse is safe, and
+ * a million-row analysis allocates no million-row arrays (which would wake the garbage collector).
+ */
+export class Scratch {
+  private buffers: Int32Array[] = [];
+  take(slot: number, size: number): Int32Array {
+    let b = this.buffers[slot];
+    if (!b || b.length < size) {
+      b = new Int32Array(Math.max(size, (b?.length ?? 0) * 2, 1024));
+      this.buffers[slot] = b;
+    }
+    return b.subarray(0, size);
+  }
+}
+
 /** Groups `rows` by their values in `column` (a row with several values joins several buckets once each). */
-export function bucketsByColumn(rows: Int32Array, column: TargetColumn, authors: Int32Array, stamps: AuthorStamps): Bucket[] {
+export function bucketsByColumn(rows: Int32Array, column: TargetColumn, authors: Int32Array, stamps: AuthorStamps, scratch?: Scratch, slot = 0): Bucket[] {
   const offsets = column.offsets.data;
   const values = column.values.data;
   const counts = new Int32Array(column.keys.length + 1);
@@ -49,7 +66,8 @@ export function bucketsByColumn(rows: Int32Array, column: TargetColumn, authors:
   // counts[c + 1] becomes the start of bucket c.
   for (let c = 1; c < counts.length; c++) counts[c]! += counts[c - 1]!;
   const starts = counts.slice();
-  const grouped = new Int32Array(counts[counts.length - 1]!);
+  const total = counts[counts.length - 1]!;
+  const grouped = scratch ? scratch.take(slot, total) : new Int32Array(total);
   for (let k = 0; k < rows.length; k++) {
     const r = rows[k]!;
     for (let j = offsets[r]!; j < offsets[r + 1]!; j++) grouped[starts[values[j]!]!++] = r;
@@ -58,12 +76,12 @@ export function bucketsByColumn(rows: Int32Array, column: TargetColumn, authors:
 }
 
 /** Groups `rows` by a code per row (`codes[k]` for `rows[k]`, from 0 to `nCodes - 1`). */
-export function bucketsByCodes(rows: Int32Array, codes: Int32Array, nCodes: number, authors: Int32Array, stamps: AuthorStamps): Bucket[] {
+export function bucketsByCodes(rows: Int32Array, codes: Int32Array, nCodes: number, authors: Int32Array, stamps: AuthorStamps, scratch?: Scratch, slot = 0): Bucket[] {
   const counts = new Int32Array(nCodes + 1);
   for (let k = 0; k < rows.length; k++) counts[codes[k]! + 1]!++;
   for (let c = 1; c < counts.length; c++) counts[c]! += counts[c - 1]!;
   const starts = counts.slice();
-  const grouped = new Int32Array(rows.length);
+  const grouped = scratch ? scratch.take(slot, rows.length) : new Int32Array(rows.length);
   for (let k = 0; k < rows.length; k++) grouped[starts[codes[k]!]!++] = rows[k]!;
   return collect(grouped, counts, authors, stamps);
 }

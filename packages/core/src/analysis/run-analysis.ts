@@ -4,7 +4,7 @@ import { compileFilter, type CompiledFilter, type Interaction } from '../filters
 import { authorOf } from '../recording-index/interaction-facts.ts';
 import { RETENTION_MS, RecordedSet, recordingIndex } from '../recording-index/recording-index.ts';
 import { INTERVAL_MS, analysisWindow, type AnalysisRequest, type FreqDistSpec, type TimeSeriesSpec } from './analysis-request.ts';
-import { AuthorStamps, bucketsByCodes, bucketsByColumn } from './distribution.ts';
+import { AuthorStamps, Scratch, bucketsByCodes, bucketsByColumn } from './distribution.ts';
 
 /** Privacy thresholds (filter-language.md §4.5): package settings, so test data can lower them. */
 export interface Redaction {
@@ -45,6 +45,15 @@ interface Scan {
   authors: Int32Array;
   stamps: AuthorStamps;
   bucketMin: number;
+  scratch: Scratch;
+}
+
+/** Working memory kept per recorded set between analyses. */
+const SCRATCH = new WeakMap<RecordedSet, Scratch>();
+function scratchOf(set: RecordedSet): Scratch {
+  let s = SCRATCH.get(set);
+  if (!s) SCRATCH.set(set, (s = new Scratch()));
+  return s;
 }
 
 /**
@@ -64,7 +73,7 @@ export function analyseSet(
   const spec = request.parameters;
   let rows = set ? set.rowsBetween(Math.max(window.from, now - RETENTION_MS), window.to) : new Int32Array(0);
   if (set && filter) {
-    const kept = new Int32Array(rows.length);
+    const kept = scratchOf(set).take(FILTERED_SLOT, rows.length);
     let n = 0;
     for (let k = 0; k < rows.length; k++) if (filter.match(set.docs[rows[k]!]!).matched) kept[n++] = rows[k]!;
     rows = kept.subarray(0, n);
@@ -76,18 +85,22 @@ export function analyseSet(
     const redacted = unique < redaction.audienceMin;
     return { interactions: 0, unique_authors: 0, analysis: { analysis_type: spec.analysis_type, parameters: { ...spec.parameters }, redacted, results: [] } };
   }
-  const scan: Scan = { set, authors, stamps, bucketMin: redaction.bucketMin };
-  const analysis = spec.analysis_type === 'freqDist' ? freqDist(scan, rows, spec) : timeSeries(scan, rows, spec, window);
+  const scan: Scan = { set, authors, stamps, bucketMin: redaction.bucketMin, scratch: scratchOf(set) };
+  const analysis = spec.analysis_type === 'freqDist' ? freqDist(scan, rows, spec, 0) : timeSeries(scan, rows, spec, window);
   return { interactions: rows.length, unique_authors: unique, analysis };
 }
 
-function freqDist(scan: Scan, rows: Int32Array, spec: FreqDistSpec): AnalysisOutput {
+/** Scratch slots: one per nesting depth, then the filtered rows and the time-series codes. */
+const FILTERED_SLOT = 8;
+const CODES_SLOT = 9;
+
+function freqDist(scan: Scan, rows: Int32Array, spec: FreqDistSpec, depth: number): AnalysisOutput {
   const column = scan.set.column(spec.parameters.target);
-  const buckets = bucketsByColumn(rows, column, scan.authors, scan.stamps).filter((b) => b.uniqueAuthors >= scan.bucketMin);
+  const buckets = bucketsByColumn(rows, column, scan.authors, scan.stamps, scan.scratch, depth).filter((b) => b.uniqueAuthors >= scan.bucketMin);
   buckets.sort((a, b) => b.interactions - a.interactions || (column.keys[a.code]! < column.keys[b.code]! ? -1 : 1));
   const results = buckets.slice(0, spec.parameters.threshold).map((b) => {
     const entry: AnalysisEntry = { key: column.keys[b.code]!, interactions: b.interactions, unique_authors: b.uniqueAuthors };
-    if (spec.child) entry.child = freqDist(scan, b.rows, spec.child);
+    if (spec.child) entry.child = freqDist(scan, b.rows, spec.child, depth + 1);
     return entry;
   });
   return { analysis_type: 'freqDist', parameters: { ...spec.parameters }, redacted: false, results };
@@ -114,9 +127,9 @@ function timeSeries(scan: Scan, rows: Int32Array, spec: TimeSeriesSpec, window: 
   const first = seriesBucket(window.from, spec);
   const last = seriesBucket(window.to - 1, spec);
   const times = scan.set.times.data;
-  const codes = new Int32Array(rows.length);
+  const codes = scan.scratch.take(CODES_SLOT, rows.length);
   for (let k = 0; k < rows.length; k++) codes[k] = seriesBucket(times[rows[k]!]!, spec) - first;
-  const buckets = bucketsByCodes(rows, codes, last - first + 1, scan.authors, scan.stamps).filter((b) => b.uniqueAuthors >= scan.bucketMin);
+  const buckets = bucketsByCodes(rows, codes, last - first + 1, scan.authors, scan.stamps, scan.scratch, 0).filter((b) => b.uniqueAuthors >= scan.bucketMin);
   const results = buckets.map((b) => ({ key: seriesKey(b.code + first, spec), interactions: b.interactions, unique_authors: b.uniqueAuthors }));
   return { analysis_type: 'timeSeries', parameters: { ...spec.parameters }, redacted: false, results };
 }

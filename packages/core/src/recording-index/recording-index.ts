@@ -18,12 +18,19 @@ export class RecordedSet {
   readonly authors = new GrowableInt32();
   readonly docs: Interaction[] = [];
   private readonly columns = new Map<string, TargetColumn>();
+  private minTime = Infinity;
+  private maxTime = -Infinity;
+  /** 0, 1, 2, ...: every row, handed out when a window holds them all. */
+  private readonly every = new GrowableInt32();
 
   get size(): number {
     return this.docs.length;
   }
 
   add(at: number, author: number, doc: Interaction): void {
+    if (at < this.minTime) this.minTime = at;
+    if (at > this.maxTime) this.maxTime = at;
+    this.every.push(this.docs.length);
     this.times.push(at);
     this.authors.push(author);
     this.docs.push(doc);
@@ -41,10 +48,11 @@ export class RecordedSet {
     return col;
   }
 
-  /** Rows with `from <= time < to`, in recorded order. */
+  /** Rows with `from <= time < to`, in recorded order. Read-only: it may be shared. */
   rowsBetween(from: number, to: number): Int32Array {
     const t = this.times.data;
     const n = this.size;
+    if (from <= this.minTime && to > this.maxTime) return this.every.data.subarray(0, n);
     const out = new Int32Array(n);
     let k = 0;
     for (let r = 0; r < n; r++) {
