@@ -5,6 +5,7 @@ export * from './platform.ts';
 export * from './identities/index.ts';
 export * from './historics/index.ts';
 export * from './tasks/index.ts';
+export * from './previews/index.ts';
 export * from './filters/index.ts';
 export * from './push/index.ts';
 export * from './sources/index.ts';

@@ -3,6 +3,7 @@ import type { HandlerTable } from './engine/handler.ts';
 import { identityAccess, identityHandlers } from './identities/index.ts';
 import { historicsHandlers } from './historics/index.ts';
 import { taskHandlers } from './tasks/index.ts';
+import { previewHandlers } from './previews/index.ts';
 import { PUSH_HANDLERS } from './push/handlers.ts';
 import { SOURCE_HANDLERS } from './sources/handlers.ts';
 import { filterHandlers } from './filters/handlers.ts';
@@ -18,6 +19,7 @@ const MODULES: HandlerTable[] = [
   identityHandlers,
   historicsHandlers,
   taskHandlers,
+  previewHandlers,
   PUSH_HANDLERS,
   SOURCE_HANDLERS,
   filterHandlers,

@@ -1,0 +1,84 @@
+import { BadRequest } from '../engine/errors.ts';
+import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { archiveInteractions } from '../historics/archive.ts';
+import { historicsFilter } from '../historics/handlers.ts';
+import { checkSources } from '../historics/historics-query.ts';
+import { parsePreviewParameters, runPreviewAnalysis, type PreviewData } from './preview-analyses.ts';
+import { existingPreview, previewFinishAt, previewProgressAt, previewStatusAt, previewsDecider, previewsStream, type Preview } from './preview.ts';
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+const stream = (ctx: CallContext): string => previewsStream(ctx.account.username);
+
+export function previewView(p: Preview, now: number, username: string): Record<string, unknown> {
+  const status = previewStatusAt(p, now);
+  return {
+    id: p.id,
+    name: 'preview',
+    progress: previewProgressAt(p, now),
+    status,
+    feeds: p.sources.join(','),
+    sample: 1,
+    start: p.start,
+    end: p.end,
+    created_at: seconds(p.createdAt),
+    user: username,
+    parameters: p.parameters,
+    hash: p.hash,
+    ...(status === 'succeeded' && p.data !== null ? { data: p.data } : {}),
+  };
+}
+
+/** The parameters as sent: a string of triples, or a list of triples (joined as clients join them). */
+function parametersText(ctx: CallContext): string {
+  const raw = ctx.params.raw['parameters'];
+  if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) return raw.join(';');
+  return ctx.params.requireString('parameters', { max: 10_000 });
+}
+
+/** What a preview shows: its analyses over the archive of its period, as of when it finished. */
+export async function previewData(ctx: CallContext, p: Preview): Promise<PreviewData[]> {
+  const filter = await historicsFilter(ctx.uow, p.hash);
+  const items = await archiveInteractions({ uow: ctx.uow, now: previewFinishAt(p), account: ctx.account }, filter, p.sources, p.start * 1000, p.end * 1000);
+  return p.analyses.map((a) => runPreviewAnalysis(a, items));
+}
+
+export const previewHandlers: HandlerTable = {
+  async 'preview.create'(ctx) {
+    const hash = ctx.params.requireString('hash');
+    const start = ctx.params.requireInt('start');
+    const nowSec = seconds(ctx.now);
+    const end = ctx.params.int('end') ?? Math.min(start + 86_400, nowSec - 3600);
+    const sources = ctx.params.stringList('sources')?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
+    if (sources !== undefined) checkSources(sources);
+    const parameters = parametersText(ctx);
+    const analyses = parsePreviewParameters(parameters);
+    const filter = await historicsFilter(ctx.uow, hash);
+    const known = await ctx.uow.load(previewsDecider, stream(ctx));
+    let id = ctx.ids.hex(40);
+    while (known.byId[id]) id = ctx.ids.hex(40);
+    await ctx.uow.execute(previewsDecider, stream(ctx), {
+      type: 'CreatePreview',
+      id,
+      hash: filter.hash,
+      start,
+      end,
+      sources: sources && sources.length > 0 ? [...new Set(sources)] : [...ctx.account.package.services],
+      parameters,
+      analyses,
+      at: ctx.now,
+    });
+    return { body: { id, created_at: nowSec } };
+  },
+
+  async 'preview.get'(ctx) {
+    const id = ctx.params.string('id');
+    if (id === undefined) throw new BadRequest("Missing param 'id'");
+    let p = existingPreview(await ctx.uow.load(previewsDecider, stream(ctx)), id);
+    if (previewStatusAt(p, ctx.now) !== 'succeeded') return { status: 202, body: previewView(p, ctx.now, ctx.account.username) };
+    if (p.data === null) {
+      const data = await previewData(ctx, p);
+      p = (await ctx.uow.execute(previewsDecider, stream(ctx), { type: 'CompletePreview', id, at: ctx.now, data })).state.byId[id]!;
+    }
+    return { status: 200, body: previewView(p, ctx.now, ctx.account.username) };
+  },
+};
