@@ -61,5 +61,12 @@ describe('the synthetic firehose', () => {
     const g = await call('insight.get', { id });
     expect((g.body as { volume: number }).volume).toBe(first.recorded);
     await expect(firehose.switchOn(engine, 'op', { service: 'twitter' })).rejects.toThrow(/firehose service/);
+    await expect(firehose.switchOn(engine, 'op', { perMinute: 0 })).rejects.toThrow(/perMinute/);
+    // Switched on again with a backfill: the minutes before the switch that were never fed come first.
+    await firehose.switchOff(engine, 'op');
+    time.now += 60 * 60_000;
+    await firehose.switchOn(engine, 'op', { service: 'facebook', perMinute: 30, seed: 3, backfillMinutes: 10 });
+    time.now += 60_000;
+    expect((await firehose.catchUp(engine, 'op')).accepted).toBe(11 * 30);
   });
 });

@@ -18,7 +18,12 @@ export interface FirehoseOptions {
   service: FirehoseService;
   perMinute: number;
   seed: number;
+  /** Minutes before the switch to start from, so running recordings get data at once (default 0). */
+  backfillMinutes?: number;
 }
+
+/** A backfill reaches back at most as far as the index keeps interactions (32 days). */
+export const MAX_BACKFILL_MINUTES = 32 * 24 * 60;
 
 export const MAX_PER_MINUTE = 100_000;
 
@@ -37,7 +42,11 @@ export function readFirehoseOptions(raw: unknown, services: readonly string[]): 
   }
   const seed = o.seed ?? 1;
   if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw new BadRequest('firehose seed must be a whole number');
-  return { service: service as FirehoseService, perMinute, seed };
+  const backfill = o.backfillMinutes ?? o.backfill_minutes ?? 0;
+  if (typeof backfill !== 'number' || !Number.isInteger(backfill) || backfill < 0 || backfill > MAX_BACKFILL_MINUTES) {
+    throw new BadRequest(`firehose backfillMinutes must be a whole number from 0 to ${MAX_BACKFILL_MINUTES}`);
+  }
+  return { service: service as FirehoseService, perMinute, seed, ...(backfill > 0 ? { backfillMinutes: backfill } : {}) };
 }
 
 export interface FirehoseState {
@@ -66,7 +75,12 @@ export const firehoseDecider: Decider<FirehoseState, FirehoseCommand, FirehoseEv
     switch (command.type) {
       case 'SwitchOn':
         if (state.on && JSON.stringify(state.options) === JSON.stringify(command.options)) return [];
-        return [{ type: 'FirehoseSwitchedOn', data: { options: command.options, from: Math.max(command.at, state.fedUntil) } }];
+        return [
+          {
+            type: 'FirehoseSwitchedOn',
+            data: { options: command.options, from: Math.max(command.at - (command.options.backfillMinutes ?? 0) * 60_000, state.fedUntil) },
+          },
+        ];
       case 'SwitchOff':
         return state.on ? [{ type: 'FirehoseSwitchedOff', data: { at: command.at } }] : [];
       case 'MarkFed':
