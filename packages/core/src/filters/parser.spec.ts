@@ -119,6 +119,9 @@ describe('parse errors name the line and position', () => {
     expect(refusal('tag.levis.501 "x" { fb.type exists } return { fb.type exists }').message).toMatch(/namespace/);
     expect(refusal('fb.content regex_partial "(a"').message).toMatch(/regular expression is not valid/);
     expect(refusal('fb.content regex_partial "(a)\\\\1"').message).toMatch(/backreferences/);
+    expect(refusal('fb.content regex_partial "(a+)+$"').message).toMatch(/repeats a group that itself repeats/);
+    expect(refusal('fb.content regex_exact "(x|y*){2,}"').message).toMatch(/repeats a group that itself repeats/);
+    expect(() => compileFilter('fb.content regex_partial "(ab)+c*[(+]+\\\\(a+\\\\)+"')).not.toThrow();
   });
 });
 

@@ -407,12 +407,48 @@ export function splitList(raw: string): string[] {
   return out.map((s) => s.trim()).filter((s) => s.length > 0);
 }
 
-/** RE2 has no backreferences or lookaround; refusing them keeps patterns linear-time-ish and portable. */
+/**
+ * The platform ran patterns on RE2, which has no backreferences or lookaround: those are refused. This
+ * engine backtracks, so a repeated group that itself repeats (`(a+)+`), the classic catastrophic
+ * pattern, is refused too: one such filter would stall matching for everyone.
+ */
 function checkRegex(pattern: string, refuse: (message: string) => never): void {
   if (/\\[1-9]|\(\?[=!<]/.test(pattern)) refuse('The regular expression uses backreferences or lookaround, which the regex engine does not support');
+  if (nestedRepetition(pattern)) refuse('The regular expression repeats a group that itself repeats (like (a+)+), which can take exponential time');
   try {
     new RegExp(pattern);
   } catch (e) {
     refuse(`The regular expression is not valid: ${(e as Error).message}`);
   }
+}
+
+/** Whether a quantified group contains an unbounded quantifier (star height above one). */
+function nestedRepetition(p: string): boolean {
+  const stack: boolean[] = [];
+  let inner = false;
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '(') {
+      stack.push(inner);
+      inner = false;
+    } else if (c === ')') {
+      const had: boolean = inner;
+      inner = stack.pop() ?? false;
+      const q = p.slice(i + 1, i + 8);
+      const repeated = /^(?:[*+]|\{\d*,\d*\}|\{\d{2,}\})/.test(q);
+      if (had && repeated) return true;
+      inner = inner || had || repeated;
+    } else if (c === '*' || c === '+' || (c === '{' && /^\{\d*,\d*\}/.test(p.slice(i, i + 12)))) inner = true;
+  }
+  return false;
 }
