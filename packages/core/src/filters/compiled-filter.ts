@@ -25,6 +25,8 @@ export interface CompiledFilter extends IncludedFilter {
   match(i: Interaction): MatchResult;
   /** The cost breakdown for `/dpu`. */
   cost(): DpuBreakdown;
+  /** Holds an included definition so the inclusion keeps working when caches forget it. */
+  bind(included: CompiledFilter): void;
 }
 
 export function hashCanonical(canonical: string): string {
@@ -34,17 +36,51 @@ export function hashCanonical(canonical: string): string {
 /**
  * Compiled filters are kept by hash and by text. The hash is a content address (the same canonical
  * form always means the same filter), so a process-wide cache can never give a wrong answer; it only
- * saves parsing and lets `stream "<hash>"` find what it includes.
+ * saves parsing and lets `stream "<hash>"` find what it includes (`loadFilter` refills it from the store).
  */
-const MAX_CACHED = 5_000;
-const byHash = new Map<string, CompiledFilter>();
-const byText = new Map<string, CompiledFilter>();
-
-function remember<K>(map: Map<K, CompiledFilter>, key: K, f: CompiledFilter): void {
-  map.delete(key);
-  map.set(key, f);
-  if (map.size > MAX_CACHED) map.delete(map.keys().next().value as K);
+/**
+ * A least-recently-used map bounded by entry count and by the characters its filters hold, so a few
+ * 1 MB definitions cannot crowd memory.
+ */
+class FilterCache<K> {
+  private map = new Map<K, CompiledFilter>();
+  private chars = 0;
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxChars: number,
+  ) {}
+  get(key: K): CompiledFilter | undefined {
+    const f = this.map.get(key);
+    if (f) {
+      this.map.delete(key);
+      this.map.set(key, f);
+    }
+    return f;
+  }
+  set(key: K, f: CompiledFilter): void {
+    const old = this.map.get(key);
+    if (old) {
+      this.map.delete(key);
+      this.chars -= weight(old);
+    }
+    this.map.set(key, f);
+    this.chars += weight(f);
+    while (this.map.size > this.maxEntries || (this.chars > this.maxChars && this.map.size > 1)) {
+      const [k, v] = this.map.entries().next().value as [K, CompiledFilter];
+      this.map.delete(k);
+      this.chars -= weight(v);
+    }
+  }
+  clear(): void {
+    this.map.clear();
+    this.chars = 0;
+  }
 }
+
+const weight = (f: CompiledFilter): number => f.text.length + f.canonical.length;
+
+const byHash = new FilterCache<string>(5_000, 64 * 1024 * 1024);
+const byText = new FilterCache<string>(5_000, 32 * 1024 * 1024);
 
 /** Empties the caches (tests use it to show that loading from the store alone is enough). */
 export function forgetCompiledFilters(): void {
@@ -54,9 +90,7 @@ export function forgetCompiledFilters(): void {
 
 /** A definition compiled in this process, by hash (undefined when it has not been seen here). */
 export function cachedFilter(hash: string): CompiledFilter | undefined {
-  const f = byHash.get(hash);
-  if (f) remember(byHash, hash, f);
-  return f;
+  return byHash.get(hash);
 }
 
 /**
@@ -77,7 +111,9 @@ export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): C
   checkDefinitionLimits(counts, includedTags);
   const canonical = printDefinition(definition);
   const hash = hashCanonical(canonical);
-  const evaluator = compileDefinition(definition, kind, cachedFilter);
+  const bound = new Map<string, CompiledFilter>();
+  const resolve = (h: string): CompiledFilter | undefined => bound.get(h) ?? cachedFilter(h);
+  const evaluator = compileDefinition(definition, kind, resolve);
   let cost: DpuBreakdown | undefined;
   const compiled: CompiledFilter = {
     hash,
@@ -91,10 +127,13 @@ export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): C
     match: evaluator.match,
     test: evaluator.test,
     applyTags: evaluator.applyTags as (s: Scope, out: TagOutput) => void,
-    cost: () => (cost ??= costOf(definition, (h) => cachedFilter(h)?.cost().dpu)),
+    cost: () => (cost ??= costOf(definition, (h) => resolve(h)?.cost().dpu)),
+    bind: (included) => {
+      if (references.includes(included.hash)) bound.set(included.hash, included);
+    },
   };
-  remember(byText, key, compiled);
-  if (kind === 'definition') remember(byHash, hash, compiled);
+  byText.set(key, compiled);
+  if (kind === 'definition') byHash.set(hash, compiled);
   return compiled;
 }
 

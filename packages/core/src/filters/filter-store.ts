@@ -6,18 +6,27 @@ import { checkDefinitionLimits } from './limits.ts';
 
 /**
  * The compiled definition recorded under `hash`, ready to match; undefined when no call compiled it.
- * Definitions it includes are loaded first, so `stream` and `tags` inclusions are bound.
+ * The definitions it includes are loaded and bound to it, so its inclusions hold even when the
+ * in-process caches forget them.
  */
-export async function loadFilter(uow: UnitOfWork, hash: string, seen: Set<string> = new Set()): Promise<CompiledFilter | undefined> {
+export async function loadFilter(uow: UnitOfWork, hash: string, loaded: Map<string, CompiledFilter | null> = new Map()): Promise<CompiledFilter | undefined> {
   const h = hash.toLowerCase();
+  if (loaded.has(h)) return loaded.get(h) ?? undefined;
   if (!HASH.test(h)) return undefined;
   const state = await uow.load(filterRegistryDecider, filterStream(h));
-  if (!state.exists) return undefined;
-  seen.add(h);
-  // A recorded definition was valid when recorded, so compiling it again cannot throw. Inclusions
-  // bind lazily by hash, so loading them after compiling is enough.
-  const f = cachedFilter(h) ?? compileFilter(state.text);
-  for (const ref of f.references) if (!seen.has(ref)) await loadFilter(uow, ref, seen);
+  if (!state.exists) {
+    loaded.set(h, null);
+    return undefined;
+  }
+  // A recorded definition was valid when recorded, so compiling it again cannot throw. Should the
+  // canonical form ever change, the definition still answers to the hash it was recorded under.
+  let f = cachedFilter(h) ?? compileFilter(state.text);
+  if (f.hash !== h) f = { ...f, hash: h };
+  loaded.set(h, f);
+  for (const ref of f.references) {
+    const included = await loadFilter(uow, ref, loaded);
+    if (included) f.bind(included);
+  }
   return f;
 }
 
@@ -37,6 +46,7 @@ export async function compileAndRegister(uow: UnitOfWork, text: string, opts: { 
     if (r.type !== 'include') continue;
     const f = await loadFilter(uow, r.hash);
     if (!f) throw new BadRequest(`The definition includes tags "${r.hash}", which is not a compiled definition`);
+    first.bind(f);
     if (f.definition.body !== null && f.definition.form !== 'tags-only') {
       throw new BadRequest(`tags "${r.hash}" must name a definition of tag rules only (no return block or filter)`);
     }
@@ -44,7 +54,9 @@ export async function compileAndRegister(uow: UnitOfWork, text: string, opts: { 
   }
   for (const ref of first.references) {
     if (first.definition.tags.some((r) => r.type === 'include' && r.hash === ref)) continue;
-    if (!(await loadFilter(uow, ref))) throw new BadRequest(`The definition includes stream "${ref}", which is not a compiled definition`);
+    const f = await loadFilter(uow, ref);
+    if (!f) throw new BadRequest(`The definition includes stream "${ref}", which is not a compiled definition`);
+    first.bind(f);
   }
   checkDefinitionLimits(first.counts, included);
   if (opts.register) await registerFilter(uow, first);
