@@ -23,7 +23,7 @@ function pastShare(start: number, end: number, nowSec: number): number {
   return Math.floor((100 * (nowSec - start)) / (end - start));
 }
 
-export function availability(start: number, end: number, sources: readonly string[], now: number): AvailabilityWindow {
+export function historicsAvailability(start: number, end: number, sources: readonly string[], now: number): AvailabilityWindow {
   const status = pastShare(start, end, Math.floor(now / 1000));
   const out: Record<string, SourceAvailability> = {};
   for (const s of sources) out[s] = { status, versions: ['3'], augmentations: [] };
@@ -31,11 +31,11 @@ export function availability(start: number, end: number, sources: readonly strin
 }
 
 /** `/historics/status`: one window per UTC day the period touches, each clipped to the period. */
-export function availabilityByDay(start: number, end: number, sources: readonly string[], now: number): AvailabilityWindow[] {
+export function historicsAvailabilityByDay(start: number, end: number, sources: readonly string[], now: number): AvailabilityWindow[] {
   const out: AvailabilityWindow[] = [];
   for (let from = start; from < end; ) {
     const to = Math.min(end, (Math.floor(from / DAY) + 1) * DAY);
-    out.push(availability(from, to, sources, now));
+    out.push(historicsAvailability(from, to, sources, now));
     from = to;
   }
   return out;

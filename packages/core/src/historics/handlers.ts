@@ -4,12 +4,12 @@ import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import type { UnitOfWork } from '../engine/unit-of-work.ts';
 import { loadFilter, type CompiledFilter } from '../filters/index.ts';
 import { readPaging, pageOf } from '../identities/paging.ts';
-import { availability, availabilityByDay } from './availability.ts';
+import { historicsAvailability, historicsAvailabilityByDay } from './availability.ts';
 import {
   HISTORICS_SOURCES,
-  checkSpan,
-  checkSources,
-  existingQuery,
+  checkHistoricsSpan,
+  checkHistoricsSources,
+  existingHistoricsQuery,
   historicsDecider,
   historicsStream,
   type HistoricsQueries,
@@ -82,7 +82,7 @@ export const historicsHandlers: HandlerTable = {
     const sources = sourcesParam(ctx, true)!;
     const name = ctx.params.requireString('name');
     const sample = ctx.params.int('sample') ?? 100;
-    checkSpan(start, end);
+    checkHistoricsSpan(start, end);
     const filter = await historicsFilter(ctx.uow, hash);
     const known = await ctx.uow.load(historicsDecider, stream(ctx));
     let id = ctx.ids.hex(20);
@@ -101,7 +101,7 @@ export const historicsHandlers: HandlerTable = {
       at: ctx.now,
     });
     const q = state.byId[id]!;
-    return { body: { id, dpus: dpu, availability: availability(q.start, q.end, q.sources, ctx.now) } };
+    return { body: { id, dpus: dpu, availability: historicsAvailability(q.start, q.end, q.sources, ctx.now) } };
   },
 
   async 'historics.start'(ctx) {
@@ -134,7 +134,7 @@ export const historicsHandlers: HandlerTable = {
   async 'historics.delete'(ctx) {
     const id = requireId(ctx);
     // The recorded service words this 404 differently from `get`'s.
-    existingQuery(await ctx.uow.load(historicsDecider, stream(ctx)), id, (x) => `No historics found with the ID ${x} `);
+    existingHistoricsQuery(await ctx.uow.load(historicsDecider, stream(ctx)), id, (x) => `No historics found with the ID ${x} `);
     await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'DeleteHistorics', id, at: ctx.now });
     return { status: 204 };
   },
@@ -142,7 +142,7 @@ export const historicsHandlers: HandlerTable = {
   async 'historics.get'(ctx) {
     const state = await observe(ctx);
     const id = ctx.params.string('id');
-    if (id !== undefined) return { body: historicsView(existingQuery(state, id), ctx.now, ctx.version) };
+    if (id !== undefined) return { body: historicsView(existingHistoricsQuery(state, id), ctx.now, ctx.version) };
     const { page, perPage } = readPaging(ctx.params, 'max', 20);
     const all = state.order.map((x) => state.byId[x]!);
     const p = pageOf(all, page, perPage);
@@ -152,9 +152,9 @@ export const historicsHandlers: HandlerTable = {
   async 'historics.status'(ctx) {
     const start = ctx.params.requireInt('start');
     const end = ctx.params.requireInt('end');
-    checkSpan(start, end);
+    checkHistoricsSpan(start, end);
     const sources = sourcesParam(ctx, false) ?? [...HISTORICS_SOURCES];
-    checkSources(sources);
-    return { body: availabilityByDay(start, end, sources, ctx.now) };
+    checkHistoricsSources(sources);
+    return { body: historicsAvailabilityByDay(start, end, sources, ctx.now) };
   },
 };

@@ -64,8 +64,8 @@ export type HistoricsCommand =
 export const historicsStream = (username: string): string => `historics:${username}`;
 
 export const HISTORICS_NAME_MAX = 255;
-export const SAMPLES = [10, 100] as const;
-export const MAX_SPAN_SECONDS = 366 * 86_400;
+export const HISTORICS_SAMPLES = [10, 100] as const;
+export const HISTORICS_MAX_SPAN_SECONDS = 366 * 86_400;
 
 /** Sources a query may name: the original service's historic sources and the platform's services. */
 export const HISTORICS_SOURCES: readonly string[] = [
@@ -86,25 +86,25 @@ export const HISTORICS_SOURCES: readonly string[] = [
 
 export const notFoundMessage = (id: string): string => `No historic found with the ID ${id} `;
 
-export function existingQuery(state: HistoricsQueries, id: string, message = notFoundMessage): HistoricsQuery {
+export function existingHistoricsQuery(state: HistoricsQueries, id: string, message = notFoundMessage): HistoricsQuery {
   const q = state.byId[id];
   if (!q) throw new NotFound(message(id));
   return q;
 }
 
-export function checkName(name: string): void {
+export function checkHistoricsName(name: string): void {
   if (name.trim().length === 0) throw new BadRequest("Missing param 'name'");
   if (name.length > HISTORICS_NAME_MAX) throw new BadRequest(`name must be at most ${HISTORICS_NAME_MAX} characters`);
 }
 
 /** The span rules shared by prepare and status: epoch seconds, start before end, not too long. */
-export function checkSpan(start: number, end: number): void {
+export function checkHistoricsSpan(start: number, end: number): void {
   if (start < 0 || end < 0) throw new BadRequest('start and end must be epoch seconds of 0 or more');
   if (start >= end) throw new BadRequest('Start cannot be after end: start must be before end');
-  if (end - start > MAX_SPAN_SECONDS) throw new BadRequest(`A query may cover at most ${MAX_SPAN_SECONDS / 86_400} days`);
+  if (end - start > HISTORICS_MAX_SPAN_SECONDS) throw new BadRequest(`A query may cover at most ${HISTORICS_MAX_SPAN_SECONDS / 86_400} days`);
 }
 
-export function checkSources(sources: string[]): void {
+export function checkHistoricsSources(sources: string[]): void {
   if (sources.length === 0) throw new BadRequest("Missing param 'sources'");
   for (const s of sources) {
     if (!HISTORICS_SOURCES.includes(s)) throw new BadRequest(`sources is invalid: ${s}; valid values are: ${HISTORICS_SOURCES.join(',')}`);
@@ -128,18 +128,18 @@ export const historicsDecider: Decider<HistoricsQueries, HistoricsCommand, Histo
   decide(command, state) {
     if (command.type === 'PrepareHistorics') {
       if (state.byId[command.id] || state.deleted[command.id]) throw new Conflict(`A historics query with id ${command.id} already exists`);
-      checkName(command.name);
-      checkSpan(command.start, command.end);
+      checkHistoricsName(command.name);
+      checkHistoricsSpan(command.start, command.end);
       if (command.end * 1000 > command.at) throw new BadRequest('end must not be in the future: Historics queries cover past data');
-      checkSources(command.sources);
-      if (!(SAMPLES as readonly number[]).includes(command.sample)) throw new BadRequest(`sample is invalid; valid values are: ${SAMPLES.join(',')}`);
+      checkHistoricsSources(command.sources);
+      if (!(HISTORICS_SAMPLES as readonly number[]).includes(command.sample)) throw new BadRequest(`sample is invalid; valid values are: ${HISTORICS_SAMPLES.join(',')}`);
       const { id, hash, name, start, end, sources, sample, dpu, at } = command;
       return [{ type: 'HistoricsPrepared', data: { id, hash, name, start, end, sources: [...new Set(sources)], sample, dpu, at } }];
     }
     if (command.type === 'ObserveHistorics') {
       return state.order.flatMap((id) => finishEvents(state.byId[id]!, command.at));
     }
-    const q = existingQuery(state, command.id);
+    const q = existingHistoricsQuery(state, command.id);
     const finished = finishEvents(q, command.at);
     const status: HistoricsStatus = finished.length > 0 ? 'succeeded' : timelineStatus(q, command.at);
     const refuse = (action: string) => illegalTransition(WHAT, action, status);
@@ -161,7 +161,7 @@ export const historicsDecider: Decider<HistoricsQueries, HistoricsCommand, Histo
         if (status !== 'queued' && status !== 'running' && status !== 'paused') throw refuse('fail');
         return [{ type: 'HistoricsFailed', data: { id, at: command.at, reason: command.reason } }];
       case 'RenameHistorics':
-        checkName(command.name);
+        checkHistoricsName(command.name);
         return [...finished, { type: 'HistoricsRenamed', data: { id, name: command.name, at: command.at } }];
       case 'DeleteHistorics':
         return [...finished, { type: 'HistoricsDeleted', data: { id, at: command.at } }];

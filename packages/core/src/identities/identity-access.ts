@@ -11,7 +11,7 @@ import { callingIdentity, identitiesDecider, identitiesStream, type Identity } f
  * of the package's services, else the service the service-less insight paths serve (`facebook` when the
  * package has it, else its first service), as recordings read it.
  */
-export function callService(account: Account, params: Params): string | undefined {
+export function identityLimitService(account: Account, params: Params): string | undefined {
   const named = params.raw['service'];
   if (typeof named === 'string' && account.package.services.includes(named)) return named;
   const services = account.package.services;
@@ -46,6 +46,6 @@ export const identityAccess: IdentityAccess = {
     const state = await uow.load(identitiesDecider, identitiesStream(account.username));
     const identity = state.byId[identityId];
     if (!identity || identity.deleted) return [];
-    return identityAllowanceLines(identity, callService(account, params), endpoint, cost);
+    return identityAllowanceLines(identity, identityLimitService(account, params), endpoint, cost);
   },
 };

@@ -2,7 +2,7 @@ import { BadRequest } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { archiveInteractions } from '../historics/archive.ts';
 import { historicsFilter } from '../historics/handlers.ts';
-import { checkSources } from '../historics/historics-query.ts';
+import { checkHistoricsSources } from '../historics/historics-query.ts';
 import { parsePreviewParameters, runPreviewAnalysis, type PreviewData } from './preview-analyses.ts';
 import { existingPreview, previewFinishAt, previewProgressAt, previewStatusAt, previewsDecider, previewsStream, type Preview } from './preview.ts';
 
@@ -49,7 +49,7 @@ export const previewHandlers: HandlerTable = {
     const nowSec = seconds(ctx.now);
     const end = ctx.params.int('end') ?? Math.min(start + 86_400, nowSec - 3600);
     const sources = ctx.params.stringList('sources')?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
-    if (sources !== undefined) checkSources(sources);
+    if (sources !== undefined) checkHistoricsSources(sources);
     const parameters = parametersText(ctx);
     const analyses = parsePreviewParameters(parameters);
     const filter = await historicsFilter(ctx.uow, hash);

@@ -5,7 +5,7 @@ import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { pageOf, readPaging } from '../identities/paging.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import {
-  QUEUE_LIMIT,
+  TASK_QUEUE_LIMIT,
   TASK_TYPES,
   chooseSlot,
   dueTasks,
@@ -80,7 +80,7 @@ async function settle(ctx: CallContext): Promise<TaskSlots> {
 }
 
 /** A new id no task of the account has (an id source may repeat itself; a seeded one does). */
-export function freshId(ctx: Pick<CallContext, 'ids'>, taken: (id: string) => boolean, length: number): string {
+function freshId(ctx: Pick<CallContext, 'ids'>, taken: (id: string) => boolean, length: number): string {
   for (;;) {
     const id = ctx.ids.hex(length);
     if (!taken(id)) return id;
@@ -130,7 +130,7 @@ export const taskHandlers: HandlerTable = {
       body: { id },
       headers: {
         'X-Analysis-Tasks-Queued': String(queuedAt(state.slots[slot], ctx.now)),
-        'X-Analysis-Tasks-Queue-Limit': String(QUEUE_LIMIT),
+        'X-Analysis-Tasks-Queue-Limit': String(TASK_QUEUE_LIMIT),
       },
     };
   },

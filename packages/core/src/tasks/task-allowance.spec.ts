@@ -4,7 +4,7 @@ import { MemoryEventStore } from '../engine/memory-store.ts';
 import { seededIds, type Clock } from '../engine/ports.ts';
 import { createEngine } from '../platform.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
-import { QUEUE_LIMIT } from './task-slot.ts';
+import { TASK_QUEUE_LIMIT } from './task-slot.ts';
 
 const T0 = Date.parse('2026-04-01T12:00:00Z');
 const creds = { username: 'alice', apiKey: 'alice-key-0001' };
@@ -66,7 +66,7 @@ describe('a full task queue', () => {
     const { engine, time } = await setup();
     const create = (version: '1.1' | '1.5') => engine.call({ version, endpoint: 'tasks.create', credentials: creds, params: task, mediaType: 'application/json' });
     let last;
-    for (let k = 0; k < QUEUE_LIMIT; k++) {
+    for (let k = 0; k < TASK_QUEUE_LIMIT; k++) {
       last = await create('1.5');
       expect(last.status, JSON.stringify(last.body)).toBe(202);
     }
@@ -76,7 +76,7 @@ describe('a full task queue', () => {
     expect(refused.body).toMatchObject({ error: expect.stringMatching(/queue is full/) });
     expect((await create('1.1')).status).toBe(403);
     const list = await engine.call({ version: '1.5', endpoint: 'tasks.list', credentials: creds, params: { service: 'linkedin', per_page: 1 } });
-    expect(list.body).toMatchObject({ count: QUEUE_LIMIT });
+    expect(list.body).toMatchObject({ count: TASK_QUEUE_LIMIT });
     // One task later, one slot is free again.
     time.now += 22_500;
     expect((await create('1.5')).headers!['X-Analysis-Tasks-Queued']).toBe('1000');

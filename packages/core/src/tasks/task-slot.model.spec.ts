@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
 import { fold } from '../engine/decider.ts';
 import { DomainError } from '../engine/errors.ts';
-import { QUEUE_LIMIT, TASK_MS, dueTasks, queuedAt, taskSlotsDecider, type TaskCommand, type TaskEvent, type TaskSlots } from './task-slot.ts';
+import { TASK_QUEUE_LIMIT, TASK_MS, dueTasks, queuedAt, taskSlotsDecider, type TaskCommand, type TaskEvent, type TaskSlots } from './task-slot.ts';
 
 const T0 = Date.parse('2026-04-01T12:00:00Z');
 const result: AnalysisResult = { interactions: 0, unique_authors: 0, analysis: { analysis_type: 'freqDist', parameters: {}, redacted: true, results: [] } };
@@ -39,7 +39,7 @@ test.prop([fc.integer({ min: 1, max: 1_100 }), fc.integer({ min: 0, max: 10 ** 6
     let state = taskSlotsDecider.initialState();
     for (let k = 1; k <= n; k++) {
       const out = queue(state, k, t, 1);
-      if (k > QUEUE_LIMIT) {
+      if (k > TASK_QUEUE_LIMIT) {
         expect(out).toBe(429);
         continue;
       }
@@ -74,7 +74,7 @@ class Arrive implements fc.Command<Model, Real> {
     const slot = counts.indexOf(Math.min(...counts));
     const id = m.next++;
     const out = queue(r.state, id, m.now, m.slots);
-    if (counts[slot]! >= QUEUE_LIMIT) {
+    if (counts[slot]! >= TASK_QUEUE_LIMIT) {
       expect(out).toBe(429);
       return;
     }
@@ -122,7 +122,7 @@ function check(m: Model, r: Real): void {
     const f = m.finishes[s]!;
     for (let k = 1; k < f.length; k++) expect(f[k]! - f[k - 1]!).toBeGreaterThanOrEqual(TASK_MS);
     expect(queuedAt(r.state.slots[s], m.now)).toBe(queuedIn(f, m.now));
-    expect(queuedIn(f, m.now)).toBeLessThanOrEqual(QUEUE_LIMIT);
+    expect(queuedIn(f, m.now)).toBeLessThanOrEqual(TASK_QUEUE_LIMIT);
   }
   expect(fold(taskSlotsDecider, r.events)).toEqual(r.state);
 }

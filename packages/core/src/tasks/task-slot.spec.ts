@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
 import { DeciderSpecification } from '../engine/decider-spec.ts';
 import { fold } from '../engine/decider.ts';
-import { QUEUE_LIMIT, TASK_MS, dueTasks, taskById, queuedAt, taskSlotsDecider, taskStatusAt, type TaskCommand, type TaskEvent } from './task-slot.ts';
+import { TASK_QUEUE_LIMIT, TASK_MS, dueTasks, taskById, queuedAt, taskSlotsDecider, taskStatusAt, type TaskCommand, type TaskEvent } from './task-slot.ts';
 
 const spec = () => DeciderSpecification.for(taskSlotsDecider);
 const T0 = Date.parse('2026-04-01T12:00:00Z');
@@ -48,11 +48,11 @@ describe('task slots: queueing', () => {
   });
 
   it('refuses a task when the queue holds 1,000 (a rate-limit refusal) and queues nothing', () => {
-    const full = Array.from({ length: QUEUE_LIMIT }, (_, k) => queued(k + 1, T0, T0 + (k + 1) * TASK_MS));
-    const e = spec().given(full).when(queue(QUEUE_LIMIT + 1, T0)).thenThrows(429, /queue is full/);
+    const full = Array.from({ length: TASK_QUEUE_LIMIT }, (_, k) => queued(k + 1, T0, T0 + (k + 1) * TASK_MS));
+    const e = spec().given(full).when(queue(TASK_QUEUE_LIMIT + 1, T0)).thenThrows(429, /queue is full/);
     expect(e.name).toBe('TaskQueueFull');
     // Once the first has finished there is room again.
-    spec().given(full).when(queue(QUEUE_LIMIT + 1, T0 + TASK_MS)).then([queued(QUEUE_LIMIT + 1, T0 + TASK_MS, T0 + (QUEUE_LIMIT + 1) * TASK_MS)]);
+    spec().given(full).when(queue(TASK_QUEUE_LIMIT + 1, T0 + TASK_MS)).then([queued(TASK_QUEUE_LIMIT + 1, T0 + TASK_MS, T0 + (TASK_QUEUE_LIMIT + 1) * TASK_MS)]);
   });
 
   it('refuses a type other than analysis and an empty name (400), and a reused id (409)', () => {

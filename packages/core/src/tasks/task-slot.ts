@@ -11,7 +11,7 @@ import { BadRequest, Conflict, RateLimited } from '../engine/errors.ts';
  */
 export const TASK_MS = 22_500;
 export const TASKS_PER_HOUR = 3_600_000 / TASK_MS;
-export const QUEUE_LIMIT = 1_000;
+export const TASK_QUEUE_LIMIT = 1_000;
 export const TASK_TYPES = ['analysis'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 export type TaskStatus = 'queued' | 'completed';
@@ -139,7 +139,7 @@ export function dueTasks(state: TaskSlots, at: number): AnalysisTask[] {
 export class TaskQueueFull extends RateLimited {
   constructor(slots: number) {
     super(
-      `The analysis task queue is full: ${QUEUE_LIMIT} tasks are queued in ${slots === 1 ? 'the slot' : `each of the ${slots} slots`}; ` +
+      `The analysis task queue is full: ${TASK_QUEUE_LIMIT} tasks are queued in ${slots === 1 ? 'the slot' : `each of the ${slots} slots`}; ` +
         `a slot works ${TASKS_PER_HOUR} tasks an hour, try again when some have finished`,
     );
   }
@@ -163,7 +163,7 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
     if (command.name.trim().length === 0) throw new BadRequest("Missing param 'name'");
     if (command.name.length > TASK_NAME_MAX) throw new BadRequest(`name must be at most ${TASK_NAME_MAX} characters`);
     const { slot, queued } = chooseSlot(state, command.slots, command.at);
-    if (queued >= QUEUE_LIMIT) throw new TaskQueueFull(Math.max(1, command.slots));
+    if (queued >= TASK_QUEUE_LIMIT) throw new TaskQueueFull(Math.max(1, command.slots));
     const finishAt = Math.max(command.at, state.slots[slot]?.lastFinish ?? 0) + TASK_MS;
     const { id, service, taskType, name, subscriptionId, parameters, identityId, at } = command;
     return [{ type: 'TaskQueued', data: { id, service, type: taskType, name, subscriptionId, parameters, identityId, slot, finishAt, at } }];
