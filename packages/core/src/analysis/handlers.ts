@@ -43,7 +43,7 @@ async function sample(ctx: CallContext) {
   const text = ctx.params.string('filter');
   const filter = text === undefined ? undefined : compileFilter(text, { kind: 'query' });
   const recording = await namedRecording(ctx);
-  const index = await recordingIndex(ctx.uow.store);
+  const index = await recordingIndex(ctx.uow.store, ctx.now);
   const set = index.recording(recording.id);
   const interactions: Interaction[] = [];
   if (set) {
@@ -71,7 +71,7 @@ async function sample(ctx: CallContext) {
 async function tags(ctx: CallContext) {
   serviceOfCall(ctx);
   const recording = await namedRecording(ctx);
-  const index = await recordingIndex(ctx.uow.store);
+  const index = await recordingIndex(ctx.uow.store, ctx.now);
   const set = index.recording(recording.id);
   if (!set) return { body: [] };
   const { redaction_audience_min: audienceMin, redaction_bucket_min: bucketMin } = ctx.account.package;

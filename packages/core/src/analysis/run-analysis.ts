@@ -150,7 +150,7 @@ export async function runAnalysis(
 ): Promise<AnalysisResult> {
   const window = analysisWindow(request, ctx.now);
   const filter = queryFilterOf(request);
-  const index = await recordingIndex(ctx.uow.store);
+  const index = await recordingIndex(ctx.uow.store, ctx.now);
   return analyseSet(index.recording(recordingId), index.authorCount, request, window, filter, redactionOf(ctx.account.package), ctx.now);
 }
 

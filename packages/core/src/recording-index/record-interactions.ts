@@ -87,7 +87,7 @@ export interface RecordedInteraction {
  * was recorded: push delivery reads its deliveries from here.
  */
 export async function recordedInteractions(ctx: Pick<RecordingContext, 'uow' | 'now'>, recordingId: string, fromMs: number, toMs: number): Promise<RecordedInteraction[]> {
-  const index = await recordingIndex(ctx.uow.store);
+  const index = await recordingIndex(ctx.uow.store, ctx.now);
   const set = index.recording(recordingId);
   if (!set) return [];
   const rows = set.rowsBetween(Math.max(fromMs, ctx.now - RETENTION_MS), toMs);

@@ -36,6 +36,40 @@ export class RecordedSet {
     this.docs.push(doc);
   }
 
+  /** The earliest time held (Infinity when empty). */
+  get oldest(): number {
+    return this.minTime;
+  }
+
+  /**
+   * Drops rows older than `cutoff` (retention), keeping the others in order. Row numbers change, so
+   * columns are rebuilt on their next use; callers never hold rows across a catch-up.
+   */
+  dropBefore(cutoff: number): void {
+    const t = this.times.data;
+    const a = this.authors.data;
+    let w = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (let r = 0; r < this.docs.length; r++) {
+      const at = t[r]!;
+      if (at < cutoff) continue;
+      t[w] = at;
+      a[w] = a[r]!;
+      this.docs[w] = this.docs[r]!;
+      if (at < min) min = at;
+      if (at > max) max = at;
+      w++;
+    }
+    this.docs.length = w;
+    this.times.length = w;
+    this.authors.length = w;
+    this.every.length = w;
+    this.minTime = min;
+    this.maxTime = max;
+    this.columns.clear();
+  }
+
   /** The column of a target, caught up with every row. */
   column(target: string): TargetColumn {
     let col = this.columns.get(target);
@@ -90,6 +124,14 @@ export class RecordingIndex {
 
   recording(id: string): RecordedSet | undefined {
     return this.sets.get(id);
+  }
+
+  /**
+   * Retention: sets holding rows more than a day past the cutoff drop everything older than it (at most
+   * about once a day per set, so reads rarely pay for it).
+   */
+  dropExpired(cutoff: number): void {
+    for (const set of this.sets.values()) if (set.oldest < cutoff - 24 * 3_600_000) set.dropBefore(cutoff);
   }
 
   private async readNew(): Promise<void> {
@@ -148,10 +190,11 @@ export class RecordingIndex {
 
 const INDEXES = new WeakMap<EventStore, RecordingIndex>();
 
-/** The index over a store's log, caught up with everything written so far. */
-export async function recordingIndex(store: EventStore): Promise<RecordingIndex> {
+/** The index over a store's log, caught up with everything written so far (and retention applied at `now`). */
+export async function recordingIndex(store: EventStore, now?: number): Promise<RecordingIndex> {
   let index = INDEXES.get(store);
   if (!index) INDEXES.set(store, (index = new RecordingIndex(store)));
   await index.catchUp();
+  if (now !== undefined) index.dropExpired(now - RETENTION_MS);
   return index;
 }

@@ -32,7 +32,7 @@ export async function recordingViews(ctx: CallContext, recordings: Recording[]):
   const day = limitingDayOf(ctx.now, ctx.settings.limitingDay);
   const capacity = await ctx.uow.load(dailyCapacityDecider, capacityStream(ctx.account.username, day.key));
   const accountLimit = dailyAccountLimit(ctx.account.package.index_capacity_per_month);
-  const index = await recordingIndex(ctx.uow.store);
+  const index = await recordingIndex(ctx.uow.store, ctx.now);
   const since = ctx.now - RETENTION_MS;
   const withId = atLeast(ctx.version, '1.3');
   return recordings.map((r) => {

@@ -142,3 +142,21 @@ describe('recordings through engine.call', () => {
     expect(after.status).toBe(404);
   });
 });
+
+describe('retention', () => {
+  it('interactions older than 32 days leave volume and reads, and the index lets go of them', async () => {
+    const p = await platform();
+    const hash = await p.compile('fb.content contains "coffee"');
+    const id = ((await p.call('1.5', 'insight.start', { hash, name: 'c' })).body as { id: string }).id;
+    await p.feed([post(1, 'coffee'), post(2, 'coffee')]);
+    p.time.now += 31 * 86_400_000;
+    await p.feed([{ ...post(3, 'coffee'), interaction: { id: 'i3', content: 'coffee' } }]);
+    expect((await p.call('1.5', 'insight.get', { id })).body).toMatchObject({ volume: 3 });
+    p.time.now += 2 * 86_400_000;
+    expect((await p.call('1.5', 'insight.get', { id })).body).toMatchObject({ volume: 1 });
+    p.time.now += 86_400_000 + 1;
+    await p.call('1.5', 'insight.get', { id });
+    const kept = await p.engine.command((uow) => recordedInteractions({ uow, now: uow.now }, id, 0, p.time.now));
+    expect(kept.map((k) => (k.interaction.interaction as { id: string }).id)).toEqual(['i3']);
+  });
+});

@@ -41,7 +41,7 @@ function runningMs(r: Recording, from: number, to: number): number {
 }
 
 async function keptBetween(ctx: CallContext, recordings: Recording[], from: number, to: number): Promise<Map<string, number>> {
-  const index = await recordingIndex(ctx.uow.store);
+  const index = await recordingIndex(ctx.uow.store, ctx.now);
   const out = new Map<string, number>();
   for (const r of recordings) {
     const set = index.recording(r.id);
@@ -112,7 +112,7 @@ async function accountUsage(ctx: CallContext) {
     else lines.set(key, { quantity, cost: 0, category, unit, source, timestamp });
   };
   const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
-  const index = await recordingIndex(ctx.uow.store);
+  const index = await recordingIndex(ctx.uow.store, ctx.now);
   for (const id of state.order) {
     const r = state.byId[id]!;
     const set = index.recording(id);
@@ -135,7 +135,7 @@ async function balance(ctx: CallContext) {
   const d = new Date(ctx.now);
   const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
-  const index = await recordingIndex(ctx.uow.store);
+  const index = await recordingIndex(ctx.uow.store, ctx.now);
   let recorded = 0;
   for (const id of state.order) recorded += index.recording(id)?.rowsBetween(monthStart, ctx.now + 1).length ?? 0;
   const credits = await ctx.uow.load(creditsDecider, creditsStream(ctx.account.username));
