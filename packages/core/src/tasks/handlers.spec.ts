@@ -7,6 +7,7 @@ import { compileAndRegister } from '../filters/index.ts';
 import { createEngine } from '../platform.ts';
 import { recordInteractions } from '../recording-index/record-interactions.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
+import { completeDueTasks } from './handlers.ts';
 import { TASK_MS } from './task-slot.ts';
 
 const T0 = Date.parse('2026-04-01T12:00:00Z');
@@ -123,6 +124,16 @@ describe('analysis tasks through engine.call', () => {
     expect((await call('tasks.get', { service: 'linkedin', type: 'analysis', id: ids[0] })).status).toBe(200);
     expect((await call('tasks.get', { service: 'linkedin', type: 'strategy', id: ids[0] })).status).toBe(404);
     expect(await call('tasks.get', { service: 'linkedin', id: 'a'.repeat(40) })).toMatchObject({ status: 404, body: { error: 'Task not found' } });
+  });
+
+  it('an operator step can record completions at once: TaskCompleted dated at the finish, with the result', async () => {
+    const { call, task, time, engine } = await setup();
+    await call('tasks.create', task);
+    time.now += 3 * TASK_MS;
+    await engine.command(async (uow) => completeDueTasks({ uow, account: await uow.load(accountDecider, accountStream('alice')), now: uow.now }));
+    const events = (await engine.store.readStream('tasks:alice', 0)).filter((e) => e.type === 'TaskCompleted');
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({ at: T0 + TASK_MS, message: '', result: { interactions: 6 } });
   });
 
   it('records the task the identity key made it with', async () => {

@@ -1,7 +1,9 @@
 import { analysisWindow, validateAnalysisRequest } from '../analysis/analysis-request.ts';
 import { queryFilterOf, runAnalysis } from '../analysis/run-analysis.ts';
 import { BadRequest, DomainError, NotFound, UnsupportedMediaType } from '../engine/errors.ts';
+import type { Account } from '../accounting/account.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import type { UnitOfWork } from '../engine/unit-of-work.ts';
 import { pageOf, readPaging } from '../identities/paging.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import {
@@ -58,8 +60,15 @@ function typeParam(ctx: CallContext): string | undefined {
   return ctx.params.string('type');
 }
 
+/** What completing tasks needs: a call's context has it, and so has an operator's unit of work. */
+export interface TaskContext {
+  uow: UnitOfWork;
+  account: Account;
+  now: number;
+}
+
 /** The result of a finished task, computed as of its finish over the recording it names. */
-export async function taskOutcome(ctx: CallContext, t: AnalysisTask): Promise<TaskOutcome> {
+export async function taskOutcome(ctx: TaskContext, t: AnalysisTask): Promise<TaskOutcome> {
   try {
     const request = validateAnalysisRequest(t.parameters);
     return { result: await runAnalysis({ uow: ctx.uow, now: t.finishAt, account: ctx.account }, t.subscriptionId, request), message: '' };
@@ -69,15 +78,21 @@ export async function taskOutcome(ctx: CallContext, t: AnalysisTask): Promise<Ta
   }
 }
 
-/** Records the tasks the clock has finished, with their results, before any answer shows them. */
-async function settle(ctx: CallContext): Promise<TaskSlots> {
-  const state = await ctx.uow.load(taskSlotsDecider, stream(ctx));
+/**
+ * Records the tasks the clock has finished, with their results: every task call does it before it
+ * answers, and a clock that moves in steps (the operator's) may do it at each step.
+ */
+export async function completeDueTasks(ctx: TaskContext): Promise<TaskSlots> {
+  const stream = tasksStream(ctx.account.username);
+  const state = await ctx.uow.load(taskSlotsDecider, stream);
   const due = dueTasks(state, ctx.now);
   if (due.length === 0) return state;
   const results: Record<string, TaskOutcome> = {};
   for (const t of due) results[t.id] = await taskOutcome(ctx, t);
-  return (await ctx.uow.execute(taskSlotsDecider, stream(ctx), { type: 'CompleteTasks', at: ctx.now, results })).state;
+  return (await ctx.uow.execute(taskSlotsDecider, stream, { type: 'CompleteTasks', at: ctx.now, results })).state;
 }
+
+const settle = (ctx: CallContext): Promise<TaskSlots> => completeDueTasks(ctx);
 
 /** A new id no task of the account has (an id source may repeat itself; a seeded one does). */
 function freshId(ctx: Pick<CallContext, 'ids'>, taken: (id: string) => boolean, length: number): string {
