@@ -59,6 +59,7 @@ export function bucketsByColumn(rows: Int32Array, column: TargetColumn, authors:
   const offsets = column.offsets.data;
   const values = column.values.data;
   const counts = new Int32Array(column.keys.length + 1);
+  if (column.single) return bucketsBySingle(rows, values, counts, authors, stamps, scratch, slot);
   for (let k = 0; k < rows.length; k++) {
     const r = rows[k]!;
     for (let j = offsets[r]!; j < offsets[r + 1]!; j++) counts[values[j]! + 1]!++;
@@ -71,6 +72,19 @@ export function bucketsByColumn(rows: Int32Array, column: TargetColumn, authors:
   for (let k = 0; k < rows.length; k++) {
     const r = rows[k]!;
     for (let j = offsets[r]!; j < offsets[r + 1]!; j++) grouped[starts[values[j]!]!++] = r;
+  }
+  return collect(grouped, counts, authors, stamps);
+}
+
+/** A column of one value per row: the row's code is `values[row]`. `counts` is zeroed, one longer than the codes. */
+function bucketsBySingle(rows: Int32Array, values: Int32Array, counts: Int32Array, authors: Int32Array, stamps: AuthorStamps, scratch: Scratch | undefined, slot: number): Bucket[] {
+  for (let k = 0; k < rows.length; k++) counts[values[rows[k]!]! + 1]!++;
+  for (let c = 1; c < counts.length; c++) counts[c]! += counts[c - 1]!;
+  const starts = counts.slice();
+  const grouped = scratch ? scratch.take(slot, rows.length) : new Int32Array(rows.length);
+  for (let k = 0; k < rows.length; k++) {
+    const r = rows[k]!;
+    grouped[starts[values[r]!]!++] = r;
   }
   return collect(grouped, counts, authors, stamps);
 }

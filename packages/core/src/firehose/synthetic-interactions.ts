@@ -123,10 +123,19 @@ function authorOf(seed: number, k: number): Author {
   };
 }
 
+/** Authors of the seeds in use (an author is a pure function of seed and index, so caching is safe). */
+const AUTHOR_CACHE = new Map<number, Author[]>();
+
 /** A few authors write a great deal, most rarely: the square of a uniform draw favours low indexes. */
 function drawAuthor(rng: SeededRandom, seed: number): Author {
   const u = rng.next();
-  return authorOf(seed, Math.floor(u * u * AUTHORS));
+  const k = Math.floor(u * u * AUTHORS);
+  let authors = AUTHOR_CACHE.get(seed);
+  if (!authors) {
+    if (AUTHOR_CACHE.size >= 16) AUTHOR_CACHE.delete(AUTHOR_CACHE.keys().next().value as number);
+    AUTHOR_CACHE.set(seed, (authors = []));
+  }
+  return (authors[k] ??= authorOf(seed, k));
 }
 
 function topicsFor(rng: SeededRandom): [string, string, string][] {
@@ -174,7 +183,7 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
     Object.assign(fb, { content, media_type: mediaType, language: s.language, sentiment: s.sentiment, hashtags: s.hashtags });
     if (s.topics.length > 0) {
       fb.topics = s.topics.map(([name, category]) => ({ name, category }));
-      fb.topic_ids = s.topics.map(([name]) => 100_000_000 + TOPIC_LIST.findIndex((t) => t[0] === name));
+      fb.topic_ids = s.topics.map((t) => 100_000_000 + TOPIC_LIST.indexOf(t));
     }
     if (link) fb.link = `https://${link.domain}${link.path}`;
   } else {

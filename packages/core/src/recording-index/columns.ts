@@ -38,6 +38,8 @@ export class TargetColumn {
   readonly values = new GrowableInt32();
   /** Rows covered so far (the column catches up with its recording lazily). */
   covered = 0;
+  /** Every row holds exactly one value, so row r's code is `values[r]` (the fast path of counting). */
+  single = true;
 
   constructor() {
     this.offsets.push(0);
@@ -45,9 +47,11 @@ export class TargetColumn {
 
   /** Adds the next row's values (a scalar, an array of scalars, or nothing). */
   addRow(value: unknown): void {
+    const before = this.values.length;
     if (Array.isArray(value)) {
       for (const v of value) this.addValue(v);
     } else this.addValue(value);
+    if (this.values.length - before !== 1) this.single = false;
     this.offsets.push(this.values.length);
     this.covered++;
   }
