@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import { fold } from '../engine/decider.ts';
 import { DomainError } from '../engine/errors.ts';
-import { identitiesDecider, type Identities, type IdentityCommand, type IdentityEvent } from './identity.ts';
+import { callingIdentity, identitiesDecider, type Identities, type IdentityCommand, type IdentityEvent } from './identity.ts';
 
 /**
  * The model: what the seed and decisions §6 say about identities, with none of the aggregate's
@@ -10,6 +10,7 @@ import { identitiesDecider, type Identities, type IdentityCommand, type Identity
  */
 interface ModelIdentity {
   label: string;
+  status: 'active' | 'disabled';
   deleted: boolean;
   tokens: Map<string, 'live' | 'deleted'>;
   limits: Set<string>;
@@ -92,10 +93,11 @@ function predict(m: Model, c: IdentityCommand): Outcome {
 function applyToModel(m: Model, c: IdentityCommand): void {
   switch (c.type) {
     case 'CreateIdentity':
-      m.set(c.id, { label: c.label, deleted: false, tokens: new Map(), limits: new Set() });
+      m.set(c.id, { label: c.label, status: 'active', deleted: false, tokens: new Map(), limits: new Set() });
       return;
     case 'UpdateIdentity':
       if (c.label !== undefined) m.get(c.id)!.label = c.label;
+      if (c.status !== undefined) m.get(c.id)!.status = c.status;
       return;
     case 'DeleteIdentity':
       m.get(c.id)!.deleted = true;
@@ -139,6 +141,11 @@ class Step implements fc.Command<Model, Real> {
     if (typeof expected === 'string') applyToModel(m, this.command);
     // Replaying the whole log rebuilds the same state.
     expect(fold(identitiesDecider, r.events)).toEqual(r.state);
+    // Only an active, undeleted identity's key calls.
+    for (const id of IDS) {
+      const i = m.get(id);
+      expect(callingIdentity(r.state, `k${id}`)?.id).toBe(i && !i.deleted && i.status === 'active' ? id : undefined);
+    }
   }
   toString(): string {
     return JSON.stringify(this.command);
@@ -164,7 +171,7 @@ const commands = [
 ];
 
 test.prop([fc.commands(commands, { maxCommands: 60 })], { numRuns: 200 })(
-  'identities never disagree with the model of their transitions, and replaying the log rebuilds the state',
+  'identities never disagree with the model of their transitions, only active identities\' keys call, and replaying the log rebuilds the state',
   (cmds) => {
     fc.modelRun(() => ({ model: new Map(), real: { state: identitiesDecider.initialState(), events: [] } }), cmds);
   },
