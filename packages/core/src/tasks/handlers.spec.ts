@@ -8,7 +8,9 @@ import { createEngine } from '../platform.ts';
 import { recordInteractions } from '../recording-index/record-interactions.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import { completeDueTasks } from './handlers.ts';
-import { TASK_MS } from './task-slot.ts';
+import { TASK_MS, allTasks, taskSlotsDecider } from './task-slot.ts';
+import { tasksReplayTarget } from './index.ts';
+import { replay } from '../engine/replay.ts';
 
 const T0 = Date.parse('2026-04-01T12:00:00Z');
 const creds = { username: 'alice', apiKey: 'alice-key-0001' };
@@ -134,6 +136,17 @@ describe('analysis tasks through engine.call', () => {
     const events = (await engine.store.readStream('tasks:alice', 0)).filter((e) => e.type === 'TaskCompleted');
     expect(events).toHaveLength(1);
     expect(events[0]!.data).toMatchObject({ at: T0 + TASK_MS, message: '', result: { interactions: 6 } });
+  });
+
+  it('replaying the log rebuilds the task slots the engine holds', async () => {
+    const { call, task, time, engine } = await setup();
+    for (let k = 0; k < 4; k++) await call('tasks.create', { ...task, name: `t${k}` });
+    time.now += 2 * TASK_MS;
+    await call('tasks.list', { service: 'linkedin' });
+    const report = await replay(engine.store, [tasksReplayTarget]);
+    const rebuilt = report.aggregates.get('tasks.v1|tasks:alice')!.state;
+    expect(rebuilt).toEqual((await engine.loader.load(taskSlotsDecider, 'tasks:alice')).state);
+    expect(allTasks(rebuilt as never).filter((t) => t.completed)).toHaveLength(2);
   });
 
   it('records the task the identity key made it with', async () => {
