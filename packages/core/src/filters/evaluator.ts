@@ -36,6 +36,9 @@ export type Resolve = (hash: string) => IncludedFilter | undefined;
 
 export interface TagOutput {
   tags: string[];
+  /** What `tags` and the tree already hold, so a rule that fires twice adds nothing (kept in a set:
+   * a classifier may give hundreds of tags to one interaction). */
+  seen: Set<string>;
   tree: Record<string, string[]> | undefined;
   scores: Map<string, Map<string, number>> | undefined;
 }
@@ -47,49 +50,51 @@ const SPLIT_CACHE = new Map<string, string[]>();
 
 /**
  * Reads a dotted target from a nested interaction. Arrays on the way are mapped, so `fb.topics.name`
- * over `fb.topics: [{name}, {name}]` yields every name. A flat key equal to the whole path wins (stored
- * interactions may be flattened).
+ * over `fb.topics: [{name}, {name}]` yields every name. Where the first segment is absent, a flat key
+ * equal to the whole path is read instead (stored interactions may be flattened).
  */
 export function readTarget(i: Interaction, path: string): unknown {
-  const flat = i[path];
-  if (flat !== undefined) return flat;
   let segs = SPLIT_CACHE.get(path);
   if (!segs) {
     segs = path.split('.');
     if (SPLIT_CACHE.size > 10_000) SPLIT_CACHE.clear();
     SPLIT_CACHE.set(path, segs);
   }
-  return readPath(i, segs, 0);
+  const v = i[segs[0]!];
+  return v === undefined ? i[path] : readPath(v, segs, 1);
 }
 
-/** A reader for one target, its path split once (the evaluator's hot path). */
+/**
+ * A reader for one target, its path split once (the evaluator's hot path). The flat key is looked up
+ * only when the nested path is absent: a miss on a dotted key is the slow kind of property lookup.
+ */
 function reader(path: string): (i: Interaction) => unknown {
   const segs = path.split('.');
+  const first = segs[0]!;
   if (segs.length === 2) {
-    const [a, b] = segs as [string, string];
+    const b = segs[1]!;
     return (i) => {
-      const flat = i[path];
-      if (flat !== undefined) return flat;
-      const v = i[a];
-      if (v === null || v === undefined || typeof v !== 'object') return undefined;
+      const v = i[first];
+      if (v === undefined) return i[path];
+      if (v === null || typeof v !== 'object') return undefined;
       return Array.isArray(v) ? readPath(v, segs, 1) : (v as Record<string, unknown>)[b];
     };
   }
   if (segs.length === 3) {
-    const [a, b, c] = segs as [string, string, string];
+    const b = segs[1]!;
+    const c = segs[2]!;
     return (i) => {
-      const flat = i[path];
-      if (flat !== undefined) return flat;
-      const v = i[a];
-      if (v === null || v === undefined || typeof v !== 'object' || Array.isArray(v)) return readPath(v, segs, 1);
+      const v = i[first];
+      if (v === undefined) return i[path];
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return readPath(v, segs, 1);
       const w = (v as Record<string, unknown>)[b];
       if (w === null || w === undefined || typeof w !== 'object' || Array.isArray(w)) return readPath(w, segs, 2);
       return (w as Record<string, unknown>)[c];
     };
   }
   return (i) => {
-    const flat = i[path];
-    return flat !== undefined ? flat : readPath(i, segs, 0);
+    const v = i[first];
+    return v === undefined ? i[path] : readPath(v, segs, 1);
   };
 }
 
@@ -145,12 +150,15 @@ function tokensOf(s: Scope, key: string, read: (i: Interaction) => unknown, cs: 
   if (t) return t;
   t = [];
   const v = read(s.i);
-  const push = (x: unknown): void => {
-    const text = textOf(x);
-    if (text !== undefined && text !== '') t!.push(tokenize(cs ? text : text.toLowerCase()));
-  };
-  if (Array.isArray(v)) v.forEach(push);
-  else push(v);
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const text = textOf(x);
+      if (text) t.push(tokenize(cs ? text : text.toLowerCase()));
+    }
+  } else {
+    const text = textOf(v);
+    if (text) t.push(tokenize(cs ? text : text.toLowerCase()));
+  }
   (s.memo ??= new Map()).set(key, t);
   return t;
 }
@@ -160,12 +168,15 @@ function textsOf(s: Scope, key: string, read: (i: Interaction) => unknown, cs: b
   if (t) return t;
   t = [];
   const v = read(s.i);
-  const push = (x: unknown): void => {
-    const text = textOf(x);
-    if (text !== undefined) t!.push(cs ? text : text.toLowerCase());
-  };
-  if (Array.isArray(v)) v.forEach(push);
-  else push(v);
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const text = textOf(x);
+      if (text !== undefined) t.push(cs ? text : text.toLowerCase());
+    }
+  } else {
+    const text = textOf(v);
+    if (text !== undefined) t.push(cs ? text : text.toLowerCase());
+  }
   (s.memo ??= new Map()).set(key, t);
   return t;
 }
@@ -230,7 +241,8 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
   const cs = caseSensitive(c, kind);
   const a = c.arg;
   const readI = reader(target);
-  const read = (s: Scope): unknown => readI(s.i);
+  // Predicates are made once here, never per interaction: a closure per call is garbage per call.
+  const on = (pred: (x: unknown) => boolean): Test => (s) => each(readI(s.i), pred);
   const fold = (x: string): string => (cs ? x : x.toLowerCase());
   const tokenKey = cs ? `T|${target}` : `t|${target}`;
   const textKey = cs ? `S|${target}` : `s|${target}`;
@@ -241,7 +253,7 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
   };
   switch (c.op) {
     case 'exists':
-      return (s) => present(read(s));
+      return (s) => present(readI(s.i));
     case 'contains': {
       const phrase = tokenize(fold((a as { value: string }).value));
       if (phrase.length === 1) {
@@ -262,7 +274,10 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     }
     case 'contains_all': {
       const phrases = listItems(a).map((x) => tokenize(fold(x))).filter((p) => p.length > 0);
-      return anyTokens((t) => phrases.every((p) => (p.length === 1 ? t.includes(p[0]!) : indexOfPhrase(t, p) >= 0)));
+      return anyTokens((t) => {
+        for (const p of phrases) if (p.length === 1 ? !t.includes(p[0]!) : indexOfPhrase(t, p) < 0) return false;
+        return true;
+      });
     }
     case 'contains_near': {
       const near = a as Extract<Argument, { kind: 'near' }>;
@@ -278,39 +293,42 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     }
     case 'substr': {
       const needle = fold((a as { value: string }).value);
-      return (s) => textsOf(s, textKey, readI, cs).some((x) => x.includes(needle));
+      const has = (x: string): boolean => x.includes(needle);
+      return (s) => textsOf(s, textKey, readI, cs).some(has);
     }
     case 'regex_partial':
     case 'regex_exact': {
       const src = (a as { value: string }).value;
       const re = new RegExp(c.op === 'regex_exact' ? `^(?:${src})$` : src);
-      return (s) => textsOf(s, `S|${target}`, readI, true).some((x) => re.test(x));
+      const key = `S|${target}`;
+      const has = (x: string): boolean => re.test(x);
+      return (s) => textsOf(s, key, readI, true).some(has);
     }
     case 'in': {
       if (a!.kind === 'ints') {
         const set = new Set(a!.values);
-        return (s) => each(read(s), (x) => set.has(numberOf(x)));
+        return on((x) => set.has(numberOf(x)));
       }
       const items = listItems(a);
       const set = new Set(items.map(fold));
-      return (s) => each(read(s), (x) => {
+      return on((x) => {
         const t = textOf(x);
         return t !== undefined && set.has(fold(t));
       });
     }
     case 'url_in': {
       const set = new Set(listItems(a).map(normalizeUrl));
-      return (s) => each(read(s), (x) => typeof x === 'string' && set.has(normalizeUrl(x)));
+      return on((x) => typeof x === 'string' && set.has(normalizeUrl(x)));
     }
     case '==':
     case '!=': {
       const eq = c.op === '==';
       if (a!.kind === 'number') {
         const n = a!.value;
-        return (s) => each(read(s), (x) => (numberOf(x) === n) === eq);
+        return on((x) => (numberOf(x) === n) === eq);
       }
       const want = fold((a as { value: string }).value);
-      return (s) => each(read(s), (x) => {
+      return on((x) => {
         const t = textOf(x);
         return t !== undefined && (fold(t) === want) === eq;
       });
@@ -321,7 +339,7 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     case '>=': {
       const n = (a as { value: number }).value;
       const cmp = c.op === '<' ? (x: number) => x < n : c.op === '>' ? (x: number) => x > n : c.op === '<=' ? (x: number) => x <= n : (x: number) => x >= n;
-      return (s) => each(read(s), (x) => {
+      return on((x) => {
         const v = numberOf(x);
         return !Number.isNaN(v) && cmp(v);
       });
@@ -330,7 +348,7 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
       const g = a as Extract<Argument, { kind: 'geo' }>;
       const centre = { lat: g.points[0]![0], lon: g.points[0]![1] };
       const km = g.radius!;
-      return (s) => each(read(s), (x) => {
+      return on((x) => {
         const p = geoOf(x);
         return p !== undefined && haversineKm(centre, p) <= km;
       });
@@ -339,14 +357,14 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
       const g = a as Extract<Argument, { kind: 'geo' }>;
       const [[top, left], [bottom, right]] = g.points as [[number, number], [number, number]];
       const lonInside = left <= right ? (lon: number) => lon >= left && lon <= right : (lon: number) => lon >= left || lon <= right;
-      return (s) => each(read(s), (x) => {
+      return on((x) => {
         const p = geoOf(x);
         return p !== undefined && p.lat <= top && p.lat >= bottom && lonInside(p.lon);
       });
     }
     case 'geo_polygon': {
       const g = a as Extract<Argument, { kind: 'geo' }>;
-      return (s) => each(read(s), (x) => {
+      return on((x) => {
         const p = geoOf(x);
         return p !== undefined && insidePolygon(p, g.points);
       });
@@ -530,12 +548,16 @@ function fireOf(r: Exclude<TagRule, { type: 'include' }>): (out: TagOutput) => v
   }
   const path = r.namespace.join('.');
   const flat = path === '' ? r.name : `${path}.${r.name}`;
+  const treeKey = `${path}\u0000${r.name}`;
   return (out) => {
-    if (!out.tags.includes(flat)) out.tags.push(flat);
-    if (path !== '') {
+    if (!out.seen.has(flat)) {
+      out.seen.add(flat);
+      out.tags.push(flat);
+    }
+    if (path !== '' && !out.seen.has(treeKey)) {
+      out.seen.add(treeKey);
       out.tree ??= {};
-      const list = (out.tree[path] ??= []);
-      if (!list.includes(r.name)) list.push(r.name);
+      (out.tree[path] ??= []).push(r.name);
     }
   };
 }
@@ -576,7 +598,7 @@ export function compileDefinition(d: Definition, kind: FilterKind, resolve: Reso
       const s: Scope = { i, memo: undefined };
       if (!test(s)) return { matched: false, tags: [] };
       if (!hasTags) return { matched: true, tags: [] };
-      const out: TagOutput = { tags: [], tree: undefined, scores: undefined };
+      const out: TagOutput = { tags: [], seen: new Set(), tree: undefined, scores: undefined };
       applyTags(s, out);
       const result: MatchResult = { matched: true, tags: out.tags };
       if (out.tree) result.tagTree = out.tree;
