@@ -7,6 +7,9 @@ import { filterHandlers } from '../filters/handlers.ts';
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { recordInteractions, recordedInteractions } from '../recording-index/record-interactions.ts';
 import { recordingHandlers } from './handlers.ts';
+import { replay } from '../engine/replay.ts';
+import { recordingsReplayTarget } from './index.ts';
+import { capacityReplayTarget } from '../recording-index/index.ts';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 
@@ -134,7 +137,12 @@ describe('recordings through engine.call', () => {
     for (const e of events) copy.appendNow([{ stream: e.stream, expectedVersion: -1, events: [{ id: e.id, type: e.type, data: e.data, time: e.time }] }]);
     const restarted = new Engine({ store: copy, clock: { now: () => p.time.now }, ids: seededIds(9), handlers: { ...filterHandlers, ...recordingHandlers } });
     const g = await restarted.call({ version: '1.5', endpoint: 'insight.get', credentials: { username: 'alice', apiKey: 'alice-key-01' }, params: { id } });
-    expect(g.body).toMatchObject({ volume: 2 });
+    expect(g.body).toMatchObject({ volume: 2, remaining_index_capacity: 999_998 });
+    // The replay tool rebuilds the recordings and capacity aggregates from the log alone.
+    const report = await replay(copy, [recordingsReplayTarget, capacityReplayTarget]);
+    expect(report.mismatches).toEqual([]);
+    const rebuilt = [...report.aggregates.values()].find((a) => a.stream === 'recordings:alice');
+    expect((rebuilt?.state as { byId: Record<string, { status: string }> }).byId[id]?.status).toBe('running');
     // After a reset the index forgets everything.
     await restarted.reset();
     await restarted.openAccount({ username: 'alice', api_key: 'alice-key-01' });
