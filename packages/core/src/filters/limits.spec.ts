@@ -136,5 +136,8 @@ describe('analysis query filter limits (seed §8.2: 30 logical operators, each c
     expect((outcome('fb.content substr "x"', 'query') as BadRequest).message).toMatch(/substr operator is not available in a query filter/);
     expect((outcome('fb.content cs contains "x"', 'query') as BadRequest).message).toMatch(/cs modifier is not available/);
     expect(outcome('interaction.tag_tree.cars.brand == "BMW" and interaction.tags in "a,b"', 'query')).toBe('accepted');
+    expect((outcome('fb.topics.website exists', 'query') as BadRequest).message).toMatch(/cannot be used in a query filter/);
+    expect((outcome('interaction.sample < 10', 'query') as BadRequest).message).toMatch(/cannot be used in a query filter/);
+    expect(outcome('fb.topics.website exists and interaction.sample < 10')).toBe('accepted');
   });
 });

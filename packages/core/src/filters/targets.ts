@@ -50,6 +50,18 @@ export const KNOWN_TARGETS: ReadonlySet<string> = new Set([
   'links.code',
 ]);
 
+/** Targets an analysis query filter may not use (filter-language.md §3.1, QF column ✗ or –). */
+const NOT_IN_QUERIES = new Set([
+  ...['about', 'company_overview', 'location_city', 'location_street', 'mission', 'products', 'release_date', 'username', 'website'].flatMap((t) => [
+    `fb.topics.${t}`,
+    `fb.parent.topics.${t}`,
+  ]),
+  'fb.sample',
+  'interaction.sample',
+  'fb.topic_graph',
+  'fb.parent.topic_graph',
+]);
+
 const MODELLED = new Set(['fb', 'interaction', 'links']);
 const PATH = /^[\p{L}\d_]+(\.[\p{L}\d_]+)+$/u;
 const TAG_TREE = /^interaction\.tag_tree(\.[\p{L}\d_-]+)+$/u;
@@ -66,5 +78,6 @@ export function targetProblem(target: string, kind: FilterKind): string | null {
   if (MODELLED.has(ns) && !KNOWN_TARGETS.has(target)) return `The target ${target} does not exist`;
   if (kind === 'definition' && ANALYSIS_ONLY.has(target)) return `The target ${target} can only be used in a query filter`;
   if (kind === 'query' && !MODELLED.has(ns) && ns !== 'li') return `The target ${target} does not exist`;
+  if (kind === 'query' && NOT_IN_QUERIES.has(target)) return `The target ${target} cannot be used in a query filter`;
   return null;
 }
