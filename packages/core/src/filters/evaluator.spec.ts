@@ -239,3 +239,25 @@ describe('indexed tag rules', () => {
     },
   );
 });
+
+describe('merged keyword tests under OR', () => {
+  const vocab = ['red', 'Green', 'blue', 'cyan', 'black'];
+  const condition = fc.oneof(
+    fc.constantFrom(...vocab).map((w) => `fb.content contains "${w}"`),
+    fc.constantFrom(...vocab).map((w) => `fb.content cs contains "${w}"`),
+    fc.constantFrom(...vocab).map((w) => `fb.parent.content contains "${w}"`),
+    fc.array(fc.constantFrom(...vocab), { minLength: 1, maxLength: 3 }).map((ws) => `fb.content any "${ws.join(',')}"`),
+    fc.tuple(fc.constantFrom(...vocab), fc.constantFrom(...vocab)).map(([a, b]) => `fb.content contains "${a} ${b}"`),
+    fc.constantFrom(...vocab).map((w) => `fb.content contains [keep(classic)] "${w}"`),
+  );
+  const text = fc.array(fc.constantFrom(...vocab, 'RED', 'x'), { maxLength: 6 }).map((ws) => ws.join(' '));
+
+  test.prop([fc.array(condition, { minLength: 2, maxLength: 8 }), text, text], { numRuns: 200 })(
+    'an OR of conditions matches exactly when one of its conditions matches on its own',
+    (conds, content, parent) => {
+      const i = { fb: { content, parent: { content: parent } } };
+      const expected = conds.some((c) => compileFilter(c).match(i).matched);
+      expect(compileFilter(conds.join(' or ')).match(i).matched).toBe(expected);
+    },
+  );
+});
