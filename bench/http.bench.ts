@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import type { BenchLine, BenchReport } from './lib.ts';
 
 /** The few autocannon options and results used here (the package ships no types). */
 interface LoadResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p99: number };
   non2xx: number;
   errors: number;
@@ -69,42 +69,72 @@ interface Load {
   body?: string | undefined;
 }
 
-async function load(url: string, request: Load): Promise<{ rps: number; p99: number; non2xx: number; errors: number }> {
+/** CPU seconds a process has used (user + system), or NaN where /proc is missing. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+async function load(url: string, request: Load, pid: number): Promise<{ rps: number; p99: number; non2xx: number; errors: number; cpuUs: number }> {
+  let connection = 0;
   const run = (duration: number) =>
-    autocannon({ url: url + request.path, method: request.method, headers: request.headers, ...(request.body ? { body: request.body } : {}), connections: CONNECTIONS, duration });
+    autocannon({
+      url: url + request.path,
+      method: request.method,
+      headers: request.headers,
+      ...(request.body ? { body: request.body } : {}),
+      connections: CONNECTIONS,
+      duration,
+      // Each connection is its own account, as with many clients: one account's calls run one at a time.
+      setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
+        if (request.headers.Authorization) client.setHeaders({ ...request.headers, Authorization: `bench${connection++ % CONNECTIONS}:${KEY}` });
+      },
+    });
   await run(1); // warm-up: JIT, caches, the first allowance window
+  const cpuBefore = cpuSeconds(pid);
   const r = await run(SECONDS);
-  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  // Server CPU per request: steadier than requests per second on a machine shared with other work.
+  const cpuUs = ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, r.requests.total);
+  return { rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuUs };
 }
 
 export default async function httpBench(): Promise<BenchReport> {
   if (hasTaskset) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
   const dir = mkdtempSync(join(tmpdir(), 'sdp-http-bench-'));
   const accounts = join(dir, 'accounts.json');
-  writeFileSync(accounts, JSON.stringify([{ username: 'bench', api_key: KEY, package: { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 } }]));
+  const pkg = { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 };
+  writeFileSync(accounts, JSON.stringify(Array.from({ length: CONNECTIONS }, (_, i) => ({ username: `bench${i}`, api_key: KEY, package: pkg }))));
 
   // The filter validation endpoint is the issue's subject; if nobody has built it yet, measure a built read.
   const probe = createEngine({ store: new MemoryEventStore(), clock: { now: () => 0 }, ids: seededIds(1) });
   const validate = probe.handles('core.validate');
   const subject: Load = validate
-    ? { method: 'POST' as const, path: '/v1.5/validate', headers: { Authorization: `bench:${KEY}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ csdl: 'interaction.content contains "hello"' }) }
-    : { method: 'GET' as const, path: '/v1.5/account/identity', headers: { Authorization: `bench:${KEY}` } };
+    ? { method: 'POST' as const, path: '/v1.5/validate', headers: { Authorization: `bench0:${KEY}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ csdl: 'interaction.content contains "hello"' }) }
+    : { method: 'GET' as const, path: '/v1.5/account/identity', headers: { Authorization: `bench0:${KEY}` } };
 
   const lines: BenchLine[] = [];
   const notes: string[] = [];
   try {
     const bare = await startProcess(process.execPath, ['-e', BARE]);
-    const bareFigures = await load(bare.url, { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json' }, body: subject.body ?? '' });
+    const bareFigures = await load(bare.url, { method: 'POST', path: '/', headers: { 'Content-Type': 'application/json' }, body: subject.body ?? '' }, bare.child.pid!);
     await stop(bare.child);
-    lines.push({ name: 'bare node:http, small JSON body', opsPerSec: bareFigures.rps, extra: { p99_ms: bareFigures.p99 } });
+    lines.push({ name: 'bare node:http, small JSON body', opsPerSec: bareFigures.rps, extra: { p99_ms: bareFigures.p99, cpu_us_per_req: bareFigures.cpuUs.toFixed(1) } });
 
-    const tsx = join(root, 'node_modules/.bin/tsx');
     for (const [label, store] of [['memory', 'memory:'], ['sqlite', `sqlite:${join(dir, 'bench.db')}`]] as const) {
-      const server = await startProcess(tsx, ['packages/server/src/cli.ts', 'serve', '--port', '0', '--store', store, '--accounts', accounts, '--access-log', 'off']);
-      const f = await load(server.url, subject);
+      // `node --import tsx` rather than the tsx wrapper: one process, so its CPU time is the server's.
+      const server = await startProcess(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', '0', '--store', store, '--accounts', accounts, '--access-log', 'off']);
+      const f = await load(server.url, subject, server.child.pid!);
       await stop(server.child);
       if (f.non2xx > 0 || f.errors > 0) notes.push(`${label}: ${f.non2xx} non-2xx answers, ${f.errors} errors`);
-      lines.push({ name: `sdp ${subject.method} ${subject.path} (${label} store, full path)`, opsPerSec: f.rps, extra: { p99_ms: f.p99, ratio: (f.rps / bareFigures.rps).toFixed(3) } });
+      lines.push({
+        name: `sdp ${subject.method} ${subject.path} (${label} store, full path)`,
+        opsPerSec: f.rps,
+        extra: { p99_ms: f.p99, ratio: (f.rps / bareFigures.rps).toFixed(3), cpu_us_per_req: f.cpuUs.toFixed(1) },
+      });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -113,7 +143,7 @@ export default async function httpBench(): Promise<BenchReport> {
   const memRatio = memory.opsPerSec / baseline.opsPerSec;
   const sqlRatio = sqlite.opsPerSec / baseline.opsPerSec;
   if (!validate) notes.push('core.validate has no handler yet: measured GET /v1.5/account/identity instead');
-  notes.push(`${CONNECTIONS} connections, ${SECONDS} s each after a 1 s warm-up; ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'taskset missing: processes not pinned'}; access log off`);
+  notes.push(`${CONNECTIONS} connections, one account each, ${SECONDS} s each after a 1 s warm-up; ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'taskset missing: processes not pinned'}; access log off`);
   return {
     title: 'http: full request path against a bare node:http server (autocannon, same run)',
     baseline,

@@ -3,7 +3,7 @@ import { CURRENT_VERSION, type ApiCall, type CallAnswer, type Engine, type Versi
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { AccountLanes } from './account-lanes.ts';
 import { readCredentials } from './credentials.ts';
-import { deprecationHeaders, route, segmentsOf, splitUrl } from './route.ts';
+import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
 import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 export interface HttpOptions {
@@ -41,6 +41,17 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const mounts = new Map(Object.entries(options.mounts ?? {}));
   const requestIds = options.requestIds ?? true;
   const lanes = new AccountLanes();
+  // Routing is a pure function of method and path; most traffic repeats a few paths.
+  const routeCache = new Map<string, Route>();
+  const routeOf = (method: string, path: string): Route => {
+    const key = `${method} ${path}`;
+    let r = routeCache.get(key);
+    if (!r) {
+      if (routeCache.size >= 4096) routeCache.clear();
+      routeCache.set(key, (r = route(method, path, product)));
+    }
+    return r;
+  };
 
   async function serve(req: WireRequest, path: string, query: string): Promise<Served> {
     const first = segmentsOf(path)[0];
@@ -51,7 +62,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       return { response, username: null, cost: null };
     }
 
-    const r = route(req.method, path, product);
+    const r = routeOf(req.method, path);
     const base = baseHeaders(r.version, requestIds);
     const refuse = (status: number, message: string, extra?: Record<string, string>): Served => {
       if (extra) Object.assign(base, extra);
