@@ -355,7 +355,10 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     }
     case 'geo_box': {
       const g = a as Extract<Argument, { kind: 'geo' }>;
-      const [[top, left], [bottom, right]] = g.points as [[number, number], [number, number]];
+      const [[lat1, left], [lat2, right]] = g.points as [[number, number], [number, number]];
+      // Corners given the other way up still mean the same band of latitude.
+      const top = Math.max(lat1, lat2);
+      const bottom = Math.min(lat1, lat2);
       const lonInside = left <= right ? (lon: number) => lon >= left && lon <= right : (lon: number) => lon >= left || lon <= right;
       return on((x) => {
         const p = geoOf(x);
