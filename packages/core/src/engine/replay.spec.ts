@@ -1,4 +1,6 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { evolveWith, foldMany, type DomainEvent } from './decider.ts';
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { creditsDecider, creditsStream } from '../accounting/credit-window.ts';
 import { SNAPSHOT_EVERY } from './aggregates.ts';
@@ -81,5 +83,42 @@ describe('sameState', () => {
     expect(sameState({ a: 1 }, { a: 1, b: null })).toBe(false);
     expect(sameState([], {})).toBe(false);
     expect(sameState(NaN, NaN)).toBe(true);
+  });
+});
+
+describe('folding many events at once', () => {
+  type Tally = { total: number; seen: string[]; byKey: Record<string, number>; last?: { key: string; n: number } };
+  type TallyEvent = DomainEvent<'Added', { key: string; n: number }> | DomainEvent<'Reset', { to: number }> | DomainEvent<'Ignored', null>;
+  const evolve = evolveWith<Tally, TallyEvent>({
+    Added(s, d) {
+      s.total += d.n;
+      s.seen.push(d.key);
+      s.byKey[d.key] = (s.byKey[d.key] ?? 0) + d.n;
+      // Event data kept in the state and changed by a later event: the case one draft must not get wrong.
+      s.last ??= d;
+      s.last.n += 1;
+    },
+    Reset(s, d) {
+      s.total = d.to;
+      s.seen = [];
+      s.byKey = {};
+    },
+  });
+  const decider = { initialState: (): Tally => ({ total: 0, seen: [], byKey: {} }), evolve };
+  const anEvent = fc.oneof(
+    fc.record({ type: fc.constant('Added' as const), data: fc.record({ key: fc.constantFrom('a', 'b', 'c'), n: fc.integer({ min: -5, max: 5 }) }) }),
+    fc.record({ type: fc.constant('Reset' as const), data: fc.record({ to: fc.integer({ min: 0, max: 9 }) }) }),
+    fc.constant({ type: 'Ignored' as const, data: null }),
+  );
+
+  test.prop([fc.array(anEvent, { maxLength: 60 })])('folding through one draft equals one produce per event, and the result is frozen', (events) => {
+    const snapshotOfEvents = structuredClone(events);
+    let oneByOne = decider.initialState();
+    for (const e of structuredClone(events)) oneByOne = evolve(oneByOne, e as TallyEvent);
+    const folded = foldMany(decider, events as TallyEvent[]);
+    expect(folded).toEqual(oneByOne);
+    // The events themselves are left as they were.
+    expect(events).toEqual(snapshotOfEvents);
+    if (events.length > 0 && folded !== decider.initialState()) expect(Object.isFrozen(folded)).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
-import type { Decider, DomainEvent } from './decider.ts';
+import { foldMany, type Decider, type DomainEvent } from './decider.ts';
 import type { EventStore } from './event-store.ts';
+import type { StoredEvent } from './events.ts';
 
 /** A decider and the streams it folds: every stream whose name starts with `prefix` (`credits:`). */
 export interface ReplayTarget {
@@ -88,16 +89,37 @@ export async function replay(store: EventStore, targets: ReplayTarget[], options
     return list;
   };
 
+  const advance = (f: Folding, run: StoredEvent[]): void => {
+    if (run.length === 0) return;
+    f.agg.state = foldMany(f.target.decider, run as DomainEvent[], f.agg.state);
+    f.agg.version = run[run.length - 1]!.version;
+  };
+
   for (;;) {
     const page = await store.readAll(position, pageSize);
     if (page.length === 0) break;
+    // Each stream's events of the page are folded together (one immer draft), in version order.
+    const runs = new Map<string, StoredEvent[]>();
     for (const e of page) {
       const list = folding.get(e.stream) ?? (await start(e.stream));
-      if (list.length === 0) unclaimed++;
-      for (const f of list) {
-        f.agg.state = f.target.decider.evolve(f.agg.state, e as DomainEvent);
-        f.agg.version = e.version;
-        if (f.snapshot) check(f);
+      if (list.length === 0) {
+        unclaimed++;
+        continue;
+      }
+      const run = runs.get(e.stream);
+      if (run) run.push(e);
+      else runs.set(e.stream, [e]);
+    }
+    for (const [stream, run] of runs) {
+      for (const f of folding.get(stream)!) {
+        const at = f.snapshot ? run.findIndex((e) => e.version === f.snapshot!.version) : -1;
+        if (at < 0) {
+          advance(f, run);
+          continue;
+        }
+        advance(f, run.slice(0, at + 1));
+        check(f);
+        advance(f, run.slice(at + 1));
       }
     }
     events += page.length;
