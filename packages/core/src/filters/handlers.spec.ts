@@ -80,6 +80,11 @@ describe('filter endpoints through engine.call', () => {
       csdl: 'tag.keyword "ruby" { interaction.content contains_any "ruby, rails" } tag.score 1 { interaction.content contains "ruby" } return { interaction.content contains "ruby" }',
     });
     expect(c).toMatchObject({ status: 200, body: { hash: expect.stringMatching(/^[0-9a-f]{32}$/), created_at: '1516139096', dpu: '0.4' } });
+    expect(await call('insight.compile', { csdl: 'fb.content exists or twitter.text contains "x"' })).toMatchObject({
+      status: 400,
+      body: { error: 'The target twitter.text does not exist' },
+    });
+    expect((await call('core.compile', { csdl: 'fb.content exists or twitter.text contains "x"' })).status).toBe(200);
     const bad = await call('insight.validate', { csdl: 'fb.contwent contains "x"' });
     expect(bad).toMatchObject({ status: 400, body: { error: 'The target fb.contwent does not exist (at line 1 position 0)' } });
   });

@@ -4,6 +4,7 @@ import { compileFilter, type CompiledFilter } from './compiled-filter.ts';
 import { dpuText } from './cost.ts';
 import { compileAndRegister, loadFilter } from './filter-store.ts';
 import { HASH } from './filter-registry.ts';
+import { foreignToInsight } from './targets.ts';
 import { historicsDecider, historicsStream, notFoundMessage } from '../historics/historics-query.ts';
 
 /** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (wire-facts §1.9). */
@@ -16,8 +17,14 @@ function insightTime(ms: number): string {
   return String(Math.floor(ms / 1000));
 }
 
-async function definition(ctx: CallContext, register: boolean): Promise<CompiledFilter> {
-  return compileAndRegister(ctx.uow, ctx.params.requireString('csdl'), { register });
+async function definition(ctx: CallContext, register: boolean, product: 'core' | 'insight' = 'core'): Promise<CompiledFilter> {
+  const text = ctx.params.requireString('csdl');
+  if (product === 'insight') {
+    // Judged before anything is recorded, so a refused definition leaves no trace.
+    const foreign = foreignToInsight(compileFilter(text).definition);
+    if (foreign) throw new BadRequest(`The target ${foreign} does not exist`);
+  }
+  return compileAndRegister(ctx.uow, text, { register });
 }
 
 export const filterHandlers: HandlerTable = {
@@ -30,11 +37,11 @@ export const filterHandlers: HandlerTable = {
     return { body: { hash: f.hash, created_at: coreTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
   },
   'insight.validate': async (ctx) => {
-    const f = await definition(ctx, false);
+    const f = await definition(ctx, false, 'insight');
     return { body: { created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
   },
   'insight.compile': async (ctx) => {
-    const f = await definition(ctx, true);
+    const f = await definition(ctx, true, 'insight');
     return { body: { hash: f.hash, created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
   },
   'core.dpu': async (ctx) => {

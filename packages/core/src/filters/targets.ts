@@ -1,3 +1,4 @@
+import type { Definition, Expr } from './ast.ts';
 import type { FilterKind } from './parser.ts';
 
 /**
@@ -80,4 +81,23 @@ export function targetProblem(target: string, kind: FilterKind): string | null {
   if (kind === 'query' && !MODELLED.has(ns) && ns !== 'li') return `The target ${target} does not exist`;
   if (kind === 'query' && NOT_IN_QUERIES.has(target)) return `The target ${target} cannot be used in a query filter`;
   return null;
+}
+
+/**
+ * The topic-data product filters the social and professional networks only: a recording's definition
+ * may not name the core language's other sources (`twitter.*`, ...). Returns the first such target.
+ */
+export function foreignToInsight(d: Definition): string | undefined {
+  let found: string | undefined;
+  const walk = (e: Expr): void => {
+    if (found) return;
+    if (e.type === 'cond') {
+      const ns = e.target.slice(0, e.target.indexOf('.'));
+      if (!MODELLED.has(ns) && ns !== 'li') found = e.target;
+    } else if (e.type === 'not') walk(e.item);
+    else if (e.type === 'and' || e.type === 'or') e.items.forEach(walk);
+  };
+  for (const r of d.tags) if (r.type !== 'include') walk(r.body);
+  if (d.body) walk(d.body);
+  return found;
 }
