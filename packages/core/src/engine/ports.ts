@@ -17,18 +17,31 @@ export interface Ids {
 const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 export function seededIds(seed = 1): Ids {
-  let s0 = (seed | 0) ^ 0x9e3779b9;
-  let s1 = Math.imul(seed | 0, 0x85ebca6b) ^ 0xc2b2ae35;
-  if (s0 === 0 && s1 === 0) s1 = 1;
+  // xoshiro128** (period 2^128 - 1) seeded through splitmix32, so nearby seeds give unrelated streams.
+  let z = seed | 0;
+  const splitmix = (): number => {
+    z = (z + 0x9e3779b9) | 0;
+    let t = z ^ (z >>> 16);
+    t = Math.imul(t, 0x21f0aaad);
+    t ^= t >>> 15;
+    t = Math.imul(t, 0x735a2d97);
+    return (t ^ (t >>> 15)) >>> 0;
+  };
+  let a = splitmix();
+  let b = splitmix();
+  let c = splitmix();
+  let d = splitmix();
+  if ((a | b | c | d) === 0) d = 1;
   const next32 = (): number => {
-    let x = s0;
-    const y = s1;
-    s0 = y;
-    x ^= x << 23;
-    x ^= x >>> 17;
-    x ^= y ^ (y >>> 26);
-    s1 = x;
-    return (s0 + s1) >>> 0;
+    const r = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
+    const t = b << 9;
+    c ^= a;
+    d ^= b;
+    b ^= c;
+    a ^= d;
+    c ^= t;
+    d = rotl(d, 11);
+    return r;
   };
   return {
     hex(length) {
@@ -41,6 +54,8 @@ export function seededIds(seed = 1): Ids {
     },
   };
 }
+
+const rotl = (x: number, k: number): number => (x << k) | (x >>> (32 - k));
 
 /** A clock that reads a fixed value, for deciders' tests. */
 export function fixedClock(ms: number): Clock {
