@@ -1,6 +1,5 @@
 // The limiting day and the daily limit are the core's: the simulator only lists the days its run covers.
-import { dailyAccountLimit } from '../../core/src/recording-index/index.ts';
-import { limitingDayOf } from '../../core/src/days/index.ts';
+import { dailyAccountLimit, limitingDayOf } from '@sdp/core';
 import type { AccountPackage, LimitingDayMode } from '@sdp/core';
 import type { CapacityDay } from './usage-ledger.ts';
 

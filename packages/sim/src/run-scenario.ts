@@ -1,9 +1,10 @@
 import { ManualClock } from '@sdp/clock';
-import { MemoryEventStore, createEngine, seededIds, type AccountPackage, type Engine, type EventStore, type HandlerTable } from '@sdp/core';
+import { MemoryEventStore, createEngine, queuedAt, taskSlotsDecider, tasksStream, seededIds, type AccountPackage, type Engine, type EventStore, type HandlerTable } from '@sdp/core';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
 import { SimClient, type SetupOutcome } from './sim-client.ts';
 import { StreamUsage } from './stream-usage.ts';
+import { FirehoseFeed } from './firehose-feed.ts';
 import { UsageLedger, type AccountTotals, type HourRow } from './usage-ledger.ts';
 
 const HOUR = 3_600_000;
@@ -64,12 +65,27 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   }
   const keys = new Map(scenario.accounts.map((a) => [a.username, a.apiKey]));
   const clients: SimClient[] = [];
+  const notes: string[] = [];
   for (const actor of scenario.actors) {
     if (actor.kind === 'calls') {
       const c = new SimClient(actor, keys.get(actor.account)!, engine, clock, ledger, scenario.start, end);
       clients.push(c);
       c.start();
-    } else new StreamUsage(actor, engine, clock, ledger, scenario.start).start();
+    } else if (actor.kind === 'stream') new StreamUsage(actor, engine, clock, ledger, scenario.start).start();
+    else new FirehoseFeed(actor, engine, clock, scenario.start, notes).start();
+  }
+
+  // Queue lengths between task answers: each minute, what the core's task slots hold at that instant.
+  const taskAccounts = [...new Set(scenario.actors.filter((a) => a.kind === 'calls' && a.endpoint === 'tasks.create').map((a) => a.account))];
+  if (taskAccounts.length > 0) {
+    const sample = async (at: number) => {
+      for (const u of taskAccounts) {
+        const slots = await engine.command((uow) => uow.load(taskSlotsDecider, tasksStream(u)));
+        ledger.queueLength(u, at, slots.slots.reduce((n, slot) => n + queuedAt(slot, at), 0));
+      }
+      if (at + 60_000 < end) clock.at(at + 60_000, sample);
+    };
+    clock.at(scenario.start, sample);
   }
 
   let position = await store.head();
@@ -88,7 +104,6 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   ledger.finish();
 
   const totals = ledger.totals();
-  const notes: string[] = [];
   for (const t of totals) {
     for (const [endpoint, n] of Object.entries(t.notImplemented)) {
       notes.push(`${t.account}: ${n} calls to ${endpoint} answered 501 (not built in this engine yet); nothing was charged for them`);

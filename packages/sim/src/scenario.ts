@@ -62,7 +62,19 @@ export interface StreamActor extends ActorBase {
   cost: number;
 }
 
-export type Actor = CallActor | StreamActor;
+/**
+ * Interactions arriving for an account's running recordings: the core's seeded synthetic firehose,
+ * switched on at `start`, fed as the clock moves (every `every`), switched off at `stop`.
+ */
+export interface FirehoseActor extends ActorBase {
+  kind: 'firehose';
+  service: string;
+  perMinute: number;
+  firehoseSeed: number;
+  every: number;
+}
+
+export type Actor = CallActor | StreamActor | FirehoseActor;
 
 export interface AccountSpec {
   username: string;
@@ -199,12 +211,14 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
     const o = obj(a, path, bad);
     if (!o) return;
     const kind = o.kind === undefined ? 'calls' : o.kind;
-    if (kind !== 'calls' && kind !== 'stream') {
-      bad(`${path}.kind`, 'must be calls or stream');
+    if (kind !== 'calls' && kind !== 'stream' && kind !== 'firehose') {
+      bad(`${path}.kind`, 'must be calls, stream or firehose');
       return;
     }
     const common = ['name', 'kind', 'account', 'schedule', 'start', 'stop'];
-    known(o, path, kind === 'stream' ? [...common, 'cost'] : [...common, 'endpoint', 'version', 'params', 'body', 'media_type', 'setup', 'retry'], bad);
+    const fields =
+      kind === 'stream' ? [...common, 'cost'] : kind === 'firehose' ? ['name', 'kind', 'account', 'start', 'stop', 'service', 'per_minute', 'seed', 'every'] : [...common, 'endpoint', 'version', 'params', 'body', 'media_type', 'setup', 'retry'];
+    known(o, path, fields, bad);
     const actorName = o.name === undefined ? `actor-${i}` : str(o.name, `${path}.name`, bad) ?? `actor-${i}`;
     if (actors.some((x) => x.name === actorName)) bad(`${path}.name`, `${actorName} appears twice`);
     let account = accounts[0]?.username ?? '';
@@ -213,11 +227,20 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
       if (s !== undefined && !accounts.some((x) => x.username === s)) bad(`${path}.account`, `names no account; accounts are ${accounts.map((x) => x.username).join(', ')}`);
       else if (s !== undefined) account = s;
     } else if (accounts.length > 1) bad(`${path}.account`, 'is required when the scenario has several accounts');
-    const schedule = sched(o.schedule, `${path}.schedule`, bad);
+    // A calls actor with only setup calls (start a recording, say) needs no schedule.
+    const schedule = kind === 'firehose' || (o.schedule === undefined && kind === 'calls' && o.setup !== undefined) ? { type: 'once' as const, at: [] } : sched(o.schedule, `${path}.schedule`, bad);
     const from = o.start === undefined ? 0 : dur(o.start, `${path}.start`, bad) ?? 0;
     const to = o.stop === undefined ? duration : dur(o.stop, `${path}.stop`, bad) ?? duration;
     if (to <= from && o.stop !== undefined) bad(`${path}.stop`, 'must be later than start');
     const base = { name: actorName, account, schedule: schedule ?? { type: 'once' as const, at: [] }, start: from, stop: Math.min(to, duration) };
+    if (kind === 'firehose') {
+      const service = o.service === undefined ? 'facebook' : str(o.service, `${path}.service`, bad) ?? 'facebook';
+      const perMinute = int(o.per_minute, `${path}.per_minute`, bad, { required: true, min: 1 });
+      const firehoseSeed = o.seed === undefined ? seed : int(o.seed, `${path}.seed`, bad) ?? seed;
+      const every = o.every === undefined ? 10 * 60_000 : dur(o.every, `${path}.every`, bad, { positive: true }) ?? 10 * 60_000;
+      actors.push({ ...base, kind: 'firehose', service, perMinute: perMinute ?? 1, firehoseSeed, every });
+      return;
+    }
     if (kind === 'stream') {
       const cost = int(o.cost, `${path}.cost`, bad, { required: true, min: 1 });
       actors.push({ ...base, kind: 'stream', cost: cost ?? 1 });

@@ -35,6 +35,10 @@ export interface HourRow {
   remainingMin: number;
   /** Largest `X-Analysis-Tasks-Queued` seen. */
   tasksQueuedMax: number;
+  /** Analysis tasks queued this hour, and the seconds from queueing to result (from `TaskQueued` events). */
+  tasksCreated: number;
+  taskWaitMeanSeconds: number;
+  taskWaitMaxSeconds: number;
 }
 
 export interface AccountTotals {
@@ -61,6 +65,8 @@ export interface AccountTotals {
   tasksQueuedMax: number;
   /** `X-Analysis-Tasks-Queue-Limit` as answered, once seen. */
   queueLimit: number | null;
+  tasksCreated: number;
+  taskWaitMaxSeconds: number;
 }
 
 /** Recording capacity of one account on one limiting day, from the capacity aggregate's events. */
@@ -126,6 +132,9 @@ export class UsageLedger {
         remainingEnd: creditsPerHour,
         remainingMin: creditsPerHour,
         tasksQueuedMax: 0,
+        tasksCreated: 0,
+        taskWaitMeanSeconds: 0,
+        taskWaitMaxSeconds: 0,
       });
     }
     this.accounts.set(account, {
@@ -151,6 +160,8 @@ export class UsageLedger {
         resetTimes: [],
         tasksQueuedMax: 0,
         queueLimit: null,
+        tasksCreated: 0,
+        taskWaitMaxSeconds: 0,
       },
       limitedUntil: {},
       lastReset: {},
@@ -245,6 +256,10 @@ export class UsageLedger {
         this.recordCapacity(e);
         continue;
       }
+      if (e.type === 'TaskQueued' && e.stream.startsWith('tasks:')) {
+        this.recordTask(e);
+        continue;
+      }
       if (e.type !== 'CreditsCharged' || !e.stream.startsWith('credits:')) continue;
       const a = this.accounts.get(e.stream.slice('credits:'.length));
       if (!a) continue;
@@ -293,6 +308,19 @@ export class UsageLedger {
     if (!d) a.capacity.set(data.day, (d = { account: username, day: data.day, used: 0, refused: 0 }));
     for (const n of Object.values(data.kept)) d.used += n;
     for (const n of Object.values(data.refused)) d.refused += n;
+  }
+
+  private recordTask(e: StoredEvent): void {
+    const a = this.accounts.get(e.stream.slice('tasks:'.length));
+    if (!a) return;
+    const data = e.data as { at: number; finishAt: number };
+    const row = a.rows[this.hourOf(data.at)]!;
+    const wait = (data.finishAt - data.at) / 1000;
+    row.taskWaitMeanSeconds = (row.taskWaitMeanSeconds * row.tasksCreated + wait) / (row.tasksCreated + 1);
+    row.tasksCreated++;
+    row.taskWaitMaxSeconds = Math.max(row.taskWaitMaxSeconds, wait);
+    a.totals.tasksCreated++;
+    a.totals.taskWaitMaxSeconds = Math.max(a.totals.taskWaitMaxSeconds, wait);
   }
 
   capacityDays(account: string): Map<string, CapacityDay> {

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runScenario } from './run-scenario.ts';
+import { comparePackages } from './compare-packages.ts';
+import { validateScenario } from './scenario.ts';
+import { hoursCsv } from './report-data.ts';
+import { parseScenario } from './scenario.ts';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const validate = { endpoint: 'core.validate', params: { csdl: 'interaction.content contains "coffee"' } };
+const everySecond = { type: 'steady', rate: 1, per: 'second' };
+
+describe('scenarios worked out by hand', () => {
+  it('cost-5 calls every second for 3 hours on 10,000 credits: 2,000 admitted and 1,600 refused each hour, resets on the hour', async () => {
+    const text = readFileSync(fileURLToPath(new URL('../../../examples/steady-validate.yaml', import.meta.url)), 'utf8');
+    const r = await runScenario(parseScenario(text));
+    expect(r.notes).toEqual([]);
+    expect(r.hours.map((h) => [h.calls, h.admitted, h.refusedRate, h.credits.core, h.rateLimitedSeconds, h.remainingEnd])).toEqual([
+      // The 2,001st call (08:33:20) finds 0 < 5 credits; the account waits 1,600 s for the 09:00:00 reset.
+      [3600, 2000, 1600, 10_000, 1600, 0],
+      [3600, 2000, 1600, 10_000, 1600, 0],
+      [3600, 2000, 1600, 10_000, 1600, 0],
+    ]);
+    expect(r.hours.map((h) => h.statuses)).toEqual(Array(3).fill({ 200: 2000, 429: 1600 }));
+    expect(r.totals[0]!.resetTimes.map(iso)).toEqual(['2026-01-05T09:00:00.000Z', '2026-01-05T10:00:00.000Z']);
+    expect(hoursCsv(r.hours).split('\n')[1]).toBe('0,2026-01-05T08:00:00.000Z,alice,3600,2000,1600,0,0,0,0,1600,0,0,0,0,0,0,0,0,0,10000,2000,1600');
+  });
+
+  it('a first call at 8:05:37 opens a window that resets at 9:05:00, the minute mark, and every hour on', async () => {
+    const s = validateScenario({ start: '2026-01-05T08:05:37Z', duration: '3h', accounts: [{ username: 'alice' }], actors: [{ ...validate, schedule: everySecond }] });
+    const r = await runScenario(s);
+    const t = r.totals[0]!;
+    expect(t.resetTimes.map(iso)).toEqual(['2026-01-05T09:05:00.000Z', '2026-01-05T10:05:00.000Z', '2026-01-05T11:05:00.000Z']);
+    // Windows [08:05, 09:05) 3,563 calls, [09:05, 10:05) and [10:05, 11:05) 3,600 each: 2,000 admitted in each;
+    // the 37 calls from 11:05:00 to 11:05:36 open a fourth window and are all admitted.
+    expect(t.calls).toBe(10_800);
+    expect(t.admitted).toBe(3 * 2000 + 37);
+    expect(t.refusedRate).toBe(1563 + 1600 + 1600);
+    expect(t.credits).toEqual({ core: (3 * 2000 + 37) * 5 });
+  });
+
+  it('refuses before v1.2 with 403 and from v1.2 with 429, and counts both as rate refusals', async () => {
+    const s = validateScenario({
+      duration: '1h',
+      accounts: [{ username: 'old' }, { username: 'new' }],
+      actors: [
+        { ...validate, account: 'old', version: '1.1', schedule: everySecond },
+        { ...validate, account: 'new', version: '1.2', schedule: everySecond },
+      ],
+    });
+    const r = await runScenario(s);
+    expect(r.totals.map((t) => [t.account, t.admitted, t.refusedRate, t.statuses])).toEqual([
+      ['old', 2000, 1600, { 200: 2000, 403: 1600 }],
+      ['new', 2000, 1600, { 200: 2000, 429: 1600 }],
+    ]);
+  });
+
+  it('stream-product usage shares the general allowance: 200 credits a minute leaves 10 of 60 charges refused each hour', async () => {
+    const s = validateScenario({ duration: '2h', accounts: [{ username: 'alice' }], actors: [{ kind: 'stream', cost: 200, schedule: { type: 'steady', rate: 1, per: 'minute' } }] });
+    const r = await runScenario(s);
+    expect(r.hours.map((h) => [h.credits.stream, h.refusedStream, h.rateLimitedSeconds])).toEqual([
+      [10_000, 10, 600],
+      [10_000, 10, 600],
+    ]);
+    expect(r.totals[0]!.streamCharges).toBe(120);
+  });
+
+  it('a client that waits out X-RateLimit-Reset-Ttl gets its refused call in one second after the reset', async () => {
+    const s = validateScenario({
+      duration: '2h',
+      accounts: [{ username: 'alice' }],
+      actors: [{ ...validate, schedule: { type: 'burst', size: 2001, every: '2h', spacing: '1s' }, retry: { backoff: 'reset', base: '1s' } }],
+    });
+    const r = await runScenario(s);
+    const t = r.totals[0]!;
+    expect([t.calls, t.admitted, t.refusedRate, t.retries, t.gaveUp]).toEqual([2002, 2001, 1, 1, 0]);
+    expect(r.hours[0]!.rateLimitedSeconds).toBe(1600);
+    expect(r.hours[1]!.credits.core).toBe(5);
+    expect(t.resetTimes.map(iso)).toEqual(['2026-01-05T09:00:00.000Z']);
+  });
+
+  it('exponential back-off gives up after its attempts and says so', async () => {
+    const s = validateScenario({
+      duration: '1h',
+      accounts: [{ username: 'alice', package: { credits_per_hour: 5 } }],
+      actors: [{ ...validate, schedule: { type: 'once', at: ['0s', '1s'] }, retry: { max_attempts: 3, base: '10s', factor: 3 } }],
+    });
+    const r = await runScenario(s);
+    const t = r.totals[0]!;
+    // The second call is refused at 0:01, retried at 0:11 and 0:41, then abandoned.
+    expect([t.calls, t.admitted, t.refusedRate, t.retries, t.gaveUp]).toEqual([4, 1, 3, 2, 1]);
+  });
+
+  it('lists every limiting day the run covers, starting 00:00 PST (08:00 UTC), with the daily account limit', async () => {
+    const s = validateScenario({ start: '2026-01-05T07:00:00Z', duration: '2d', accounts: [{ username: 'alice', package: { index_capacity_per_month: 45_000_000 } }], actors: [{ ...validate, schedule: { type: 'steady', rate: 1, per: 'hour' } }] });
+    const r = await runScenario(s);
+    expect(r.limitingDays.map((d) => [d.day, d.start, d.limit])).toEqual([
+      ['2026-01-04', '2026-01-04T08:00:00.000Z', 2_000_000],
+      ['2026-01-05', '2026-01-05T08:00:00.000Z', 2_000_000],
+      ['2026-01-06', '2026-01-06T08:00:00.000Z', 2_000_000],
+    ]);
+  });
+});
+
+describe('comparing packages', () => {
+  it('finds the smallest package with no refusals, whatever order they are listed in', async () => {
+    const s = validateScenario({
+      duration: '2h',
+      packages: { large: { credits_per_hour: 20_000 }, small: { credits_per_hour: 5_000 }, standard: { credits_per_hour: 10_000 } },
+      compare: ['large', 'small', 'standard'],
+      accounts: [{ username: 'alice' }],
+      // 1,800 cost-5 calls an hour: 9,000 credits.
+      actors: [{ ...validate, schedule: { type: 'steady', rate: 1800, per: 'hour' } }],
+    });
+    const c = await comparePackages(s, s.compare);
+    expect(c.runs.map((r) => [r.name, r.result.totals[0]!.admitted, r.refusals])).toEqual([
+      ['large', 3600, 0],
+      ['small', 2000, 1600],
+      ['standard', 3600, 0],
+    ]);
+    expect(c.smallestWithoutRefusals).toBe('standard');
+  });
+});
