@@ -35,7 +35,8 @@ export function parseDuration(input: unknown): number | undefined {
 export function formatDuration(ms: number): string {
   if (ms === 0) return '0s';
   const parts: string[] = [];
-  let rest = Math.round(ms);
+  // Whole seconds once there are any: a report has no use for the milliseconds of an hour.
+  let rest = ms >= 1000 ? Math.round(ms / 1000) * 1000 : Math.round(ms);
   for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`);

@@ -246,7 +246,8 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
       actors.push({ ...base, kind: 'stream', cost: cost ?? 1 });
       return;
     }
-    const endpoint = str(o.endpoint, `${path}.endpoint`, bad, { required: true });
+    const setupOnly = o.setup !== undefined && o.schedule === undefined && o.endpoint === undefined;
+    const endpoint = setupOnly ? undefined : str(o.endpoint, `${path}.endpoint`, bad, { required: true });
     if (endpoint !== undefined && !ENDPOINT_IDS.has(endpoint)) bad(`${path}.endpoint`, `no endpoint ${endpoint} in the catalogue (ids look like core.validate, tasks.create, ingest)`);
     const actorVersion = o.version === undefined ? version : ver(o.version, `${path}.version`, bad) ?? version;
     const params = o.params === undefined ? {} : obj(o.params, `${path}.params`, bad) ?? {};

@@ -43,6 +43,7 @@ export class SimClient {
     const to = this.scenarioStart + this.actor.stop;
     this.clock.at(from, async () => {
       await this.setup();
+      if (this.actor.endpoint === '') return;
       const times = callTimes(this.actor.schedule, from, to);
       const next = (): void => {
         const t = times.next();

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runScenario } from './run-scenario.ts';
+import { validateScenario } from './scenario.ts';
+import { CHART_BLOCK, reportHtml } from './report-html.ts';
+import { chromiumAvailable, openInChromium } from './headless-chromium.ts';
+import { decodePng, saturatedPixels } from './png-pixels.ts';
+
+/**
+ * Every chart has data: refusals, stream charges, a recording fed by the firehose and queued tasks. The
+ * package has no index capacity, so every match is refused and the capacity bars stand tall (a few
+ * thousand recorded interactions would be a sliver against a 1,000,000 daily limit).
+ */
+const busyDay = validateScenario({
+  start: '2026-01-05T06:00:00Z',
+  duration: '6h',
+  accounts: [{ username: 'agency', package: { credits_per_hour: 3000, index_capacity_per_month: 0 } }],
+  actors: [
+    { name: 'poller', endpoint: 'core.validate', params: { csdl: 'fb.content contains "tea"' }, schedule: { type: 'steady', rate: 1, per: 'second' } },
+    { name: 'stream', kind: 'stream', cost: 10, schedule: { type: 'steady', rate: 2, per: 'minute' } },
+    {
+      name: 'analysts',
+      endpoint: 'tasks.create',
+      setup: [
+        { as: 'compiled', endpoint: 'insight.compile', params: { csdl: 'fb.content contains_any "coffee, tea, espresso"' } },
+        { as: 'rec', endpoint: 'insight.start', params: { hash: '${compiled.body.hash}', name: 'tea', service: 'facebook' } },
+      ],
+      params: { service: 'facebook', type: 'analysis', name: 'ages ${n}', subscription_id: '${rec.body.id}', parameters: { parameters: { analysis_type: 'freqDist', parameters: { target: 'fb.author.age', threshold: 5 } } } },
+      schedule: { type: 'burst', size: 300, every: '3h', spacing: '1s' },
+    },
+    { name: 'firehose', kind: 'firehose', per_minute: 30 },
+  ],
+});
+
+const needChromium = !chromiumAvailable();
+if (needChromium && process.env.CI) throw new Error('CI is set but /usr/bin/chromium is missing: run .ci/chromium.sh');
+if (needChromium) console.warn('skipping the report-in-Chromium tests: /usr/bin/chromium is not installed (run .ci/chromium.sh)');
+
+describe('the HTML report', () => {
+  it('is self-contained: inline SVG, no scripts, no external references', async () => {
+    const r = await runScenario(busyDay);
+    const html = reportHtml(r);
+    expect(html).not.toMatch(/<script|<link|<img|@import|https?:\/\/(?!www\.w3\.org)/i);
+    for (const id of CHART_BLOCK.ids) expect(html).toContain(`<svg id="${id}"`);
+    expect(r.notes).toEqual([]);
+    expect(r.totals[0]!.refusedRate).toBeGreaterThan(0);
+    expect(r.totals[0]!.tasksQueuedMax).toBeGreaterThan(0);
+    expect(r.limitingDays.map((d) => [d.day, d.used, d.limit, d.refused > 0])).toEqual([
+      ['2026-01-04', 0, 0, true],
+      ['2026-01-05', 0, 0, true],
+    ]);
+  });
+
+  it.skipIf(needChromium)('opens in headless Chromium with no console errors, and every chart is drawn', async () => {
+    const r = await runScenario(busyDay);
+    const dir = mkdtempSync(join(tmpdir(), 'sdp-report-'));
+    try {
+      const file = join(dir, 'report.html');
+      writeFileSync(file, reportHtml(r));
+      const height = CHART_BLOCK.header + CHART_BLOCK.height * CHART_BLOCK.ids.length;
+      const page = await openInChromium(file, { width: CHART_BLOCK.width, height });
+      expect(page.console).toEqual([]);
+      for (const id of CHART_BLOCK.ids) expect(page.dom).toContain(`id="${id}"`);
+      const img = decodePng(page.png);
+      expect(img.width).toBe(CHART_BLOCK.width);
+      const inked = CHART_BLOCK.ids.map((id, i) => {
+        const top = CHART_BLOCK.header + i * CHART_BLOCK.height;
+        // The plot area only: below the title and legend, right of the axis labels.
+        return [id, saturatedPixels(img, 72, top + 40, CHART_BLOCK.width - 20, top + 260)] as const;
+      });
+      for (const [id, n] of inked) expect({ id, drawn: n > 300 }).toEqual({ id, drawn: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(needChromium)('the console check catches a page that logs an error (so an empty list means something)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdp-report-'));
+    try {
+      const file = join(dir, 'bad.html');
+      writeFileSync(file, '<!doctype html><html><body><script>console.error("broken chart")</script></body></html>');
+      const page = await openInChromium(file, { width: 200, height: 100 });
+      expect(page.console.join('\n')).toContain('broken chart');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
