@@ -47,7 +47,7 @@ async function singleAppends(store: EventStore, tag: string, ms = MS): Promise<n
   }, ms, 20);
 }
 
-async function sqliteReport(dir: string): Promise<BenchReport> {
+export async function sqliteReport(dir: string): Promise<BenchReport> {
   // The baseline: better-sqlite3 alone, same table shape and durability, one insert per transaction.
   const raw = new Database(join(dir, 'raw.db'));
   raw.pragma('journal_mode = WAL');
@@ -78,7 +78,7 @@ async function sqliteReport(dir: string): Promise<BenchReport> {
   };
 }
 
-async function postgresReport(url: string): Promise<BenchReport | undefined> {
+export async function postgresReport(url: string): Promise<BenchReport | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try {
     await client.connect();
@@ -168,7 +168,7 @@ function buildLog(path: string, events: number, accounts: number): void {
   db.close();
 }
 
-async function replayReport(dir: string): Promise<BenchReport> {
+export async function replayReport(dir: string): Promise<BenchReport> {
   const N = 1_000_000;
   const path = join(dir, 'replay.db');
   buildLog(path, N, 1000);

@@ -49,6 +49,7 @@ export class PostgresEventStore implements EventStore {
   private readonly s: string;
   private readonly where: string;
   private readonly maxGroup: number;
+  readonly freshReads = true;
   private queue: Request[] = [];
   private flushing = false;
   private scheduled = false;

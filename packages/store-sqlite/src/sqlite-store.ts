@@ -39,6 +39,7 @@ export class SqliteEventStore implements EventStore {
   private scheduled = false;
   private closed = false;
   private readonly sql;
+  readonly freshReads = true;
   /** Group commits run and write requests they carried: `requests / commits` is the sharing achieved. */
   readonly stats = { commits: 0, requests: 0 };
 

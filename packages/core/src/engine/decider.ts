@@ -36,10 +36,10 @@ export function evolveWith<State, Event extends DomainEvent>(
   // Many events through one draft: what a replay of the whole log needs. Each event's data is copied
   // first, because within one draft a recipe that keeps event data in the state and changes it later
   // would otherwise change the event itself (one produce per event freezes it in between).
-  const evolveMany = (from: State, events: Iterable<Event>): State => {
+  const evolveMany = (from: State, events: Iterable<Event>, copy: boolean): State => {
     if (!isDraftable(from)) return foldOneByOne(evolve, events, from);
     const draft = createDraft(from as object) as Draft<State>;
-    for (const event of events) recipes[event.type as Event['type']]?.(draft, copyJson(event.data) as never);
+    for (const event of events) recipes[event.type as Event['type']]?.(draft, (copy ? copyJson(event.data) : event.data) as never);
     return finishDraft(draft) as State;
   };
   return Object.assign(evolve, { [EVOLVE_MANY]: evolveMany });
@@ -64,14 +64,16 @@ export function fold<State, Event extends DomainEvent>(
  * `fold`, faster: a decider built with `evolveWith` folds the lot through one immer draft (several
  * times cheaper than a produce per event). Same state, as long as no recipe puts one event object in
  * two places of the state and then changes it; the replay tool uses it, the engine does not.
+ * `eventsOwned`: the caller owns the events (fresh from disk), so their data need not be copied.
  */
 export function foldMany<State, Event extends DomainEvent>(
   decider: Pick<Decider<State, unknown, Event>, 'initialState' | 'evolve'>,
   events: Iterable<Event>,
   from: State = decider.initialState(),
+  eventsOwned = false,
 ): State {
-  const many = (decider.evolve as { [EVOLVE_MANY]?: (state: State, events: Iterable<Event>) => State })[EVOLVE_MANY];
-  return many ? many(from, events) : foldOneByOne(decider.evolve, events, from);
+  const many = (decider.evolve as { [EVOLVE_MANY]?: (state: State, events: Iterable<Event>, copy: boolean) => State })[EVOLVE_MANY];
+  return many ? many(from, events, !eventsOwned) : foldOneByOne(decider.evolve, events, from);
 }
 
 /** A deep copy of plain JSON data (what events carry). */

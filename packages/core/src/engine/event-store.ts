@@ -22,6 +22,11 @@ export interface EventStore {
   /** Empties the store (the operator's reset; test suites). */
   clear(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * True when every read returns new objects (parsed from disk), which the reader may keep and change:
+   * a replay then folds them without copying each event's data first.
+   */
+  readonly freshReads?: boolean;
 }
 
 export interface Snapshot {

@@ -37,6 +37,10 @@ export interface ReplayReport {
   head: number;
 }
 
+/** A stream's run is folded once it holds this many events, and every run once this many wait in all. */
+const RUN = 256;
+const MAX_WAITING = 200_000;
+
 export interface ReplayOptions {
   /** Events read per page of `readAll`. */
   pageSize?: number;
@@ -91,41 +95,50 @@ export async function replay(store: EventStore, targets: ReplayTarget[], options
 
   const advance = (f: Folding, run: StoredEvent[]): void => {
     if (run.length === 0) return;
-    f.agg.state = foldMany(f.target.decider, run as DomainEvent[], f.agg.state);
+    f.agg.state = foldMany(f.target.decider, run as DomainEvent[], f.agg.state, store.freshReads === true);
     f.agg.version = run[run.length - 1]!.version;
+  };
+
+  // Each stream's events wait in a run and are folded together (one immer draft per run, in version
+  // order): a run of a hundred events costs a fraction of a hundred produces.
+  const runs = new Map<string, StoredEvent[]>();
+  let waiting = 0;
+  const foldRun = (stream: string, run: StoredEvent[]): void => {
+    for (const f of folding.get(stream)!) {
+      const at = f.snapshot ? run.findIndex((e) => e.version === f.snapshot!.version) : -1;
+      if (at < 0) {
+        advance(f, run);
+        continue;
+      }
+      advance(f, run.slice(0, at + 1));
+      check(f);
+      advance(f, run.slice(at + 1));
+    }
+    runs.delete(stream);
+    waiting -= run.length;
   };
 
   for (;;) {
     const page = await store.readAll(position, pageSize);
     if (page.length === 0) break;
-    // Each stream's events of the page are folded together (one immer draft), in version order.
-    const runs = new Map<string, StoredEvent[]>();
     for (const e of page) {
       const list = folding.get(e.stream) ?? (await start(e.stream));
       if (list.length === 0) {
         unclaimed++;
         continue;
       }
-      const run = runs.get(e.stream);
-      if (run) run.push(e);
-      else runs.set(e.stream, [e]);
+      let run = runs.get(e.stream);
+      if (!run) runs.set(e.stream, (run = []));
+      run.push(e);
+      waiting++;
+      if (run.length >= RUN) foldRun(e.stream, run);
     }
-    for (const [stream, run] of runs) {
-      for (const f of folding.get(stream)!) {
-        const at = f.snapshot ? run.findIndex((e) => e.version === f.snapshot!.version) : -1;
-        if (at < 0) {
-          advance(f, run);
-          continue;
-        }
-        advance(f, run.slice(0, at + 1));
-        check(f);
-        advance(f, run.slice(at + 1));
-      }
-    }
+    if (waiting >= MAX_WAITING) for (const [stream, run] of runs) foldRun(stream, run);
     events += page.length;
     position = page[page.length - 1]!.position;
     options.onPage?.(position, events);
   }
+  for (const [stream, run] of runs) foldRun(stream, run);
   for (const list of folding.values()) {
     for (const f of list) {
       if (f.snapshot) {
