@@ -74,6 +74,8 @@ export class PostgresEventStore implements EventStore {
     });
     // An idle connection dropped by the server is an event, not a crash; the pool opens a new one when needed.
     pool.on('error', () => {});
+    // So is a checked-out connection dropped between two queries: the next query reports it.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const store = new PostgresEventStore(pool, schema, where, options.maxGroup ?? 256);
     try {
       await store.prepare();
@@ -170,14 +172,27 @@ export class PostgresEventStore implements EventStore {
       }
     }
     let out: number[];
+    let client: pg.PoolClient;
     try {
-      const res = await this.pool.query({
+      client = await this.pool.connect();
+    } catch (error) {
+      const failure = this.explain(error, 'append failed, nothing was written');
+      for (const r of group) r.reject(failure);
+      return;
+    }
+    const backend = (client as unknown as { processID: number }).processID;
+    try {
+      const res = await client.query({
         text: `SELECT ${this.s}.sdp_append($1, $2, $3, $4, $5, $6, $7, $8) AS out`,
         values: [reqEntries, entStream, entExpect, entEvents, evId, evType, evData, evTime],
       });
+      client.release();
       out = (res.rows[0].out as string[]).map(Number);
     } catch (error) {
-      if (group.length > 1 && !isConnectionError(error)) {
+      const lost = isConnectionError(error);
+      client.release(lost ? (error as Error) : undefined);
+      if (lost) return this.settleInDoubt(group, backend, error);
+      if (group.length > 1) {
         // One bad request (say, a value the database refuses) must not fail the others: send each alone.
         for (const r of group) await this.sendGroup([r]);
         return;
@@ -200,6 +215,65 @@ export class PostgresEventStore implements EventStore {
       }
       e += r.batch.length;
     });
+  }
+
+  /**
+   * The connection died with the group's transaction in flight: it may have committed or not. Billing
+   * data cannot be left in doubt, so once the server answers again the backend that ran it is ended
+   * (which settles its transaction either way), and the log is asked whether each request's events are
+   * there. Only when the server stays away does the append fail as "may or may not have been written".
+   */
+  private async settleInDoubt(group: Request[], backend: number, error: unknown): Promise<void> {
+    const firstIds = group.map((r) => r.batch.find((e) => e.events.length > 0)?.events[0]!.id);
+    if (firstIds.every((id) => id === undefined)) {
+      const failure = this.explain(error, 'append failed, nothing was written');
+      for (const r of group) r.reject(failure);
+      return;
+    }
+    const lastIds = group.flatMap((r) => r.batch.map((e) => e.events[e.events.length - 1]?.id)).filter((id): id is string => !!id);
+    for (const wait of [100, 500, 1500]) {
+      await new Promise((r) => setTimeout(r, wait));
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch {
+        continue;
+      }
+      try {
+        await client.query('SELECT pg_terminate_backend($1)', [backend]);
+        for (let i = 0; i < 100; i++) {
+          const alive = await client.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [backend]);
+          if (alive.rows.length === 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        const found = await client.query(`SELECT id, version, position FROM ${this.s}.events WHERE id = ANY($1)`, [[...firstIds.filter(Boolean), ...lastIds]]);
+        const streams = group.flatMap((r) => r.batch.map((e) => e.stream));
+        const heads = await client.query(`SELECT stream, max(version) AS version FROM ${this.s}.events WHERE stream = ANY($1) GROUP BY stream`, [streams]);
+        client.release();
+        const byId = new Map(found.rows.map((row) => [row.id as string, { version: Number(row.version), position: Number(row.position) }]));
+        const head = new Map(heads.rows.map((row) => [row.stream as string, Number(row.version)]));
+        const committed = firstIds.some((id) => id !== undefined && byId.has(id));
+        group.forEach((r, i) => {
+          const first = firstIds[i];
+          if (!committed) return r.reject(this.explain(error, 'append failed, nothing was written'));
+          if (first !== undefined && !byId.has(first)) {
+            // The group committed without this request: it was refused for a version conflict.
+            const entry = r.batch.find((e) => e.expectedVersion !== ANY_VERSION && e.expectedVersion !== (head.get(e.stream) ?? 0)) ?? r.batch[0]!;
+            return r.reject(new VersionConflict(entry.stream, entry.expectedVersion, head.get(entry.stream) ?? 0));
+          }
+          const versions = r.batch.map((e) =>
+            e.events.length > 0 ? byId.get(e.events[e.events.length - 1]!.id)!.version : e.expectedVersion === ANY_VERSION ? (head.get(e.stream) ?? 0) : e.expectedVersion,
+          );
+          const positions = r.batch.flatMap((e) => (e.events.length > 0 ? [byId.get(e.events[e.events.length - 1]!.id)!.position] : []));
+          r.resolve({ versions, lastPosition: positions.length > 0 ? Math.max(...positions) : 0 });
+        });
+        return;
+      } catch {
+        client.release(true);
+      }
+    }
+    const failure = this.explain(error, 'append failed', true);
+    for (const r of group) r.reject(failure);
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {

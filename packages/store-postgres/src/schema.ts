@@ -22,6 +22,8 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
       state   bytea   NOT NULL,
       PRIMARY KEY (stream, kind)
     );`,
+  // 2: events by id, so an append whose connection died can be looked up once the server is back.
+  (s) => `CREATE INDEX IF NOT EXISTS events_id ON ${s}.events (id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

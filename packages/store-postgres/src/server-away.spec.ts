@@ -1,7 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import type { NewEvent } from '@sdp/core';
+import { VersionConflict, type NewEvent } from '@sdp/core';
 import { PostgresEventStore, StoreUnavailable } from './postgres-store.ts';
 import { SCHEMA_VERSION } from './schema.ts';
 import { testDatabase, testSchema } from './test-database.ts';
@@ -18,6 +18,8 @@ class Relay {
   private server: Server | undefined;
   private sockets = new Set<Socket>();
   port = 0;
+  /** Cut the connection carrying the next append: before the server gets it, or once it has answered. */
+  cutNextAppend: 'before' | 'after' | undefined;
   constructor(private readonly target: { host: string; port: number }) {}
 
   async up(): Promise<void> {
@@ -28,7 +30,21 @@ class Relay {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => {});
       }
-      client.pipe(upstream).pipe(client);
+      let cutOnAnswer = false;
+      const cut = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('data', (chunk: Buffer) => {
+        if (this.cutNextAppend && chunk.includes('sdp_append')) {
+          const when = this.cutNextAppend;
+          this.cutNextAppend = undefined;
+          if (when === 'before') return cut();
+          cutOnAnswer = true;
+        }
+        upstream.write(chunk);
+      });
+      upstream.on('data', (chunk: Buffer) => (cutOnAnswer ? cut() : client.write(chunk)));
     });
     await new Promise<void>((r) => this.server!.listen(this.port, '127.0.0.1', r));
     this.port = (this.server.address() as { port: number }).port;
@@ -76,6 +92,38 @@ describe.skipIf('skip' in db)('a PostgreSQL server that goes away and comes back
     await new Promise((r) => setTimeout(r, 50));
     await relay.up();
     expect(await store.head()).toBe(3);
+    await store.close();
+    await relay.down();
+  });
+
+  it('a connection lost while an append is in flight: once the server answers, the append is known written or not', async () => {
+    const target = new URL(url);
+    const relay = new Relay({ host: target.hostname, port: Number(target.port || 5432) });
+    await relay.up();
+    const through = new URL(url);
+    through.port = String(relay.port);
+    const store = await PostgresEventStore.connect(through.toString(), { schema, connectTimeoutMs: 1000 });
+    await store.clear();
+    await store.append([{ stream: 't', expectedVersion: 0, events: [ev(1)] }]);
+
+    // Cut after the server committed and answered: the answer is lost, the write is not.
+    relay.cutNextAppend = 'after';
+    expect(await store.append([{ stream: 't', expectedVersion: 1, events: [ev(2), ev(3)] }, { stream: 'u', expectedVersion: 0, events: [ev(4)] }])).toEqual({
+      versions: [3, 1],
+      lastPosition: 4,
+    });
+    // Cut before the server got it: nothing was written, and the caller is told so.
+    relay.cutNextAppend = 'before';
+    await expect(store.append([{ stream: 't', expectedVersion: 3, events: [ev(5)] }])).rejects.toThrow(/nothing was written/);
+    // Cut after a group in which one request conflicted: the conflict is still reported as such.
+    relay.cutNextAppend = 'after';
+    const [ok, conflict] = await Promise.allSettled([
+      store.append([{ stream: 't', expectedVersion: 3, events: [ev(6)] }]),
+      store.append([{ stream: 'u', expectedVersion: 0, events: [ev(7)] }]),
+    ]);
+    expect(ok).toEqual({ status: 'fulfilled', value: { versions: [4], lastPosition: 5 } });
+    expect((conflict as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflict);
+    expect((await store.readAll()).map((e) => e.id)).toEqual(['e1', 'e2', 'e3', 'e4', 'e6']);
     await store.close();
     await relay.down();
   });
