@@ -115,13 +115,34 @@ export class ApiCallCommand implements Cmd {
       checkFigures(answer.rate, a, w, a.limit - w.used, what);
       return;
     }
-    w.used += cost;
-    a.window = w;
+    // A call of cost 0 is judged but charges nothing, so it opens no window (the engine records no charge).
+    if (cost > 0) {
+      w.used += cost;
+      a.window = w;
+    }
     holds(w.used <= a.limit, 'no over-admission', () => `${what}: ${w.used} credits used of ${a.limit}`);
     checkFigures(answer.rate, a, w, a.limit - w.used, what);
   }
   toString(): string {
     return `call(${this.spec.version} ${this.spec.endpoint})`;
+  }
+}
+
+/** The same call `times` times in a row at one instant, as a client's burst: allowances run out quickly. */
+export class CallBurstCommand implements Cmd {
+  constructor(
+    readonly spec: CallSpec,
+    readonly times: number,
+  ) {}
+  check(): boolean {
+    return true;
+  }
+  async run(m: EngineModel, r: EngineUnderTest): Promise<void> {
+    const one = new ApiCallCommand(this.spec);
+    for (let i = 0; i < this.times; i++) await one.run(m, r);
+  }
+  toString(): string {
+    return `burst(${this.times} × ${this.spec.version} ${this.spec.endpoint})`;
   }
 }
 
@@ -230,10 +251,12 @@ export interface EngineCommandOptions {
   maxCommands?: number;
 }
 
-/** Model-based commands for `fc.asyncModelRun`: calls, clock moves, stream charges, task bursts. */
+/** Model-based commands for `fc.asyncModelRun`: calls and bursts of calls, clock moves, stream charges, task bursts. */
 export function engineCommands(opts: EngineCommandOptions = {}): fc.Arbitrary<Iterable<Cmd>> {
+  const calls = callArb(opts.endpoints ? { endpoints: opts.endpoints } : {});
   const arbs: fc.Arbitrary<Cmd>[] = [
-    callArb(opts.endpoints ? { endpoints: opts.endpoints } : {}).map((s) => new ApiCallCommand(s)),
+    calls.map((s) => new ApiCallCommand(s)),
+    fc.tuple(calls, fc.integer({ min: 2, max: 120 })).map(([s, n]) => new CallBurstCommand(s, n)),
     clockMoveArb.map((ms) => new AdvanceClockCommand(ms)),
   ];
   if (opts.stream !== false) arbs.push(fc.integer({ min: 0, max: 60 }).map((c) => new StreamChargeCommand(c)));
