@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { AggregateLoader, creditsDecider, creditsStream, replay, SNAPSHOT_EVERY, type EventStore, type NewEvent } from '@sdp/core';
+import { AggregateLoader, creditsDecider, creditsStream, Engine, fixedClock, replay, seededIds, SNAPSHOT_EVERY, type Decider, type DomainEvent, type EventStore, type NewEvent } from '@sdp/core';
 import { openSqliteStore } from './sqlite-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdp-snapshots-'));
@@ -59,4 +59,29 @@ it('after a restart, an account with 100,000 charges loads from its snapshot, re
   expect(report.snapshotsChecked).toBe(1);
   expect(report.mismatches).toEqual([]);
   await reopened.close();
+});
+
+it('a snapshot that cannot be written never turns a committed call into an error', async () => {
+  // A state holding a function cannot be stored as a snapshot (structured clone refuses it).
+  const odd: Decider<{ count: number; format: () => string }, never, DomainEvent<'Noted', null>> = {
+    name: 'odd.v1',
+    initialState: () => ({ count: 0, format: () => 'odd' }),
+    decide: () => [],
+    evolve: (s) => ({ ...s, count: s.count + 1 }),
+  };
+  const store = await openSqliteStore(join(dir, 'odd.db'));
+  await store.append([{ stream: 'odd:1', expectedVersion: 0, events: Array.from({ length: SNAPSHOT_EVERY - 1 }, (_, i) => ({ id: `n${i}`, type: 'Noted', data: null, time: T })) }]);
+  await expect(store.writeSnapshot!({ stream: 'odd:1', kind: odd.name, version: 1, state: odd.initialState() })).rejects.toThrow();
+  const engine = new Engine({
+    store,
+    clock: fixedClock(T),
+    ids: seededIds(9),
+    handlers: { 'core.validate': async (ctx) => ({ body: { count: (await ctx.uow.emit(odd, 'odd:1', [{ type: 'Noted', data: null }])).count } }) },
+  });
+  await engine.openAccount({ username: 'odd', api_key: 'odd-key-00000000000000000000000001' });
+  const answer = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { username: 'odd', apiKey: 'odd-key-00000000000000000000000001' } });
+  expect(answer.status).toBe(200);
+  expect(await store.readStream('odd:1', SNAPSHOT_EVERY - 1)).toHaveLength(1);
+  expect(await store.readSnapshot!('odd:1', odd.name)).toBeUndefined();
+  await store.close();
 });

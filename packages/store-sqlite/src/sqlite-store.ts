@@ -160,7 +160,12 @@ export class SqliteEventStore implements EventStore {
   }
 
   writeSnapshot(snapshot: Snapshot): Promise<void> {
-    const state = serialize(snapshot.state);
+    let state: Buffer;
+    try {
+      state = serialize(snapshot.state);
+    } catch (error) {
+      return Promise.reject(new Error(`snapshot of ${snapshot.stream} (${snapshot.kind}) cannot be stored: ${(error as Error).message}`, { cause: error }));
+    }
     return this.write(() => {
       this.sql.writeSnapshot.run(snapshot.stream, snapshot.kind, snapshot.version, state);
     });

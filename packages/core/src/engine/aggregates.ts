@@ -1,5 +1,5 @@
 import type { Decider, DomainEvent } from './decider.ts';
-import type { EventStore } from './event-store.ts';
+import type { EventStore, Snapshot } from './event-store.ts';
 
 export interface Loaded<State> {
   state: State;
@@ -40,9 +40,7 @@ export class AggregateLoader {
     if (events.length > 0) version = events[events.length - 1]!.version;
     const loaded = { state, version };
     this.remember(key, loaded);
-    if (this.store.writeSnapshot && events.length > 0 && crossedSnapshot(base?.version ?? 0, version)) {
-      await this.store.writeSnapshot({ stream, kind: decider.name, version, state });
-    }
+    if (events.length > 0 && crossedSnapshot(base?.version ?? 0, version)) await this.snapshot({ stream, kind: decider.name, version, state });
     return loaded;
   }
 
@@ -59,8 +57,19 @@ export class AggregateLoader {
   }
 
   async maybeSnapshot(decider: { name: string }, stream: string, before: number, loaded: Loaded<unknown>): Promise<void> {
-    if (this.store.writeSnapshot && crossedSnapshot(before, loaded.version)) {
-      await this.store.writeSnapshot({ stream, kind: decider.name, version: loaded.version, state: loaded.state });
+    if (crossedSnapshot(before, loaded.version)) await this.snapshot({ stream, kind: decider.name, version: loaded.version, state: loaded.state });
+  }
+
+  /**
+   * A snapshot is a cache: failing to write one (the database gone a moment after a commit) costs only
+   * a longer load later, and must never turn a committed call into an error.
+   */
+  private async snapshot(snapshot: Snapshot): Promise<void> {
+    if (!this.store.writeSnapshot) return;
+    try {
+      await this.store.writeSnapshot(snapshot);
+    } catch {
+      // The next crossing writes a newer one.
     }
   }
 
