@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ANY_VERSION, VersionConflict, type EventStore, type NewEvent, type StoredEvent } from '@sdp/core';
 
@@ -187,6 +188,74 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       expect(await store.readStream('own3')).toEqual([]);
       expect(await store.readStream('own4')).toHaveLength(1);
       for (const r of results) if (r.status === 'fulfilled') expect(r.value.lastPosition).toBeLessThanOrEqual(all.length);
+    });
+
+    it('any sequence of appends, one by one or fired in one tick, matches streams as counters: a conflict writes nothing, the rest append densely in call order', { timeout: slow }, async () => {
+      const entry = fc.record({
+        stream: fc.constantFrom('a', 'b', 'c'),
+        expect: fc.oneof(fc.constant('right' as const), fc.constant('any' as const), fc.integer({ min: 0, max: 4 })),
+        n: fc.integer({ min: 0, max: 3 }),
+      });
+      const anAppend = fc.uniqueArray(entry, { selector: (e) => e.stream, minLength: 1, maxLength: 3 });
+      await fc.assert(
+        fc.asyncProperty(fc.array(anAppend, { maxLength: 12 }), fc.boolean(), async (appends, together) => {
+          const s = await factory();
+          try {
+            const counts = new Map<string, number>();
+            const log: string[] = [];
+            const requests = appends.map((entries) =>
+              entries.map((e) => ({
+                stream: e.stream,
+                expectedVersion: (e.expect === 'any' ? ANY_VERSION : e.expect) as number | 'right',
+                events: events(e.n),
+              })),
+            );
+            // The model fixes 'right' to the count the stream has when the append is made.
+            const send = (r: (typeof requests)[number]) =>
+              s.append(r.map((e) => ({ ...e, expectedVersion: e.expectedVersion === 'right' ? (counts.get(e.stream) ?? 0) : (e.expectedVersion as number) })));
+            const expectOutcome = (r: (typeof requests)[number]): { conflict?: string; versions?: number[]; last?: number } => {
+              const resolved = r.map((e) => ({ ...e, expectedVersion: e.expectedVersion === 'right' ? (counts.get(e.stream) ?? 0) : (e.expectedVersion as number) }));
+              const bad = resolved.find((e) => e.expectedVersion !== ANY_VERSION && e.expectedVersion !== (counts.get(e.stream) ?? 0));
+              if (bad) return { conflict: bad.stream };
+              const versions = resolved.map((e) => {
+                for (let i = 0; i < e.events.length; i++) log.push(`${e.stream}@${(counts.get(e.stream) ?? 0) + i + 1}`);
+                counts.set(e.stream, (counts.get(e.stream) ?? 0) + e.events.length);
+                return counts.get(e.stream) ?? 0;
+              });
+              return { versions, last: log.length };
+            };
+            if (together) {
+              // 'right' is taken at call time; every request is sent in the same tick.
+              const expected: ReturnType<typeof expectOutcome>[] = [];
+              const sent: Promise<unknown>[] = [];
+              for (const r of requests) {
+                sent.push(send(r));
+                expected.push(expectOutcome(r));
+              }
+              const settled = await Promise.allSettled(sent);
+              settled.forEach((o, i) => {
+                const want = expected[i]!;
+                if (want.conflict) expect(o.status === 'rejected' && (o.reason as VersionConflict).stream).toBe(want.conflict);
+                else expect(o).toEqual({ status: 'fulfilled', value: { versions: want.versions, lastPosition: want.last } });
+              });
+            } else {
+              for (const r of requests) {
+                const pending = send(r);
+                const want = expectOutcome(r);
+                if (want.conflict) expect((await conflictOf(pending)).stream).toBe(want.conflict);
+                else expect(await pending).toEqual({ versions: want.versions, lastPosition: want.last });
+              }
+            }
+            const all = await s.readAll();
+            expect(all.map((e) => `${e.stream}@${e.version}`)).toEqual(log);
+            expect(all.map((e) => e.position)).toEqual(log.map((_, i) => i + 1));
+            expect(await s.head()).toBe(log.length);
+          } finally {
+            await s.close();
+          }
+        }),
+        { numRuns: 25 },
+      );
     });
 
     it('keeps a 1 MB payload intact', { timeout: slow }, async () => {
