@@ -41,6 +41,11 @@ export function summaryText(r: SimResult): string {
     const groups = Object.entries(t.credits).sort((a, b) => b[1] - a[1]);
     if (groups.length > 0) out.push(`${t.account}: credits by group: ${groups.map(([g, c]) => `${g} ${n(c)}`).join(', ')}${t.analyzeCredits ? `; analyze allowance ${n(t.analyzeCredits)}` : ''}`);
   }
+  for (const t of r.totals) {
+    if (t.tasksCreated > 0 || t.refusedQueue > 0) {
+      out.push(`${t.account}: ${n(t.tasksCreated)} analysis tasks queued, ${n(t.refusedQueue)} refused (queue full), longest queue ${n(t.tasksQueuedMax)}, longest wait for a result ${formatDuration(t.taskWaitMaxSeconds * 1000)}`);
+    }
+  }
   const days = r.limitingDays.filter((d) => d.used > 0 || d.refused > 0);
   if (days.length > 0) {
     out.push('recording capacity per limiting day (00:00 PST):');

@@ -99,7 +99,8 @@ function frame(f: ChartFrame, body: string): string {
   for (const v of f.vlines ?? []) {
     const x = r1(sx(v.at));
     parts.push(`<line x1="${x}" x2="${x}" y1="${PAD.top}" y2="${PAD.top + h}" stroke="${v.color ?? '#777'}"${v.dashed ? ' stroke-dasharray="4 3"' : ''}/>`);
-    if (v.label) parts.push(`<text x="${x + 3}" y="${PAD.top + 11}" class="ref">${escapeXml(v.label)}</text>`);
+    // Labels sit at the foot of the line, clear of the legend and of horizontal reference labels.
+    if (v.label && x < PAD.left + w - 90) parts.push(`<text x="${x + 3}" y="${PAD.top + h - 5}" class="ref">${escapeXml(v.label)}</text>`);
   }
   for (const l of f.hlines ?? []) {
     const y = r1(sy(l.at));
