@@ -11,7 +11,7 @@ export function createNodeListener(engine: Engine, options: HttpOptions = {}): (
 
 export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    handler(fromNode(req)).then(
+    handler(new NodeWireRequest(req)).then(
       (out) => {
         if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
         res.writeHead(out.status, out.headers);
@@ -25,16 +25,21 @@ export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, re
   };
 }
 
-function fromNode(req: IncomingMessage): WireRequest {
-  return {
-    method: req.method ?? 'GET',
-    url: req.url ?? '/',
-    header(name) {
-      const v = req.headers[name];
-      return Array.isArray(v) ? v.join(', ') : v;
-    },
-    readBody: (limit) => readNodeBody(req, limit),
-  };
+/** A class rather than an object of closures: nothing is allocated per request beyond the instance. */
+class NodeWireRequest implements WireRequest {
+  readonly method: string;
+  readonly url: string;
+  constructor(private readonly req: IncomingMessage) {
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+  }
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+  readBody(limit: number): Promise<Uint8Array | null> {
+    return readNodeBody(this.req, limit);
+  }
 }
 
 const EMPTY = new Uint8Array(0);

@@ -21,9 +21,7 @@ export async function openStore(url: string): Promise<OpenedStore> {
     return { store: await openSqliteStore(path), description: `sqlite ${path}` };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
-    // Named through a variable: the PostgreSQL adapter is optional at type-check time too.
-    const adapter = '@sdp/store-postgres';
-    const { connectPostgresStore } = (await import(adapter)) as { connectPostgresStore(url: string): Promise<EventStore> };
+    const { connectPostgresStore } = await import('@sdp/store-postgres');
     const shown = url.replace(/\/\/[^@/]*@/, '//');
     return { store: await connectPostgresStore(url), description: `postgres ${shown}` };
   }
