@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runScenario } from './run-scenario.ts';
@@ -121,4 +122,24 @@ describe('comparing packages', () => {
     ]);
     expect(c.smallestWithoutRefusals).toBe('standard');
   });
+});
+
+describe('the simulator against arithmetic', () => {
+  // Rates whose interval is a whole number of milliseconds, so exactly that many calls land in each clock hour.
+  const WHOLE = [60, 90, 100, 120, 144, 150, 180, 200, 225, 240, 300, 360, 400, 450, 480, 600, 720, 800, 900, 1200, 1440, 1800, 2400, 3600];
+  test.prop([fc.constantFrom(...WHOLE), fc.integer({ min: 0, max: 400 }), fc.constantFrom(1, 2, 3)], { numRuns: 12 })(
+    'steady calls on the hour: each hour admits min(calls, credits / 5) and refuses the rest, nothing more',
+    async (perHour, fives, hours) => {
+      const credits = fives * 5;
+      const s = validateScenario({
+        start: '2026-01-05T08:00:00Z',
+        duration: `${hours}h`,
+        accounts: [{ username: 'alice', package: { credits_per_hour: credits } }],
+        actors: [{ ...validate, schedule: { type: 'steady', rate: perHour, per: 'hour' } }],
+      });
+      const r = await runScenario(s);
+      const admitted = Math.min(perHour, fives);
+      expect(r.hours.map((h) => [h.calls, h.admitted, h.refusedRate, h.credits.core ?? 0])).toEqual(Array(hours).fill([perHour, admitted, perHour - admitted, admitted * 5]));
+    },
+  );
 });
