@@ -13,6 +13,9 @@ import {
 } from '@sdp/core';
 import { prepareSchema, StoreFileError } from './schema.ts';
 
+/** At most this many write requests share one commit. */
+const MAX_GROUP = 1000;
+
 type Row = [position: number, stream: string, version: number, id: string, type: string, data: string, time: number];
 
 interface Request {
@@ -180,7 +183,7 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.queue.length > 0) this.flush();
+    while (this.queue.length > 0) this.flush();
     this.closed = true;
     this.db.close();
   }
@@ -218,9 +221,13 @@ export class SqliteEventStore implements EventStore {
 
   private flush(): void {
     this.scheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0 || this.closed) return;
+    if (this.queue.length === 0 || this.closed) return;
+    // A bounded group keeps one commit from holding the event loop for long; the rest go next turn.
+    const batch = this.queue.splice(0, MAX_GROUP);
+    if (this.queue.length > 0) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
     const outcomes: { ok: boolean; value: unknown }[] = [];
     this.stats.commits++;
     this.stats.requests += batch.length;
