@@ -89,6 +89,7 @@ interface AccountTrack {
   lastRemaining: number;
   queued: Float64Array;
   capacity: Map<string, CapacityDay>;
+  resetsSeen: Set<number>;
 }
 
 /**
@@ -170,6 +171,7 @@ export class UsageLedger {
       lastRemaining: creditsPerHour,
       queued: new Float64Array(this.minutes).fill(Number.NaN),
       capacity: new Map(),
+      resetsSeen: new Set(),
     });
   }
 
@@ -382,7 +384,8 @@ export class UsageLedger {
   private countReset(a: AccountTrack, key: string, at: number): void {
     if (at > this.start + this.duration || at - this.start >= this.hours * HOUR) return;
     if (key === 'general') {
-      if (a.totals.resetTimes.includes(at)) return;
+      if (a.resetsSeen.has(at)) return;
+      a.resetsSeen.add(at);
       a.totals.resetTimes.push(at);
       a.rows[this.hourOf(at)]!.resets++;
       a.totals.resets++;
