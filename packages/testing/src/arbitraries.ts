@@ -1,4 +1,4 @@
-import { fc } from '@fast-check/vitest';
+import * as fc from 'fast-check';
 import { DEFAULT_PACKAGE, ENDPOINTS, VERSIONS, type AccountPackage, type AllowanceKind, type ApiCall, type VersionId } from '@sdp/core';
 
 /**

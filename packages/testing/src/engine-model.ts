@@ -1,4 +1,4 @@
-import { fc } from '@fast-check/vitest';
+import * as fc from 'fast-check';
 import { ManualClock } from '@sdp/clock';
 import {
   CreditsExhausted,
