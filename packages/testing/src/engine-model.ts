@@ -115,11 +115,9 @@ export class ApiCallCommand implements Cmd {
       checkFigures(answer.rate, a, w, a.limit - w.used, what);
       return;
     }
-    // A call of cost 0 is judged but charges nothing, so it opens no window (the engine records no charge).
-    if (cost > 0) {
-      w.used += cost;
-      a.window = w;
-    }
+    // Any served call opens the window when none is open, a free one (cost 0) included (decisions §2).
+    w.used += cost;
+    a.window = w;
     holds(w.used <= a.limit, 'no over-admission', () => `${what}: ${w.used} credits used of ${a.limit}`);
     checkFigures(answer.rate, a, w, a.limit - w.used, what);
   }

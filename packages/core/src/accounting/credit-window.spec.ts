@@ -22,8 +22,12 @@ describe('credits decider', () => {
     expect(err.figures).toMatchObject({ cost: 5, remaining: 2 });
   });
 
-  it('decides nothing for a call of cost 0', () => {
-    spec().when({ type: 'ChargeCredits', at: T0, endpoint: 'push.pull', lines: [line(0)] }).then([]);
+  it('opens the window at a free call when none is open, and leaves no trace inside an open one', () => {
+    const start = Date.parse('2026-03-01T08:05:00Z');
+    const opened: CreditsEvent = { type: 'CreditsCharged', data: { at: T0, endpoint: 'push.pull', lines: [{ key: 'general', cost: 0, start }] } };
+    const s = spec().when({ type: 'ChargeCredits', at: T0, endpoint: 'push.pull', lines: [line(0)] }).then([opened]);
+    expect(s.windows.general).toEqual({ start, reset: start + HOUR_MS, used: 0 });
+    spec().given([opened]).when({ type: 'ChargeCredits', at: T0 + 60_000, endpoint: 'push.pull', lines: [line(0)] }).then([]);
   });
 
   it('checks every line: an identity line can refuse what the account allows', () => {

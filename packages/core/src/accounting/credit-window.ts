@@ -85,12 +85,16 @@ export const creditsDecider: Decider<Credits, ChargeCredits, CreditsEvent> = {
   initialState: () => ({ windows: {} }),
   decide(command, state) {
     const charged: { key: string; cost: number; start: number }[] = [];
+    let opens = false;
     for (const line of command.lines) {
       const w = windowAt(state, line.key, command.at);
       if (line.limit - w.used < line.cost) throw new CreditsExhausted(figuresOf(w, line.limit, line.cost, command.at));
       charged.push({ key: line.key, cost: line.cost, start: w.start });
+      if (state.windows[line.key]?.start !== w.start) opens = true;
     }
-    if (charged.every((c) => c.cost === 0)) return [];
+    // A free call (pull) still opens the window when none is open (decisions §2: "the first call");
+    // inside an open window it leaves no trace, so polling does not grow the log.
+    if (!opens && charged.every((c) => c.cost === 0)) return [];
     return [{ type: 'CreditsCharged', data: { at: command.at, endpoint: command.endpoint, lines: charged } }];
   },
   evolve: evolveWith<Credits, CreditsEvent>({
