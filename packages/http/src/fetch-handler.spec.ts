@@ -212,6 +212,23 @@ describe('the two faces answer alike', () => {
       expect(ja).toEqual(jb);
     }
   });
+  it('answers requests Node cannot parse with a JSON error too', async () => {
+    const { connect } = await import('node:net');
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(server.port, '127.0.0.1', () => socket.write(text));
+        let out = '';
+        socket.on('data', (d) => (out += d.toString()));
+        socket.on('close', () => resolve(out));
+        socket.on('error', () => resolve(out));
+      });
+    const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4)).error).toMatch(/could not be read/);
+    const huge = await raw(`GET /v1.5/push/get HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(huge).toContain('application/json');
+  });
   it('answers 413 over a socket to a body over 4 MB without reading it', async () => {
     const r = await fetch(server.url + '/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: 'x'.repeat(5 * 1024 * 1024) });
     expect(r.status).toBe(413);

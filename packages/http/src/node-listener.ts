@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Engine } from '@sdp/core';
+import type { Duplex } from 'node:stream';
+import { CURRENT_VERSION, type Engine } from '@sdp/core';
 import { createApiHandler, type HttpOptions } from './api-handler.ts';
 import type { WireHandler, WireRequest } from './wire.ts';
 
@@ -72,6 +73,23 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
   });
 }
 
+/**
+ * Requests Node cannot parse (a broken request line, headers over 16 KB, a bad chunk) never reach the
+ * handler; they too get a JSON error rather than Node's bare text.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, reason] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
+  const body = JSON.stringify({ error: `${reason}: the request could not be read as HTTP` });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-API-Version: ${CURRENT_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 export interface RunningServer {
   server: Server;
   port: number;
@@ -86,6 +104,7 @@ export interface RunningServer {
 export async function listen(handler: WireHandler, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const server = createServer(nodeListenerFor(handler));
+  server.on('clientError', answerClientError);
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
