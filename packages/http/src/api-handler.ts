@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CURRENT_VERSION, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
-import { AccountLanes } from './account-lanes.ts';
 import { readCredentials } from './credentials.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
 import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
@@ -40,7 +39,6 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const mounts = new Map(Object.entries(options.mounts ?? {}));
   const requestIds = options.requestIds ?? true;
-  const lanes = new AccountLanes();
   // Routing is a pure function of method and path; most traffic repeats a few paths.
   const routeCache = new Map<string, Route>();
   const routeOf = (method: string, path: string): Route => {
@@ -103,7 +101,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
 
     const credentials = readCredentials(req.header('authorization'), req.header('auth'));
     const call: ApiCall = { version: r.version, endpoint: r.endpoint.id, credentials, params, mediaType, ...(rawBody !== undefined ? { body: rawBody } : {}) };
-    const answer = await lanes.run(credentials?.username, () => engine.call(call));
+    const answer = await engine.call(call);
     return {
       response: encode(answer, r.version, base, r.head),
       username: credentials && answer.status !== 401 ? credentials.username : null,
@@ -169,6 +167,7 @@ export function encode(answer: CallAnswer, version: VersionId, headers: Record<s
   headers['X-API-Version'] = version;
   if (answer.status === 204) return { status: 204, headers };
   headers['Content-Type'] = JSON_TYPE;
-  const body = JSON.stringify(answer.body ?? {});
+  // A string body is already encoded (a pull page in json_new_line: one JSON object per line).
+  const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
   return head ? { status: answer.status, headers } : { status: answer.status, headers, body };
 }

@@ -235,3 +235,16 @@ describe('the two faces answer alike', () => {
     expect((await json(r)).error).toMatch(/limit/);
   });
 });
+
+describe('encode: bodies the core has already encoded', () => {
+  it('sends a string body as it is (a json_new_line pull page), and anything else as JSON', async () => {
+    const { encode } = await import('./api-handler.ts');
+    const page = '{"interaction":{"id":"a"}}\n{"interaction":{"id":"b"}}';
+    const text = encode({ status: 200, body: page, headers: { 'X-DataSift-Format': 'json_new_line' } }, '1.5', {});
+    expect(text.body).toBe(page);
+    expect(text.headers['x-datasift-format']).toBe('json_new_line');
+    expect(page.split('\n').map((l) => JSON.parse(l).interaction.id)).toEqual(['a', 'b']);
+    const json = encode({ status: 200, body: [{ a: 1 }] }, '1.5', {});
+    expect(json.body).toBe('[{"a":1}]');
+  });
+});

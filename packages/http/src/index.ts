@@ -6,4 +6,3 @@ export * from './api-handler.ts';
 export * from './node-listener.ts';
 export * from './fetch-handler.ts';
 export * from './sample-paths.ts';
-export * from './account-lanes.ts';

@@ -13,6 +13,7 @@ import {
 import { DEFAULT_PACKAGE, readPackageFields, type AccountPackage } from '../accounting/package.ts';
 import { endpointById, type Endpoint } from '../catalogue/endpoints.ts';
 import { atLeast, type VersionId } from '../catalogue/versions.ts';
+import { AccountLanes } from './account-lanes.ts';
 import { AggregateLoader } from './aggregates.ts';
 import { DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
 import type { EventStore } from './event-store.ts';
@@ -66,6 +67,7 @@ export class Engine {
   private identities: IdentityAccess | undefined;
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
   private readonly digests = new ApiKeyDigests();
+  private readonly lanes = new AccountLanes();
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -95,6 +97,10 @@ export class Engine {
     } catch {
       return { status: 404, body: { error: `No endpoint ${call.endpoint}` } };
     }
+    return this.lanes.run(call.credentials?.username, () => this.judge(call, endpoint));
+  }
+
+  private async judge(call: ApiCall, endpoint: Endpoint): Promise<CallAnswer> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.attempt(call, endpoint);

@@ -21,7 +21,10 @@ export interface ApiCall {
   body?: string | undefined;
 }
 
-/** The engine's answer: what the HTTP face encodes. `body` is absent for 204. */
+/**
+ * The engine's answer: what the HTTP face encodes. `body` is absent for 204; a string body is sent as it
+ * is (already encoded, e.g. a json_new_line pull page), anything else as JSON.
+ */
 export interface CallAnswer {
   status: number;
   body?: unknown;

@@ -11,3 +11,4 @@ export * from './handler.ts';
 export * from './engine.ts';
 export * from './decider-spec.ts';
 export * from './replay.ts';
+export * from './account-lanes.ts';

@@ -1,8 +1,8 @@
 /**
- * Calls of one account run one after another within this process. They all write that account's credit
+ * Calls of one account run one after another within this engine. They all write that account's credit
  * stream, so running them side by side only makes all but one fail their append and retry (at 16 parallel
  * connections, about 30 wasted attempts per answer). Different accounts still run side by side, and
- * several processes over one store still meet the store's version check.
+ * several processes over one store still meet the store's version check (and the engine's retry).
  */
 export class AccountLanes {
   private tails = new Map<string, Promise<unknown>>();
