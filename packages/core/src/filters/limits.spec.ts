@@ -2,7 +2,8 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { BadRequest } from '../engine/errors.ts';
 import { compileFilter, type FilterKind } from './compiled-filter.ts';
-import { FILTER_LIMITS, utf8Length } from './limits.ts';
+import { utf8Length } from '../engine/utf8.ts';
+import { FILTER_LIMITS } from './limits.ts';
 
 function outcome(text: string, kind: FilterKind = 'definition'): 'accepted' | BadRequest {
   try {

@@ -1,4 +1,5 @@
 import { BadRequest } from '../engine/errors.ts';
+import { utf8Length } from '../engine/utf8.ts';
 import type { Definition, Expr } from './ast.ts';
 
 /** Seed §8.2 and decisions §8: every limit a filter text is judged against, in one place. */
@@ -14,20 +15,6 @@ export const FILTER_LIMITS = {
   /** Analysis query filter: arguments of any one condition (list items). */
   queryArguments: 100,
 } as const;
-
-export function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
 
 /** Refused before parsing, so an oversized text costs nothing more. */
 export function checkTextSize(text: string): void {

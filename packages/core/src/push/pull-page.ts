@@ -1,4 +1,5 @@
 import { BadRequest } from '../engine/errors.ts';
+import { utf8Length } from '../engine/utf8.ts';
 import type { PullFormat } from './output-types.ts';
 import type { PullPage, PushSubscription } from './push-subscription.ts';
 
@@ -32,21 +33,6 @@ function fnv(text: string, seed: number): string {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h.toString(16).padStart(8, '0');
-}
-
-/** UTF-8 length of a string, counted without allocating. */
-export function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { BadRequest } from '../engine/errors.ts';
-import { utf8Length } from '../push/pull-page.ts';
+import { utf8Length } from '../engine/utf8.ts';
 
 export interface IngestedBatch {
   interactions: Record<string, unknown>[];
