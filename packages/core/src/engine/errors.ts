@@ -91,3 +91,9 @@ export class VersionConflict extends Error {
 export function illegalTransition(what: string, action: string, state: string): Conflict {
   return new Conflict(`Cannot ${action} ${what}: it is ${state}`);
 }
+
+/** A value that must be one of a fixed set: 400 naming the parameter and the valid values. */
+export function oneOf<T extends string>(name: string, value: string, valid: readonly T[]): T {
+  if (!(valid as readonly string[]).includes(value)) throw new BadRequest(`${name} is invalid; valid values are: ${valid.join(',')}`);
+  return value as T;
+}

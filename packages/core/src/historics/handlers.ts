@@ -3,7 +3,7 @@ import { BadRequest } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import type { UnitOfWork } from '../engine/unit-of-work.ts';
 import { loadFilter, type CompiledFilter } from '../filters/index.ts';
-import { readPaging, pageOf } from '../identities/paging.ts';
+import { pageOf, readPaging, type PagingRule } from '../engine/paging.ts';
 import { historicsAvailability, historicsAvailabilityByDay } from './availability.ts';
 import {
   HISTORICS_SOURCES,
@@ -18,6 +18,8 @@ import {
 import { timelineCompletion, timelineProgress, timelineStatus } from './progress.ts';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
+/** The list's size parameter is `max`, 20 unless given. */
+const HISTORICS_PAGING: PagingRule = { sizeParams: ['max'], defaultSize: 20 };
 const stream = (ctx: CallContext): string => historicsStream(ctx.account.username);
 
 /** DPU of a query: its filter's cost for every hour of data it covers, in the platform's hundredths. */
@@ -143,9 +145,8 @@ export const historicsHandlers: HandlerTable = {
     const state = await observe(ctx);
     const id = ctx.params.string('id');
     if (id !== undefined) return { body: historicsView(existingHistoricsQuery(state, id), ctx.now, ctx.version) };
-    const { page, perPage } = readPaging(ctx.params, 'max', 20);
     const all = state.order.map((x) => state.byId[x]!);
-    const p = pageOf(all, page, perPage);
+    const p = pageOf(all, readPaging(ctx.params, HISTORICS_PAGING));
     return { body: { data: p.items.map((q) => historicsView(q, ctx.now, ctx.version)), count: p.count } };
   },
 

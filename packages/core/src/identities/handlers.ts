@@ -14,7 +14,7 @@ import {
   type IdentityToken,
   type LimitFigures,
 } from './identity.ts';
-import { pageOf, readPaging } from './paging.ts';
+import { pageEnvelope, pageOf, readPaging } from '../engine/paging.ts';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 const HASH32 = /^[a-f0-9]{32}$/;
@@ -105,9 +105,8 @@ export const identityHandlers: HandlerTable = {
     const state = await load(ctx);
     const label = ctx.params.string('label');
     const live = state.order.map((id) => state.byId[id]!).filter((i) => !i.deleted && (label === undefined || i.label === label));
-    const { page, perPage } = readPaging(ctx.params);
-    const p = pageOf(live, page, perPage);
-    return { body: { count: p.count, page: p.page, pages: p.pages, per_page: p.per_page, identities: p.items.map(identityView) } };
+    const p = pageOf(live, readPaging(ctx.params));
+    return { body: pageEnvelope(p, 'identities', p.items.map(identityView)) };
   },
 
   async 'account.identity.get'(ctx) {
@@ -138,9 +137,8 @@ export const identityHandlers: HandlerTable = {
   async 'account.identity.token.list'(ctx) {
     const identity = liveIdentity(await load(ctx), identityIdParam(ctx));
     const tokens = Object.values(identity.tokens).filter((t) => !t.deleted).sort((a, b) => a.service.localeCompare(b.service));
-    const { page, perPage } = readPaging(ctx.params);
-    const p = pageOf(tokens, page, perPage);
-    return { body: { count: p.count, page: p.page, pages: p.pages, per_page: p.per_page, tokens: p.items.map(tokenView) } };
+    const p = pageOf(tokens, readPaging(ctx.params));
+    return { body: pageEnvelope(p, 'tokens', p.items.map(tokenView)) };
   },
 
   async 'account.identity.token.create'(ctx) {
@@ -193,9 +191,8 @@ export const identityHandlers: HandlerTable = {
       .map((id) => state.byId[id]!)
       .filter((i) => !i.deleted && i.limits[service])
       .map((i) => limitView(i.id, i.limits[service]!));
-    const { page, perPage } = readPaging(ctx.params);
-    const p = pageOf(limits, page, perPage);
-    return { body: { count: p.count, page: p.page, pages: p.pages, per_page: p.per_page, limits: p.items } };
+    const p = pageOf(limits, readPaging(ctx.params));
+    return { body: pageEnvelope(p, 'limits', p.items) };
   },
 
   async 'account.identity.limit.create'(ctx) {

@@ -1,6 +1,7 @@
 import { atLeast } from '../catalogue/versions.ts';
 import { BadRequest, NotFound } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
 import type { Params } from '../engine/params.ts';
 import { checkFeedSource, subscriptionFeed, type PushFeed } from './feed.ts';
 import { pullFormatOf, validateOutput } from './output-types.ts';
@@ -73,24 +74,8 @@ function time(p: Params, name: string): number | undefined {
   return s === undefined || s === 0 ? undefined : s * 1000;
 }
 
-function paging(p: Params, defaultPerPage = 20): { page: number; perPage: number } {
-  return { page: p.int('page', { min: 1 }) ?? 1, perPage: p.int('per_page', { min: 1, max: 1000 }) ?? p.int('perPage', { min: 1, max: 1000 }) ?? defaultPerPage };
-}
-
-function orderDir(p: Params, fallback: 'asc' | 'desc'): 'asc' | 'desc' {
-  const d = p.string('order_dir') ?? fallback;
-  if (d !== 'asc' && d !== 'desc') throw new BadRequest('order_dir must be asc or desc');
-  return d;
-}
-
-function sortBy<T>(items: T[], key: (t: T) => number | string, dir: 'asc' | 'desc'): T[] {
-  const sign = dir === 'asc' ? 1 : -1;
-  return [...items].sort((a, b) => {
-    const x = key(a);
-    const y = key(b);
-    return x < y ? -sign : x > y ? sign : 0;
-  });
-}
+/** One client sends the page size as `perPage` (wire-facts, push/log). */
+const PUSH_PAGING: PagingRule = { sizeParams: ['per_page', 'perPage'], defaultSize: 20, maxSize: 1000 };
 
 /** Nested settings merge one level down, so an update may name only the settings it changes. */
 function mergeSettings(old: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
@@ -190,14 +175,14 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       const subs = id !== undefined ? [liveSub(state, id)] : state.order.map((i) => state.subscriptions[i]!);
       const orderBy = p.string('order_by') ?? 'request_time';
       if (orderBy !== 'request_time') throw new BadRequest('order_by must be request_time');
-      const { page, perPage } = paging(p);
+      const paging = readPaging(p, PUSH_PAGING);
       const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
-      const ordered = sortBy(entries, (e) => e.at * 1_000_000 + e.i, orderDir(p, 'desc'));
+      const ordered = sortedBy(entries, (e) => e.at * 1_000_000 + e.i, readOrderDir(p, 'desc'));
       return {
         body: {
           success: true,
           count: ordered.length,
-          log_entries: ordered.slice((page - 1) * perPage, page * perPage).map((e) => ({
+          log_entries: pageOf(ordered, paging).items.map((e) => ({
             request_time: seconds(e.at),
             success: e.success,
             subscription_id: e.sub,
@@ -224,16 +209,16 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       };
       const key = keys[orderBy];
       if (!key) throw new BadRequest(`order_by must be one of ${Object.keys(keys).join(', ')}`);
-      const { page, perPage } = paging(p);
+      const paging = readPaging(p, PUSH_PAGING);
       const matching = state.order
         .map((i) => state.subscriptions[i]!)
         .filter((s) => (hash === undefined || (s.hash_type === 'stream' && s.hash === hash)))
         .filter((s) => (historicsId === undefined || (s.hash_type === 'historic' && s.hash === historicsId)))
         .filter((s) => includeFinished || statusAt(s, ctx.now) !== 'finished');
-      const ordered = sortBy(matching, key, orderDir(p, 'asc'));
+      const ordered = sortedBy(matching, key, readOrderDir(p, 'asc'));
       return {
         body: {
-          subscriptions: ordered.slice((page - 1) * perPage, page * perPage).map((s) => subscriptionView(s, who, ctx.now, { count: true })),
+          subscriptions: pageOf(ordered, paging).items.map((s) => subscriptionView(s, who, ctx.now, { count: true })),
           count: ordered.length,
         },
       };

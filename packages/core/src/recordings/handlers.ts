@@ -1,6 +1,7 @@
 import { atLeast } from '../catalogue/versions.ts';
-import { BadRequest, NotFound } from '../engine/errors.ts';
+import { BadRequest, NotFound, oneOf } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
 import { recordingViews } from './recording-view.ts';
 import { recordingByHash, recordingsDecider, recordingsStream, type Recording, type Recordings } from './recording.ts';
 import { recordingFilter } from './recording-filter.ts';
@@ -9,8 +10,8 @@ import { recordingFilter } from './recording-filter.ts';
  * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3
  * by its `id` (decisions §3). `{service}` (from 1.4) must be one of the package's services.
  */
-export const PER_PAGE_DEFAULT = 25;
-export const PER_PAGE_MAX = 100;
+/** Recordings have answered `pages: 1` for an empty list from the start; kept so no client sees a change. */
+const RECORDING_PAGING: PagingRule = { minPages: 1 };
 
 const byId = (ctx: CallContext): boolean => atLeast(ctx.version, '1.3');
 const stream = (ctx: CallContext): string => recordingsStream(ctx.account.username);
@@ -121,22 +122,12 @@ async function get(ctx: CallContext) {
   let list = state.order.map((id) => state.byId[id]!);
   if (service !== undefined) list = list.filter((r) => r.service === service);
   if (!byId(ctx)) return { body: await recordingViews(ctx, list) };
-  const page = ctx.params.int('page', { min: 1 }) ?? 1;
-  const perPage = ctx.params.int('per_page', { min: 1, max: PER_PAGE_MAX }) ?? PER_PAGE_DEFAULT;
-  const orderBy = ctx.params.string('order_by') ?? 'created_at';
-  if (!(ORDER_BY as readonly string[]).includes(orderBy)) throw new BadRequest(`order_by is invalid; valid values are: ${ORDER_BY.join(',')}`);
-  const dir = ctx.params.string('order_dir') ?? 'asc';
-  if (dir !== 'asc' && dir !== 'desc') throw new BadRequest('order_dir is invalid; valid values are: asc,desc');
+  const paging = readPaging(ctx.params, RECORDING_PAGING);
+  const orderBy = oneOf('order_by', ctx.params.string('order_by') ?? 'created_at', ORDER_BY);
+  const dir = readOrderDir(ctx.params, 'asc');
   const key = (r: Recording): string | number => (orderBy === 'created_at' ? r.createdAt : orderBy === 'start' ? r.start : orderBy === 'name' ? r.name : r.status);
-  // A stable sort keeps creation order among equal keys.
-  list = [...list].sort((a, b) => {
-    const x = key(a);
-    const y = key(b);
-    return (x < y ? -1 : x > y ? 1 : 0) * (dir === 'asc' ? 1 : -1);
-  });
-  const pages = Math.max(1, Math.ceil(list.length / perPage));
-  const slice = list.slice((page - 1) * perPage, page * perPage);
-  return { body: { count: list.length, page, pages, per_page: perPage, subscriptions: await recordingViews(ctx, slice) } };
+  const p = pageOf(sortedBy(list, key, dir), paging, RECORDING_PAGING);
+  return { body: pageEnvelope(p, 'subscriptions', await recordingViews(ctx, p.items)) };
 }
 
 export const recordingHandlers: HandlerTable = {

@@ -1,5 +1,6 @@
 import { BadRequest, NotFound } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { pageEnvelope, pageOf, readPaging, type PagingRule } from '../engine/paging.ts';
 import type { Params } from '../engine/params.ts';
 import { parseIngestionBody } from './ingestion-body.ts';
 import { DEFAULT_INGESTION_LIMITS, ingestionHeaders, ingestionWindowAt, type IngestionLimits } from './ingestion-limit.ts';
@@ -53,13 +54,11 @@ const withAuthIds = (ctx: CallContext, auth: SourceAuthInput[]): SourceAuth[] =>
 const withResourceIds = (ctx: CallContext, resources: SourceResourceInput[]): SourceResource[] =>
   resources.map((r) => ({ resource_id: ctx.ids.hex(32), parameters: r.parameters }));
 
-function paging(p: Params): { page: number; perPage: number } {
-  return { page: p.int('page', { min: 1 }) ?? 1, perPage: p.int('per_page', { min: 1, max: 1000 }) ?? 20 };
-}
+const SOURCE_PAGING: PagingRule = { defaultSize: 20, maxSize: 1000 };
 
 function envelope<T>(items: T[], p: Params, key: string): Record<string, unknown> {
-  const { page, perPage } = paging(p);
-  return { count: items.length, page, pages: Math.ceil(items.length / perPage), per_page: perPage, [key]: items.slice((page - 1) * perPage, page * perPage) };
+  const page = pageOf(items, readPaging(p, SOURCE_PAGING));
+  return pageEnvelope(page, key, page.items);
 }
 
 /** Whether a create or update asked to skip checking the tokens (`validate=false`). */

@@ -4,7 +4,7 @@ import { BadRequest, DomainError, NotFound, UnsupportedMediaType } from '../engi
 import type { Account } from '../accounting/account.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import type { UnitOfWork } from '../engine/unit-of-work.ts';
-import { pageOf, readPaging } from '../identities/paging.ts';
+import { pageEnvelope, pageOf, readPaging } from '../engine/paging.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import {
   TASK_QUEUE_LIMIT,
@@ -157,12 +157,12 @@ export const taskHandlers: HandlerTable = {
     if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
       throw new BadRequest(`status is invalid; valid values are: ${STATUSES.join(',')}`);
     }
-    const { page, perPage } = readPaging(ctx.params);
+    const paging = readPaging(ctx.params);
     const state = await settle(ctx);
     const tasks = allTasks(state)
       .filter((t) => t.service === service && (type === undefined || t.type === type) && (status === undefined || taskStatusAt(t, ctx.now) === status));
-    const p = pageOf(tasks, page, perPage);
-    return { body: { count: p.count, page: p.page, pages: p.pages, per_page: p.per_page, tasks: p.items.map((t) => taskView(t, ctx.now, false)) } };
+    const p = pageOf(tasks, paging);
+    return { body: pageEnvelope(p, 'tasks', p.items.map((t) => taskView(t, ctx.now, false))) };
   },
 
   async 'tasks.get'(ctx) {

@@ -1,0 +1,45 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { BadRequest } from './errors.ts';
+import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy } from './paging.ts';
+import { Params } from './params.ts';
+
+describe('list paging', () => {
+  it('defaults to page 1 of 25, reads sizes as clients send them, and names the parameter it refuses', () => {
+    expect(readPaging(new Params({}))).toEqual({ page: 1, perPage: 25 });
+    expect(readPaging(new Params({ page: '3', per_page: '7' }))).toEqual({ page: 3, perPage: 7 });
+    expect(() => readPaging(new Params({ per_page: 101 }))).toThrow(new BadRequest('per_page must be at most 100'));
+    expect(() => readPaging(new Params({ page: 0 }))).toThrow(new BadRequest('page must be at least 1'));
+  });
+
+  it('takes a list’s own size names, default and bound', () => {
+    const rule = { sizeParams: ['per_page', 'perPage'], defaultSize: 20, maxSize: 1000 };
+    expect(readPaging(new Params({ perPage: 500 }), rule).perPage).toBe(500);
+    expect(readPaging(new Params({ per_page: 2, perPage: 500 }), rule).perPage).toBe(2);
+    expect(readPaging(new Params({}), rule).perPage).toBe(20);
+    expect(() => readPaging(new Params({ max: 101 }), { sizeParams: ['max'] })).toThrow(new BadRequest('max must be at most 100'));
+  });
+
+  test.prop([fc.array(fc.nat(), { maxLength: 60 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 20 })])(
+    'pages partition the list in order, and a page past the last is empty with the true counts',
+    (all, page, perPage) => {
+      const p = pageOf(all, { page, perPage });
+      expect(p).toMatchObject({ count: all.length, page, per_page: perPage, pages: Math.ceil(all.length / perPage) });
+      expect(p.items).toEqual(all.slice((page - 1) * perPage, page * perPage));
+      if (page > p.pages) expect(p.items).toEqual([]);
+    },
+  );
+
+  it('answers at least minPages pages and writes the envelope in the wire order', () => {
+    const p = pageOf([], { page: 1, perPage: 25 }, { minPages: 1 });
+    expect(JSON.stringify(pageEnvelope(p, 'subscriptions', p.items))).toBe('{"count":0,"page":1,"pages":1,"per_page":25,"subscriptions":[]}');
+  });
+
+  it('sorts stably in either direction and refuses an unknown order_dir', () => {
+    const rows = [{ k: 2, n: 'a' }, { k: 1, n: 'b' }, { k: 2, n: 'c' }];
+    expect(sortedBy(rows, (r) => r.k, 'asc').map((r) => r.n)).toEqual(['b', 'a', 'c']);
+    expect(sortedBy(rows, (r) => r.k, 'desc').map((r) => r.n)).toEqual(['a', 'c', 'b']);
+    expect(readOrderDir(new Params({}), 'desc')).toBe('desc');
+    expect(() => readOrderDir(new Params({ order_dir: 'up' }), 'asc')).toThrow(new BadRequest('order_dir is invalid; valid values are: asc,desc'));
+  });
+});
