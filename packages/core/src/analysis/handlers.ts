@@ -1,17 +1,18 @@
+import { namedService } from '../accounting/package-service.ts';
 import { windowAt } from '../accounting/credit-window.ts';
 import { creditsDecider, creditsStream } from '../accounting/credit-window.ts';
 import { BadRequest } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { compileFilter, type Interaction } from '../filters/index.ts';
 import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
-import { namedRecording, serviceOfCall } from '../recordings/handlers.ts';
+import { namedRecording } from '../recordings/handlers.ts';
 import { validateAnalysisRequest } from './analysis-request.ts';
 import { runAnalysis } from './run-analysis.ts';
 import { AuthorStamps } from './distribution.ts';
 
 /** `/insight/analyze`: `parameters` as an object, JSON text or flattened keys; `filter`, `start`, `end`. */
 async function analyze(ctx: CallContext) {
-  serviceOfCall(ctx);
+  namedService(ctx);
   const request = validateAnalysisRequest({
     parameters: ctx.params.object('parameters'),
     filter: ctx.params.raw.filter,
@@ -35,7 +36,7 @@ function epochSeconds(ctx: CallContext, name: string): number | undefined {
  * query `filter`. `remaining` and `reset_at` report the general allowance the call draws from.
  */
 async function sample(ctx: CallContext) {
-  serviceOfCall(ctx);
+  namedService(ctx);
   const count = ctx.params.int('count', { min: 1, max: SAMPLE_MAX }) ?? SAMPLE_DEFAULT;
   const from = epochSeconds(ctx, 'start') ?? ctx.now - RETENTION_MS;
   const to = epochSeconds(ctx, 'end') ?? ctx.now + 1;
@@ -69,7 +70,7 @@ async function sample(ctx: CallContext) {
  * once the index has the audience the package requires, each only if enough unique authors carry it.
  */
 async function tags(ctx: CallContext) {
-  serviceOfCall(ctx);
+  namedService(ctx);
   const recording = await namedRecording(ctx);
   const index = await recordingIndex(ctx.uow.store, ctx.now);
   const set = index.recording(recording.id);

@@ -1,4 +1,5 @@
 import { accountDecider, accountStream } from '../accounting/account.ts';
+import { packageService } from '../accounting/package-service.ts';
 import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -35,7 +36,7 @@ export function readFirehoseOptions(raw: unknown, services: readonly string[]): 
   if (typeof service !== 'string' || !(FIREHOSE_SERVICES as readonly string[]).includes(service)) {
     throw new BadRequest(`firehose service must be one of ${FIREHOSE_SERVICES.join(', ')}`);
   }
-  if (!services.includes(service)) throw new BadRequest(`service is invalid; valid values are: ${services.join(',')}`);
+  packageService(services, service);
   const perMinute = o.perMinute ?? o.per_minute ?? 60;
   if (typeof perMinute !== 'number' || !Number.isInteger(perMinute) || perMinute < 1 || perMinute > MAX_PER_MINUTE) {
     throw new BadRequest(`firehose perMinute must be a whole number from 1 to ${MAX_PER_MINUTE}`);

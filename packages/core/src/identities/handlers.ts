@@ -1,4 +1,5 @@
 import { hashApiKey } from '../accounting/api-key.ts';
+import { requireService } from '../accounting/package-service.ts';
 import { BadRequest } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import {
@@ -184,8 +185,7 @@ export const identityHandlers: HandlerTable = {
   },
 
   async 'account.identity.limit.list'(ctx) {
-    const service = ctx.params.requireString('service');
-    if (!services(ctx).includes(service)) throw new BadRequest(`service is invalid; valid values are: ${services(ctx).join(',')}`);
+    const service = requireService(ctx);
     const state = await load(ctx);
     const limits = state.order
       .map((id) => state.byId[id]!)
@@ -211,8 +211,7 @@ export const identityHandlers: HandlerTable = {
 
   async 'account.identity.limit.get'(ctx) {
     const identity = liveIdentity(await load(ctx), identityIdParam(ctx));
-    const service = ctx.params.requireString('service');
-    if (!services(ctx).includes(service)) throw new BadRequest(`service is invalid; valid values are: ${services(ctx).join(',')}`);
+    const service = requireService(ctx);
     return { body: limitView(identity.id, liveLimit(identity, service)) };
   },
 

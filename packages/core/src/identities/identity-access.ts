@@ -1,4 +1,5 @@
 import type { Account } from '../accounting/account.ts';
+import { defaultService } from '../accounting/package-service.ts';
 import type { AllowanceLine } from '../accounting/credit-window.ts';
 import type { Endpoint } from '../catalogue/endpoints.ts';
 import type { IdentityAccess } from '../engine/handler.ts';
@@ -14,8 +15,7 @@ import { callingIdentity, identitiesDecider, identitiesStream, type Identity } f
 export function identityLimitService(account: Account, params: Params): string | undefined {
   const named = params.raw['service'];
   if (typeof named === 'string' && account.package.services.includes(named)) return named;
-  const services = account.package.services;
-  return services.includes('facebook') ? 'facebook' : services[0];
+  return defaultService(account.package);
 }
 
 /**

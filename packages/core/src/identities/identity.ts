@@ -1,3 +1,4 @@
+import { packageService } from '../accounting/package-service.ts';
 import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
 import { BadRequest, Conflict, Gone, NotFound } from '../engine/errors.ts';
@@ -132,9 +133,6 @@ function checkToken(token: string): void {
   if (token.length > TOKEN_MAX) throw new BadRequest(`token must be at most ${TOKEN_MAX} characters`);
 }
 
-function checkLimitService(service: string, services: readonly string[]): void {
-  if (!services.includes(service)) throw new BadRequest(`service is invalid; valid values are: ${services.join(',')}`);
-}
 
 function checkFigure(name: string, value: number | null | undefined): void {
   if (value === undefined || value === null) return;
@@ -202,7 +200,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
       }
       case 'CreateLimit': {
         const identity = liveIdentity(state, command.identityId);
-        checkLimitService(command.service, command.services);
+        packageService(command.services, command.service);
         const { totalAllowance, analyzeQueries } = command.figures;
         checkFigure('total_allowance', totalAllowance);
         checkFigure('analyze_queries', analyzeQueries);
@@ -219,7 +217,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
       }
       case 'PutLimit': {
         const identity = liveIdentity(state, command.identityId);
-        checkLimitService(command.service, command.services);
+        packageService(command.services, command.service);
         const { totalAllowance, analyzeQueries } = command.figures;
         checkFigure('total_allowance', totalAllowance);
         checkFigure('analyze_queries', analyzeQueries);
@@ -240,7 +238,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
       }
       case 'DeleteLimit': {
         const identity = liveIdentity(state, command.identityId);
-        checkLimitService(command.service, command.services);
+        packageService(command.services, command.service);
         liveLimit(identity, command.service);
         return [{ type: 'IdentityLimitDeleted', data: { identityId: identity.id, service: command.service, at: command.at } }];
       }

@@ -1,3 +1,4 @@
+import { defaultService, namedService } from '../accounting/package-service.ts';
 import { atLeast } from '../catalogue/versions.ts';
 import { BadRequest, NotFound, oneOf } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
@@ -15,20 +16,6 @@ const RECORDING_PAGING: PagingRule = { minPages: 1 };
 
 const byId = (ctx: CallContext): boolean => atLeast(ctx.version, '1.3');
 const stream = (ctx: CallContext): string => recordingsStream(ctx.account.username);
-
-/** The service a call names (path `{service}` or parameter), checked against the package. */
-export function serviceOfCall(ctx: CallContext): string | undefined {
-  const service = ctx.params.string('service');
-  if (service === undefined) return undefined;
-  const allowed = ctx.account.package.services;
-  if (!allowed.includes(service)) throw new BadRequest(`service is invalid; valid values are: ${allowed.join(',')}`);
-  return service;
-}
-
-function defaultService(ctx: CallContext): string {
-  const services = ctx.account.package.services;
-  return services.includes('facebook') ? 'facebook' : services[0]!;
-}
 
 /** The recording a call names: `id` from 1.3, `hash` before. */
 export async function namedRecording(ctx: CallContext, state?: Recordings): Promise<Recording> {
@@ -51,7 +38,7 @@ export async function namedRecording(ctx: CallContext, state?: Recordings): Prom
 }
 
 async function start(ctx: CallContext) {
-  const service = serviceOfCall(ctx) ?? defaultService(ctx);
+  const service = namedService(ctx) ?? defaultService(ctx.account.package);
   const state = await ctx.uow.load(recordingsDecider, stream(ctx));
   const concurrentLimit = ctx.account.package.concurrent_recordings;
   const name = ctx.params.string('name');
@@ -85,14 +72,14 @@ async function start(ctx: CallContext) {
 }
 
 async function stop(ctx: CallContext) {
-  serviceOfCall(ctx);
+  namedService(ctx);
   const r = await namedRecording(ctx);
   await ctx.uow.execute(recordingsDecider, stream(ctx), { type: 'StopRecording', id: r.id, at: ctx.now });
   return { status: 204 };
 }
 
 async function update(ctx: CallContext) {
-  serviceOfCall(ctx);
+  namedService(ctx);
   const r = await namedRecording(ctx);
   const name = ctx.params.string('name');
   // Before 1.3 the hash names the recording, so only the name can change.
@@ -112,7 +99,7 @@ async function update(ctx: CallContext) {
 const ORDER_BY = ['created_at', 'start', 'name', 'status'] as const;
 
 async function get(ctx: CallContext) {
-  const service = serviceOfCall(ctx);
+  const service = namedService(ctx);
   const named = byId(ctx) ? ctx.params.has('id') : ctx.params.has('hash');
   if (named) {
     const [view] = await recordingViews(ctx, [await namedRecording(ctx)]);

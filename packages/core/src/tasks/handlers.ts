@@ -1,3 +1,4 @@
+import { requireService } from '../accounting/package-service.ts';
 import { analysisWindow, validateAnalysisRequest } from '../analysis/analysis-request.ts';
 import { queryFilterOf, runAnalysis } from '../analysis/run-analysis.ts';
 import { BadRequest, DomainError, NotFound, UnsupportedMediaType } from '../engine/errors.ts';
@@ -47,13 +48,6 @@ export function taskView(t: AnalysisTask, now: number, withResult: boolean): Rec
     created_at: seconds(t.createdAt),
     updated_at: seconds(done ? t.finishAt : t.createdAt),
   };
-}
-
-function serviceParam(ctx: CallContext): string {
-  const service = ctx.params.requireString('service');
-  const allowed = ctx.account.package.services;
-  if (!allowed.includes(service)) throw new BadRequest(`service is invalid; valid values are: ${allowed.join(',')}`);
-  return service;
 }
 
 function typeParam(ctx: CallContext): string | undefined {
@@ -111,7 +105,7 @@ export const taskHandlers: HandlerTable = {
     if (!isJson(ctx.call.mediaType)) {
       throw new UnsupportedMediaType(`Analysis tasks are created with a JSON body (application/json), not ${ctx.call.mediaType ?? 'no media type'}`);
     }
-    const service = serviceParam(ctx);
+    const service = requireService(ctx);
     const name = ctx.params.requireString('name');
     const taskType = (typeParam(ctx) ?? 'analysis') as TaskType;
     if (!(TASK_TYPES as readonly string[]).includes(taskType)) throw new BadRequest(`type is invalid; valid values are: ${TASK_TYPES.join(',')}`);
@@ -151,7 +145,7 @@ export const taskHandlers: HandlerTable = {
   },
 
   async 'tasks.list'(ctx) {
-    const service = serviceParam(ctx);
+    const service = requireService(ctx);
     const type = typeParam(ctx);
     const status = ctx.params.string('status');
     if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
@@ -166,7 +160,7 @@ export const taskHandlers: HandlerTable = {
   },
 
   async 'tasks.get'(ctx) {
-    const service = serviceParam(ctx);
+    const service = requireService(ctx);
     const type = typeParam(ctx);
     const id = ctx.params.requireString('id');
     const state = await settle(ctx);
