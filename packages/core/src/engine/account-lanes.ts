@@ -5,22 +5,25 @@
  * several processes over one store still meet the store's version check (and the engine's retry).
  */
 export class AccountLanes {
-  private tails = new Map<string, Promise<unknown>>();
+  /** Per account with a call running: the calls waiting behind it, first come first served. */
+  private waiting = new Map<string, (() => void)[]>();
 
-  run<T>(key: string | undefined, work: () => Promise<T>): Promise<T> {
+  async run<T>(key: string | undefined, work: () => Promise<T>): Promise<T> {
     if (key === undefined) return work();
-    const prior = this.tails.get(key);
-    const result = prior ? prior.then(work, work) : work();
-    const tail = result.catch(() => undefined);
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
+    const queue = this.waiting.get(key);
+    if (queue) await new Promise<void>((go) => queue.push(go));
+    else this.waiting.set(key, []);
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.get(key)!.shift();
+      if (next) next();
+      else this.waiting.delete(key);
+    }
   }
 
   /** Accounts with calls running or waiting (for tests and metrics). */
   get busy(): number {
-    return this.tails.size;
+    return this.waiting.size;
   }
 }

@@ -140,16 +140,19 @@ export class Engine {
     }
 
     // 5. Denied for a violation
-    const lines = await this.allowanceLines(uow, account, identityId, endpoint, params);
     const credits = await uow.load(creditsDecider, creditsStream(account.username));
     const reported = reportedLine(account, endpoint);
-    const before = reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, endpoint.cost, now) : undefined;
+    // The figures before any charge: what a denial, a refusal before charging or a 5xx reports.
+    const before = (): RateFigures | undefined =>
+      reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, endpoint.cost, now) : undefined;
     if (account.denied) {
-      return errorAnswer(new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`), before);
+      return errorAnswer(new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`), before());
     }
 
     // 6. The allowance
-    let rate = before;
+    const lines =
+      identityId === null ? this.accountLines(account, endpoint) : await this.allowanceLines(uow, account, identityId, endpoint, params);
+    let rate = lines.length > 0 ? undefined : before();
     if (lines.length > 0) {
       try {
         const { state } = await uow.execute(creditsDecider, creditsStream(account.username), {
@@ -176,10 +179,13 @@ export class Engine {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
       const out = await handler(ctx);
       const status = out.status ?? endpoint.success[0]!;
-      answer = { status, ...(status === 204 ? {} : { body: out.body ?? {} }), ...(rate ? { rate } : {}), ...(out.headers ? { headers: out.headers } : {}) };
+      answer = { status };
+      if (status !== 204) answer.body = out.body ?? {};
+      if (rate) answer.rate = rate;
+      if (out.headers) answer.headers = out.headers;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      if (error.status >= 500) return errorAnswer(error, before);
+      if (error.status >= 500) return errorAnswer(error, before());
       uow.rollbackTo(savepoint);
       answer = errorAnswer(error, rate, call.version);
     }
@@ -191,11 +197,16 @@ export class Engine {
     return answer;
   }
 
-  private async allowanceLines(uow: UnitOfWork, account: Account, identityId: string | null, endpoint: Endpoint, params: Params): Promise<AllowanceLine[]> {
+  /** The lines a call made with the account's own key draws from. */
+  private accountLines(account: Account, endpoint: Endpoint): AllowanceLine[] {
     const main = reportedLine(account, endpoint);
-    if (!main || endpoint.allowance === 'task-slots') return [];
-    const lines = [{ ...main, cost: endpoint.cost }];
-    if (identityId && this.identities) {
+    return !main || endpoint.allowance === 'task-slots' ? [] : [main];
+  }
+
+  /** An identity's calls also draw from that identity's narrower allowances. */
+  private async allowanceLines(uow: UnitOfWork, account: Account, identityId: string, endpoint: Endpoint, params: Params): Promise<AllowanceLine[]> {
+    const lines = this.accountLines(account, endpoint);
+    if (lines.length > 0 && this.identities) {
       lines.push(...(await this.identities.allowanceLines(uow, account, identityId, endpoint, params, endpoint.cost)));
     }
     return lines;

@@ -50,6 +50,10 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
+    return this.readStreamNow(stream, afterVersion);
+  }
+
+  readStreamNow(stream: string, afterVersion = 0): StoredEvent[] {
     const list = this.streams.get(stream);
     if (!list || afterVersion >= list.length) return [];
     return list.slice(Math.max(0, afterVersion));

@@ -118,7 +118,7 @@ export class UnitOfWork {
       if (t.events.length === 0) continue;
       const loaded = { state: t.state, version: t.baseVersion + t.events.length };
       this.loader.remember(key, loaded);
-      await this.loader.maybeSnapshot(t.decider, t.stream, t.baseVersion, loaded);
+      if (this.loader.snapshotDue(t.baseVersion, loaded.version)) await this.loader.maybeSnapshot(t.decider, t.stream, t.baseVersion, loaded);
     }
   }
 }
