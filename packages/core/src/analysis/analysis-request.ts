@@ -1,4 +1,5 @@
 import { BadRequest } from '../engine/errors.ts';
+import { wholeNumber } from '../engine/params.ts';
 import { analysisTargetProblem, isSkillsTarget } from './targets.ts';
 
 /**
@@ -64,15 +65,6 @@ function parseJsonField(where: string, v: unknown): unknown {
   }
 }
 
-/** A whole number from a number or a numeric string; `undefined` when absent or empty. */
-function wholeNumber(where: string, v: unknown, opts: { min?: number; max?: number } = {}): number | undefined {
-  if (v === undefined || v === null || v === '') return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n)) throw new BadRequest(`${where} must be a whole number`);
-  if (opts.min !== undefined && n < opts.min) throw new BadRequest(`${where} must be at least ${opts.min}`);
-  if (opts.max !== undefined && n > opts.max) throw new BadRequest(`${where} must be at most ${opts.max}`);
-  return n;
-}
 
 function freqDist(where: string, raw: Record<string, unknown>, depth: number, targets: string[]): FreqDistSpec {
   const p = parseJsonField(`${where}.parameters`, raw.parameters);

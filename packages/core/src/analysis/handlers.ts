@@ -26,11 +26,6 @@ async function analyze(ctx: CallContext) {
 export const SAMPLE_MAX = 100;
 export const SAMPLE_DEFAULT = 10;
 
-function epochSeconds(ctx: CallContext, name: string): number | undefined {
-  const v = ctx.params.int(name, { min: 0 });
-  return v === undefined ? undefined : v * 1000;
-}
-
 /**
  * `/insight/sample`: up to `count` recorded interactions (newest first) within `start`..`end` and the
  * query `filter`. `remaining` and `reset_at` report the general allowance the call draws from.
@@ -38,8 +33,8 @@ function epochSeconds(ctx: CallContext, name: string): number | undefined {
 async function sample(ctx: CallContext) {
   namedService(ctx);
   const count = ctx.params.int('count', { min: 1, max: SAMPLE_MAX }) ?? SAMPLE_DEFAULT;
-  const from = epochSeconds(ctx, 'start') ?? ctx.now - RETENTION_MS;
-  const to = epochSeconds(ctx, 'end') ?? ctx.now + 1;
+  const from = ctx.params.epochMs('start') ?? ctx.now - RETENTION_MS;
+  const to = ctx.params.epochMs('end') ?? ctx.now + 1;
   if (from > to) throw new BadRequest('Start cannot be after end');
   const text = ctx.params.string('filter');
   const filter = text === undefined ? undefined : compileFilter(text, { kind: 'query' });

@@ -30,13 +30,13 @@ export class Params {
   }
 
   int(name: string, opts: { min?: number; max?: number } = {}): number | undefined {
-    const v = this.raw[name];
-    if (v === undefined || v === null || v === '') return undefined;
-    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n)) throw new BadRequest(`${name} must be a whole number`);
-    if (opts.min !== undefined && n < opts.min) throw new BadRequest(`${name} must be at least ${opts.min}`);
-    if (opts.max !== undefined && n > opts.max) throw new BadRequest(`${name} must be at most ${opts.max}`);
-    return n;
+    return wholeNumber(name, this.raw[name], opts);
+  }
+
+  /** A time as the wire writes it (whole epoch seconds, not negative), in the milliseconds used inside. */
+  epochMs(name: string): number | undefined {
+    const s = this.int(name, { min: 0 });
+    return s === undefined ? undefined : s * 1000;
   }
 
   requireInt(name: string, opts: { min?: number; max?: number } = {}): number {
@@ -95,6 +95,16 @@ export class Params {
     if (!l.every((x) => typeof x === 'string')) throw new BadRequest(`${name} must be a list of strings`);
     return l as string[];
   }
+}
+
+/** A whole number from a number or a numeric string; `undefined` when absent or empty; else 400 naming `where`. */
+export function wholeNumber(where: string, v: unknown, opts: { min?: number; max?: number } = {}): number | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n)) throw new BadRequest(`${where} must be a whole number`);
+  if (opts.min !== undefined && n < opts.min) throw new BadRequest(`${where} must be at least ${opts.min}`);
+  if (opts.max !== undefined && n > opts.max) throw new BadRequest(`${where} must be at most ${opts.max}`);
+  return n;
 }
 
 function parseJson(name: string, text: string): unknown {

@@ -1,7 +1,7 @@
 import { packageService } from '../accounting/package-service.ts';
 import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
-import { BadRequest, Conflict, Gone, NotFound } from '../engine/errors.ts';
+import { BadRequest, Conflict, Gone, NotFound, oneOf } from '../engine/errors.ts';
 
 /**
  * An account's identities (seed §4.3): each has its own API key (kept only as a salted digest), a
@@ -119,9 +119,7 @@ function checkLabel(state: Identities, label: string, self?: string): void {
 }
 
 function checkStatus(status: string | undefined): void {
-  if (status !== undefined && !(IDENTITY_STATUSES as readonly string[]).includes(status)) {
-    throw new BadRequest(`status is invalid; valid values are: ${IDENTITY_STATUSES.join(',')}`);
-  }
+  if (status !== undefined) oneOf('status', status, IDENTITY_STATUSES);
 }
 
 function checkTokenService(service: string): void {

@@ -1,5 +1,5 @@
 import { atLeast } from '../catalogue/versions.ts';
-import { BadRequest, NotFound } from '../engine/errors.ts';
+import { BadRequest, NotFound, oneOf } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
 import type { Params } from '../engine/params.ts';
@@ -68,10 +68,10 @@ async function run(ctx: CallContext, command: PushCommand): Promise<PushSubscrip
   return state.subscriptions[command.id]!;
 }
 
-/** Seconds on the wire, milliseconds inside. */
+/** `start`/`end` of 0 mean "not given", as clients send them. */
 function time(p: Params, name: string): number | undefined {
-  const s = p.int(name, { min: 0 });
-  return s === undefined || s === 0 ? undefined : s * 1000;
+  const ms = p.epochMs(name);
+  return ms === 0 ? undefined : ms;
 }
 
 /** One client sends the page size as `perPage` (wire-facts, push/log). */
@@ -173,8 +173,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       const state = await load(ctx);
       const id = p.string('id');
       const subs = id !== undefined ? [liveSub(state, id)] : state.order.map((i) => state.subscriptions[i]!);
-      const orderBy = p.string('order_by') ?? 'request_time';
-      if (orderBy !== 'request_time') throw new BadRequest('order_by must be request_time');
+      oneOf('order_by', p.string('order_by') ?? 'request_time', ['request_time']);
       const paging = readPaging(p, PUSH_PAGING);
       const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
       const ordered = sortedBy(entries, (e) => e.at * 1_000_000 + e.i, readOrderDir(p, 'desc'));
@@ -201,14 +200,12 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       const hash = p.string('hash');
       const historicsId = p.string('historics_id') ?? p.string('historic_id');
       const includeFinished = p.bool('include_finished') ?? false;
-      const orderBy = p.string('order_by') ?? 'created_at';
       const keys: Record<string, (s: PushSubscription) => number | string> = {
         created_at: (s) => s.created_at,
         id: (s) => s.id,
         request_time: (s) => s.last_request ?? 0,
       };
-      const key = keys[orderBy];
-      if (!key) throw new BadRequest(`order_by must be one of ${Object.keys(keys).join(', ')}`);
+      const key = keys[oneOf('order_by', p.string('order_by') ?? 'created_at', Object.keys(keys))]!;
       const paging = readPaging(p, PUSH_PAGING);
       const matching = state.order
         .map((i) => state.subscriptions[i]!)

@@ -1,9 +1,8 @@
 import { defaultService, namedService } from '../accounting/package-service.ts';
-import { atLeast } from '../catalogue/versions.ts';
 import { BadRequest, NotFound, oneOf } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
-import { recordingViews } from './recording-view.ts';
+import { namedById, recordingViews } from './recording-view.ts';
 import { recordingByHash, recordingsDecider, recordingsStream, type Recording, type Recordings } from './recording.ts';
 import { recordingFilter } from './recording-filter.ts';
 
@@ -14,7 +13,7 @@ import { recordingFilter } from './recording-filter.ts';
 /** Recordings have answered `pages: 1` for an empty list from the start; kept so no client sees a change. */
 const RECORDING_PAGING: PagingRule = { minPages: 1 };
 
-const byId = (ctx: CallContext): boolean => atLeast(ctx.version, '1.3');
+const byId = (ctx: CallContext): boolean => namedById(ctx.version);
 const stream = (ctx: CallContext): string => recordingsStream(ctx.account.username);
 
 /** The recording a call names: `id` from 1.3, `hash` before. */

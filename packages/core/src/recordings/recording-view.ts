@@ -1,4 +1,4 @@
-import { atLeast } from '../catalogue/versions.ts';
+import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
 import type { CallContext } from '../engine/handler.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, remainingFor } from '../recording-index/capacity.ts';
@@ -22,6 +22,9 @@ export interface RecordingView {
   identity_id?: string | null;
 }
 
+/** Decisions §3: from API 1.3 a recording is named by its `id`, before by its filter `hash`. */
+export const namedById = (version: VersionId): boolean => atLeast(version, '1.3');
+
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
@@ -34,7 +37,7 @@ export async function recordingViews(ctx: CallContext, recordings: Recording[]):
   const accountLimit = dailyAccountLimit(ctx.account.package.index_capacity_per_month);
   const index = await recordingIndex(ctx.uow.store, ctx.now);
   const since = ctx.now - RETENTION_MS;
-  const withId = atLeast(ctx.version, '1.3');
+  const withId = namedById(ctx.version);
   return recordings.map((r) => {
     const remaining = remainingFor(capacity, r.id, accountLimit);
     const set = index.recording(r.id);

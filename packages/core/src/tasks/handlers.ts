@@ -1,7 +1,7 @@
 import { requireService } from '../accounting/package-service.ts';
 import { analysisWindow, validateAnalysisRequest } from '../analysis/analysis-request.ts';
 import { queryFilterOf, runAnalysis } from '../analysis/run-analysis.ts';
-import { BadRequest, DomainError, NotFound, UnsupportedMediaType } from '../engine/errors.ts';
+import { BadRequest, DomainError, NotFound, oneOf, UnsupportedMediaType } from '../engine/errors.ts';
 import type { Account } from '../accounting/account.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import type { UnitOfWork } from '../engine/unit-of-work.ts';
@@ -21,7 +21,6 @@ import {
   type AnalysisTask,
   type TaskOutcome,
   type TaskSlots,
-  type TaskType,
 } from './task-slot.ts';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
@@ -107,8 +106,7 @@ export const taskHandlers: HandlerTable = {
     }
     const service = requireService(ctx);
     const name = ctx.params.requireString('name');
-    const taskType = (typeParam(ctx) ?? 'analysis') as TaskType;
-    if (!(TASK_TYPES as readonly string[]).includes(taskType)) throw new BadRequest(`type is invalid; valid values are: ${TASK_TYPES.join(',')}`);
+    const taskType = oneOf('type', typeParam(ctx) ?? 'analysis', TASK_TYPES);
     const subscriptionId = ctx.params.requireString('subscription_id');
     const recording = (await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username))).byId[subscriptionId];
     if (!recording) throw new BadRequest(`subscription_id ${subscriptionId} names no recording of this account`);
@@ -147,10 +145,8 @@ export const taskHandlers: HandlerTable = {
   async 'tasks.list'(ctx) {
     const service = requireService(ctx);
     const type = typeParam(ctx);
-    const status = ctx.params.string('status');
-    if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
-      throw new BadRequest(`status is invalid; valid values are: ${STATUSES.join(',')}`);
-    }
+    const named = ctx.params.string('status');
+    const status = named === undefined ? undefined : oneOf('status', named, STATUSES);
     const paging = readPaging(ctx.params);
     const state = await settle(ctx);
     const tasks = allTasks(state)

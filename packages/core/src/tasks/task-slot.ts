@@ -1,6 +1,6 @@
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
 import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { BadRequest, Conflict, RateLimited } from '../engine/errors.ts';
+import { BadRequest, Conflict, oneOf, RateLimited } from '../engine/errors.ts';
 
 /**
  * Analysis task slots (seed §8.3, decisions §5). An account has `task_slots` slots; each works its own
@@ -157,9 +157,7 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
       });
     }
     if (taskById(state, command.id)) throw new Conflict(`A task with id ${command.id} already exists`);
-    if (!(TASK_TYPES as readonly string[]).includes(command.taskType)) {
-      throw new BadRequest(`type is invalid; valid values are: ${TASK_TYPES.join(',')}`);
-    }
+    oneOf('type', command.taskType, TASK_TYPES);
     if (command.name.trim().length === 0) throw new BadRequest("Missing param 'name'");
     if (command.name.length > TASK_NAME_MAX) throw new BadRequest(`name must be at most ${TASK_NAME_MAX} characters`);
     const { slot, queued } = chooseSlot(state, command.slots, command.at);

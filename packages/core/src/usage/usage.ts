@@ -1,7 +1,7 @@
 import { atLeast } from '../catalogue/versions.ts';
 import { creditsDecider, creditsStream, minuteMark, windowAt, type CreditsEvent } from '../accounting/credit-window.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest, oneOf } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { recordingIndex } from '../recording-index/recording-index.ts';
 import { recordingsDecider, recordingsStream, type Recording } from '../recordings/recording.ts';
@@ -51,9 +51,8 @@ async function keptBetween(ctx: CallContext, recordings: Recording[], from: numb
 }
 
 async function coreUsage(ctx: CallContext) {
-  const raw = ctx.params.string('period') ?? 'hour';
-  if (!(CORE_PERIODS as readonly string[]).includes(raw)) throw new BadRequest(`period is invalid; valid values are: ${CORE_PERIODS.join(',')}`);
-  const { from, to } = coreUsageWindow(raw as CorePeriod, ctx.now, ctx.settings.limitingDay);
+  const period = oneOf('period', ctx.params.string('period') ?? 'hour', CORE_PERIODS);
+  const { from, to } = coreUsageWindow(period, ctx.now, ctx.settings.limitingDay);
   const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
   const recordings = state.order.map((id) => state.byId[id]!);
   const kept = await keptBetween(ctx, recordings, from, to);
@@ -94,13 +93,9 @@ interface UsageLine {
 }
 
 async function accountUsage(ctx: CallContext) {
-  const raw = ctx.params.string('period') ?? 'daily';
-  if (!(ACCOUNT_PERIODS as readonly string[]).includes(raw)) throw new BadRequest(`period is invalid; valid values are: ${ACCOUNT_PERIODS.join(',')}`);
-  const period = raw as AccountPeriod;
-  const endS = ctx.params.int('end', { min: 0 });
-  const to = endS === undefined ? ctx.now + 1 : endS * 1000;
-  const startS = ctx.params.int('start', { min: 0 });
-  const from = startS === undefined ? to - DEFAULT_SPAN[period] : startS * 1000;
+  const period = oneOf('period', ctx.params.string('period') ?? 'daily', ACCOUNT_PERIODS);
+  const to = ctx.params.epochMs('end') ?? ctx.now + 1;
+  const from = ctx.params.epochMs('start') ?? to - DEFAULT_SPAN[period];
   if (from > to) throw new BadRequest('Start cannot be after end');
   const mode = ctx.settings.limitingDay;
   const lines = new Map<string, UsageLine>();
