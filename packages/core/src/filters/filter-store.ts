@@ -1,4 +1,4 @@
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest, DomainError } from '../engine/errors.ts';
 import type { UnitOfWork } from '../engine/unit-of-work.ts';
 import { cachedFilter, compileFilter, type CompiledFilter } from './compiled-filter.ts';
 import { filterRegistryDecider, filterStream, HASH } from './filter-registry.ts';
@@ -28,6 +28,23 @@ export async function loadFilter(uow: UnitOfWork, hash: string, loaded: Map<stri
     if (included) f.bind(included);
   }
   return f;
+}
+
+/**
+ * The compiled filter a recording, historics query or preview names by its `hash`: a 400 `hash must be
+ * a valid hash` when the hash is malformed or no call compiled it.
+ */
+export async function namedFilter(uow: UnitOfWork, hash: string): Promise<CompiledFilter> {
+  if (!HASH.test(hash)) throw new BadRequest('hash must be a valid hash');
+  let filter: CompiledFilter | undefined;
+  try {
+    filter = await loadFilter(uow, hash);
+  } catch (error) {
+    if (error instanceof DomainError && error.status < 500) throw new BadRequest('hash must be a valid hash');
+    throw error;
+  }
+  if (!filter) throw new BadRequest('hash must be a valid hash');
+  return filter;
 }
 
 /** Stages `FilterCompiled` for a definition not yet recorded (a second compile decides nothing). */

@@ -1,8 +1,9 @@
 import { atLeast } from '../catalogue/versions.ts';
 import { BadRequest } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import type { Params } from '../engine/params.ts';
 import type { UnitOfWork } from '../engine/unit-of-work.ts';
-import { loadFilter, type CompiledFilter } from '../filters/index.ts';
+import { namedFilter } from '../filters/index.ts';
 import { pageOf, readPaging, type PagingRule } from '../engine/paging.ts';
 import { historicsAvailability, historicsAvailabilityByDay } from './availability.ts';
 import {
@@ -16,8 +17,9 @@ import {
   type HistoricsQuery,
 } from './historics-query.ts';
 import { timelineCompletion, timelineProgress, timelineStatus } from './progress.ts';
+import { epochSeconds } from '../engine/epoch.ts';
+import { freshId } from '../engine/fresh-id.ts';
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
 /** The list's size parameter is `max`, 20 unless given. */
 const HISTORICS_PAGING: PagingRule = { sizeParams: ['max'], defaultSize: 20 };
 const stream = (ctx: CallContext): string => historicsStream(ctx.account.username);
@@ -25,13 +27,6 @@ const stream = (ctx: CallContext): string => historicsStream(ctx.account.usernam
 /** DPU of a query: its filter's cost for every hour of data it covers, in the platform's hundredths. */
 export function historicsDpu(filterDpu: number, startSec: number, endSec: number): number {
   return Math.round(filterDpu * Math.ceil((endSec - startSec) / 3600) * 100) / 100;
-}
-
-/** The compiled filter a query names; 400 `hash must be a valid hash` when no call compiled it. */
-export async function historicsFilter(uow: UnitOfWork, hash: string): Promise<CompiledFilter> {
-  const filter = /^[0-9a-f]{32}$/.test(hash) ? await loadFilter(uow, hash) : undefined;
-  if (!filter) throw new BadRequest('hash must be a valid hash');
-  return filter;
 }
 
 /** A query of an account, as `/dpu` with `historics_id` and push delivery need it (undefined if none). */
@@ -48,12 +43,12 @@ export function historicsView(q: HistoricsQuery, now: number, version: CallConte
     name: q.name,
     start: q.start,
     end: q.end,
-    created_at: seconds(q.createdAt),
+    created_at: epochSeconds(q.createdAt),
     status,
     progress: timelineProgress(q, now),
     sources: q.sources,
     sample: q.sample,
-    estimated_completion: done !== null && status !== 'succeeded' ? seconds(done) : 0,
+    estimated_completion: done !== null && status !== 'succeeded' ? epochSeconds(done) : 0,
     ...(atLeast(version, '1.1') ? { delivery_count: 0 } : {}),
     dpus: q.dpu,
   };
@@ -63,8 +58,13 @@ function requireId(ctx: CallContext): string {
   return ctx.params.requireString('id');
 }
 
+/** The `sources` a historics query or preview names, as clients write them (any case, stray commas). */
+export function historicsSourceNames(params: Params): string[] | undefined {
+  return params.stringList('sources')?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
+}
+
 function sourcesParam(ctx: CallContext, required: boolean): string[] | undefined {
-  const list = ctx.params.stringList('sources')?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
+  const list = historicsSourceNames(ctx.params);
   if (list === undefined || list.length === 0) {
     if (required) throw new BadRequest("Missing param 'sources'");
     return undefined;
@@ -85,10 +85,9 @@ export const historicsHandlers: HandlerTable = {
     const name = ctx.params.requireString('name');
     const sample = ctx.params.int('sample') ?? 100;
     checkHistoricsSpan(start, end);
-    const filter = await historicsFilter(ctx.uow, hash);
+    const filter = await namedFilter(ctx.uow, hash);
     const known = await ctx.uow.load(historicsDecider, stream(ctx));
-    let id = ctx.ids.hex(20);
-    while (known.byId[id] || known.deleted[id]) id = ctx.ids.hex(20);
+    const id = freshId(ctx.ids, 20, (x) => known.byId[x] !== undefined || known.deleted[x] !== undefined);
     const dpu = historicsDpu(filter.cost().dpu, start, end);
     const { state } = await ctx.uow.execute(historicsDecider, stream(ctx), {
       type: 'PrepareHistorics',

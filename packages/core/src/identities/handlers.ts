@@ -16,8 +16,9 @@ import {
   type LimitFigures,
 } from './identity.ts';
 import { pageEnvelope, pageOf, readPaging } from '../engine/paging.ts';
+import { epochSeconds } from '../engine/epoch.ts';
+import { freshId } from '../engine/fresh-id.ts';
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
 const HASH32 = /^[a-f0-9]{32}$/;
 
 export function identityView(i: Identity): Record<string, unknown> {
@@ -26,14 +27,14 @@ export function identityView(i: Identity): Record<string, unknown> {
     label: i.label,
     status: i.status,
     master: i.master,
-    created_at: seconds(i.createdAt),
-    updated_at: seconds(i.updatedAt),
+    created_at: epochSeconds(i.createdAt),
+    updated_at: epochSeconds(i.updatedAt),
     expires_at: null,
   };
 }
 
 export function tokenView(t: IdentityToken): Record<string, unknown> {
-  return { service: t.service, token: t.token, created_at: seconds(t.createdAt), updated_at: seconds(t.updatedAt), expires_at: null };
+  return { service: t.service, token: t.token, created_at: epochSeconds(t.createdAt), updated_at: epochSeconds(t.updatedAt), expires_at: null };
 }
 
 /** `id` is the identity's id, as the service answered it. */
@@ -83,10 +84,8 @@ const services = (ctx: CallContext): readonly string[] => ctx.account.package.se
 export const identityHandlers: HandlerTable = {
   async 'account.identity.create'(ctx) {
     const known = await load(ctx);
-    let id = ctx.ids.hex(32);
-    while (known.byId[id]) id = ctx.ids.hex(32);
-    let apiKey = ctx.ids.hex(32);
-    while (known.byKeyHash[hashApiKey(ctx.account.salt, apiKey)]) apiKey = ctx.ids.hex(32);
+    const id = freshId(ctx.ids, 32, (x) => known.byId[x] !== undefined);
+    const apiKey = freshId(ctx.ids, 32, (k) => known.byKeyHash[hashApiKey(ctx.account.salt, k)] !== undefined);
     const master = ctx.params.bool('master');
     const status = statusParam(ctx);
     const { state } = await ctx.uow.execute(identitiesDecider, stream(ctx), {

@@ -1,12 +1,14 @@
 import { BadRequest } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { archiveInteractions } from '../historics/archive.ts';
-import { historicsFilter } from '../historics/handlers.ts';
+import { namedFilter } from '../filters/index.ts';
+import { historicsSourceNames } from '../historics/handlers.ts';
 import { checkHistoricsSources } from '../historics/historics-query.ts';
 import { parsePreviewParameters, runPreviewAnalysis, type PreviewData } from './preview-analyses.ts';
 import { existingPreview, previewFinishAt, previewProgressAt, previewStatusAt, previewsDecider, previewsStream, type Preview } from './preview.ts';
+import { epochSeconds } from '../engine/epoch.ts';
+import { freshId } from '../engine/fresh-id.ts';
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
 const stream = (ctx: CallContext): string => previewsStream(ctx.account.username);
 
 export function previewView(p: Preview, now: number, username: string): Record<string, unknown> {
@@ -20,7 +22,7 @@ export function previewView(p: Preview, now: number, username: string): Record<s
     sample: 1,
     start: p.start,
     end: p.end,
-    created_at: seconds(p.createdAt),
+    created_at: epochSeconds(p.createdAt),
     user: username,
     parameters: p.parameters,
     hash: p.hash,
@@ -37,7 +39,7 @@ function parametersText(ctx: CallContext): string {
 
 /** What a preview shows: its analyses over the archive of its period, as of when it finished. */
 export async function previewData(ctx: CallContext, p: Preview): Promise<PreviewData[]> {
-  const filter = await historicsFilter(ctx.uow, p.hash);
+  const filter = await namedFilter(ctx.uow, p.hash);
   const items = await archiveInteractions({ uow: ctx.uow, now: previewFinishAt(p), account: ctx.account }, filter, p.sources, p.start * 1000, p.end * 1000);
   return p.analyses.map((a) => runPreviewAnalysis(a, items));
 }
@@ -46,16 +48,15 @@ export const previewHandlers: HandlerTable = {
   async 'preview.create'(ctx) {
     const hash = ctx.params.requireString('hash');
     const start = ctx.params.requireInt('start');
-    const nowSec = seconds(ctx.now);
+    const nowSec = epochSeconds(ctx.now);
     const end = ctx.params.int('end') ?? Math.min(start + 86_400, nowSec - 3600);
-    const sources = ctx.params.stringList('sources')?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
+    const sources = historicsSourceNames(ctx.params);
     if (sources !== undefined) checkHistoricsSources(sources);
     const parameters = parametersText(ctx);
     const analyses = parsePreviewParameters(parameters);
-    const filter = await historicsFilter(ctx.uow, hash);
+    const filter = await namedFilter(ctx.uow, hash);
     const known = await ctx.uow.load(previewsDecider, stream(ctx));
-    let id = ctx.ids.hex(40);
-    while (known.byId[id]) id = ctx.ids.hex(40);
+    const id = freshId(ctx.ids, 40, (x) => known.byId[x] !== undefined);
     await ctx.uow.execute(previewsDecider, stream(ctx), {
       type: 'CreatePreview',
       id,

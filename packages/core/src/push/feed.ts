@@ -2,7 +2,8 @@ import { BadRequest, NotFound } from '../engine/errors.ts';
 import type { CallContext } from '../engine/handler.ts';
 import { loadFilter } from '../filters/filter-store.ts';
 import { archiveInteractions } from '../historics/archive.ts';
-import { historicsFilter, historicsQuery } from '../historics/handlers.ts';
+import { namedFilter } from '../filters/index.ts';
+import { historicsQuery } from '../historics/handlers.ts';
 import { timelineProgress, timelineStatus } from '../historics/progress.ts';
 import { recordedInteractions } from '../recording-index/record-interactions.ts';
 import { RETENTION_MS } from '../recording-index/recording-index.ts';
@@ -55,7 +56,7 @@ async function historicsResults(ctx: CallContext, historicsId: string): Promise<
   if (!q) return [];
   const status = timelineStatus(q, ctx.now);
   if (status === 'init' || status === 'queued') return [];
-  const filter = await historicsFilter(ctx.uow, q.hash);
+  const filter = await namedFilter(ctx.uow, q.hash);
   const from = q.start * 1000;
   const reader = { uow: ctx.uow, account: ctx.account, now: Math.min(ctx.now, from + RETENTION_MS) };
   const results = await archiveInteractions(reader, filter, q.sources, from, q.end * 1000);

@@ -3,6 +3,7 @@ import { BadRequest, NotFound, oneOf } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
 import type { Params } from '../engine/params.ts';
+import { HASH } from '../filters/filter-registry.ts';
 import { checkFeedSource, subscriptionFeed, type PushFeed } from './feed.ts';
 import { pullFormatOf, validateOutput } from './output-types.ts';
 import { DEFAULT_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
@@ -17,10 +18,9 @@ import {
   type PushStatus,
   type PushSubscription,
 } from './push-subscription.ts';
+import { epochSeconds } from '../engine/epoch.ts';
 
-const HASH = /^[0-9a-f]{32}$/;
 const HISTORICS_ID = /^[0-9a-f]{20}$/;
-const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** A stable small number per account, for the `user_id` field clients read as an int. */
 export function userIdOf(username: string): number {
@@ -36,17 +36,17 @@ export function subscriptionView(sub: PushSubscription, username: string, now: n
     name: sub.name,
     output_type: sub.output_type,
     output_params: sub.output_params,
-    created_at: seconds(sub.created_at),
+    created_at: epochSeconds(sub.created_at),
     user_id: userIdOf(username),
     hash: sub.hash,
     hash_type: sub.hash_type,
     status: statusAt(sub, now),
-    last_request: sub.last_request === null ? null : seconds(sub.last_request),
-    last_success: sub.last_success === null ? null : seconds(sub.last_success),
+    last_request: sub.last_request === null ? null : epochSeconds(sub.last_request),
+    last_success: sub.last_success === null ? null : epochSeconds(sub.last_success),
     remaining_bytes: null,
     lost_data: false,
-    start: seconds(sub.start),
-    end: sub.end === null ? (extra.endAsZero ? 0 : null) : seconds(sub.end),
+    start: epochSeconds(sub.start),
+    end: sub.end === null ? (extra.endAsZero ? 0 : null) : epochSeconds(sub.end),
     ...(extra.count ? { interaction_count: sub.delivered } : {}),
   };
 }
@@ -182,7 +182,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
           success: true,
           count: ordered.length,
           log_entries: pageOf(ordered, paging).items.map((e) => ({
-            request_time: seconds(e.at),
+            request_time: epochSeconds(e.at),
             success: e.success,
             subscription_id: e.sub,
             message: e.message,

@@ -4,7 +4,7 @@ import type { EngineSettings } from '../engine/handler.ts';
 import type { UnitOfWork } from '../engine/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from '../recordings/recording.ts';
-import { recordingFilter } from '../recordings/recording-filter.ts';
+import { namedFilter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from './capacity.ts';
 import { RETENTION_MS, recordingIndex } from './recording-index.ts';
 import { indexTimeOf, serviceOf } from './interaction-facts.ts';
@@ -34,7 +34,7 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   const state = await uow.load(recordingsDecider, recordingsStream(account.username));
   const running = runningRecordings(state);
   if (running.length === 0 || interactions.length === 0) return { accepted: interactions.length, recorded: 0 };
-  const filters = await Promise.all(running.map((r) => recordingFilter(uow, r.hash)));
+  const filters = await Promise.all(running.map((r) => namedFilter(uow, r.hash)));
   const byDay = new Map<string, OfferedInteraction[]>();
   let day: LimitingDay | undefined;
   for (const interaction of interactions) {

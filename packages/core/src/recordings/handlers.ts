@@ -4,7 +4,8 @@ import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
 import { namedById, recordingViews } from './recording-view.ts';
 import { recordingByHash, recordingsDecider, recordingsStream, type Recording, type Recordings } from './recording.ts';
-import { recordingFilter } from './recording-filter.ts';
+import { HASH } from '../filters/filter-registry.ts';
+import { namedFilter } from '../filters/index.ts';
 
 /**
  * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3
@@ -30,7 +31,7 @@ export async function namedRecording(ctx: CallContext, state?: Recordings): Prom
   if (hash === undefined) throw new BadRequest("Missing param 'hash'");
   const r = recordingByHash(s, hash);
   if (!r) {
-    if (!/^[0-9a-f]{32}$/.test(hash)) throw new BadRequest('hash must be a valid hash');
+    if (!HASH.test(hash)) throw new BadRequest('hash must be a valid hash');
     throw new NotFound('Subscription not found');
   }
   return r;
@@ -48,7 +49,7 @@ async function start(ctx: CallContext) {
   }
   const hash = ctx.params.string('hash');
   if (hash === undefined) throw new BadRequest("Missing param 'hash'");
-  await recordingFilter(ctx.uow, hash);
+  await namedFilter(ctx.uow, hash);
   if (name === undefined) throw new BadRequest("Missing param 'name'");
   const old = byId(ctx) ? undefined : recordingByHash(state, hash);
   if (old) {
@@ -84,7 +85,7 @@ async function update(ctx: CallContext) {
   // Before 1.3 the hash names the recording, so only the name can change.
   const hash = byId(ctx) ? ctx.params.string('hash') : undefined;
   if (hash === undefined && name === undefined) throw new BadRequest('Give a new hash, a new name or both');
-  if (hash !== undefined) await recordingFilter(ctx.uow, hash);
+  if (hash !== undefined) await namedFilter(ctx.uow, hash);
   await ctx.uow.execute(recordingsDecider, stream(ctx), {
     type: 'UpdateRecording',
     id: r.id,

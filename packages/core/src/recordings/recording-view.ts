@@ -4,6 +4,7 @@ import type { CallContext } from '../engine/handler.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, remainingFor } from '../recording-index/capacity.ts';
 import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
 import type { Recording } from './recording.ts';
+import { epochSeconds } from '../engine/epoch.ts';
 
 /** A recording as clients read it (wire-facts §3.1); times in epoch seconds. */
 export interface RecordingView {
@@ -25,7 +26,6 @@ export interface RecordingView {
 /** Decisions §3: from API 1.3 a recording is named by its `id`, before by its filter `hash`. */
 export const namedById = (version: VersionId): boolean => atLeast(version, '1.3');
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
  * Views of recordings: today's remaining capacities come from the day's capacity aggregate, `volume`
@@ -52,9 +52,9 @@ export async function recordingViews(ctx: CallContext, recordings: Recording[]):
       name: r.name,
       service: r.service,
       status: r.status,
-      start: seconds(r.start),
-      end: r.end === null ? null : seconds(r.end),
-      created_at: seconds(r.createdAt),
+      start: epochSeconds(r.start),
+      end: r.end === null ? null : epochSeconds(r.end),
+      created_at: epochSeconds(r.createdAt),
       volume,
       reached_capacity: remaining.index === 0 || remaining.account === 0,
       remaining_index_capacity: remaining.index,

@@ -24,8 +24,8 @@ import {
   type SourceAuthInput,
   type SourceResourceInput,
 } from './source-types.ts';
+import { epochSeconds } from '../engine/epoch.ts';
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
 const isEmpty = (o: Record<string, unknown>): boolean => Object.keys(o).length === 0;
 
 /** The source object of wire-facts §3.4 (empty `parameters` are written `[]`, as recorded). */
@@ -38,7 +38,7 @@ export function sourceView(s: ManagedSource): Record<string, unknown> {
     parameters: isEmpty(s.parameters) ? [] : s.parameters,
     auth: s.auth.map((a) => ({ identity_id: a.identity_id, expires_at: a.expires_at, parameters: a.parameters })),
     resources: s.resources.map((r) => ({ resource_id: r.resource_id, parameters: r.parameters })),
-    created_at: seconds(s.created_at),
+    created_at: epochSeconds(s.created_at),
   };
 }
 
@@ -139,7 +139,7 @@ export function sourceHandlers(limits: IngestionLimits = DEFAULT_INGESTION_LIMIT
     'source.log': async (ctx) => {
       const p = ctx.params;
       const s = await existing(ctx, p.requireString('id'));
-      const entries = [...s.log].reverse().map((e) => ({ id: e.id, event_time: seconds(e.at), success: e.success, message: e.message }));
+      const entries = [...s.log].reverse().map((e) => ({ id: e.id, event_time: epochSeconds(e.at), success: e.success, message: e.message }));
       return { body: envelope(entries, p, 'log_entries') };
     },
 

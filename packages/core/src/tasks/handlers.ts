@@ -22,8 +22,9 @@ import {
   type TaskOutcome,
   type TaskSlots,
 } from './task-slot.ts';
+import { epochSeconds } from '../engine/epoch.ts';
+import { freshId } from '../engine/fresh-id.ts';
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
 const stream = (ctx: CallContext): string => tasksStream(ctx.account.username);
 const STATUSES = ['queued', 'completed'] as const;
 
@@ -44,8 +45,8 @@ export function taskView(t: AnalysisTask, now: number, withResult: boolean): Rec
     total_steps: done ? 1 : null,
     message: done ? t.message : '',
     status,
-    created_at: seconds(t.createdAt),
-    updated_at: seconds(done ? t.finishAt : t.createdAt),
+    created_at: epochSeconds(t.createdAt),
+    updated_at: epochSeconds(done ? t.finishAt : t.createdAt),
   };
 }
 
@@ -87,14 +88,6 @@ export async function completeDueTasks(ctx: TaskContext): Promise<TaskSlots> {
 
 const settle = (ctx: CallContext): Promise<TaskSlots> => completeDueTasks(ctx);
 
-/** A new id no task of the account has (an id source may repeat itself; a seeded one does). */
-function freshId(ctx: Pick<CallContext, 'ids'>, taken: (id: string) => boolean, length: number): string {
-  for (;;) {
-    const id = ctx.ids.hex(length);
-    if (!taken(id)) return id;
-  }
-}
-
 function isJson(mediaType: string | undefined): boolean {
   return mediaType !== undefined && mediaType.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
@@ -119,7 +112,7 @@ export const taskHandlers: HandlerTable = {
     queryFilterOf(request);
 
     const before = await settle(ctx);
-    const id = freshId(ctx, (x) => taskById(before, x) !== undefined, 40);
+    const id = freshId(ctx.ids, 40, (x) => taskById(before, x) !== undefined);
     const { slot } = chooseSlot(before, ctx.account.package.task_slots, ctx.now);
     const { state } = await ctx.uow.execute(taskSlotsDecider, stream(ctx), {
       type: 'QueueTask',

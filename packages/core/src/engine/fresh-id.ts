@@ -1,0 +1,9 @@
+import type { Ids } from './ports.ts';
+
+/** A new id that `taken` does not know: an id source may repeat itself (a seeded one does). */
+export function freshId(ids: Ids, length: number, taken: (id: string) => boolean): string {
+  for (;;) {
+    const id = ids.hex(length);
+    if (!taken(id)) return id;
+  }
+}
