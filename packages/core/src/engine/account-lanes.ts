@@ -10,16 +10,30 @@ export class AccountLanes {
 
   async run<T>(key: string | undefined, work: () => Promise<T>): Promise<T> {
     if (key === undefined) return work();
-    const queue = this.waiting.get(key);
-    if (queue) await new Promise<void>((go) => queue.push(go));
-    else this.waiting.set(key, []);
+    const turn = this.enter(key);
+    if (turn) await turn;
     try {
       return await work();
     } finally {
-      const next = this.waiting.get(key)!.shift();
-      if (next) next();
-      else this.waiting.delete(key);
+      this.leave(key);
     }
+  }
+
+  /** Takes the account's lane: nothing when it was free, else a promise that settles on this call's turn. */
+  enter(key: string): Promise<void> | undefined {
+    const queue = this.waiting.get(key);
+    if (!queue) {
+      this.waiting.set(key, []);
+      return undefined;
+    }
+    return new Promise<void>((go) => queue.push(go));
+  }
+
+  /** Gives the lane to the next call waiting, or frees it. Every `enter` is followed by one `leave`. */
+  leave(key: string): void {
+    const next = this.waiting.get(key)!.shift();
+    if (next) next();
+    else this.waiting.delete(key);
   }
 
   /** Accounts with calls running or waiting (for tests and metrics). */

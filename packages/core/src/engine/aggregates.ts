@@ -25,6 +25,25 @@ export class AggregateLoader {
     this.capacity = capacity;
   }
 
+  /**
+   * `load` with no await, when the answer is at hand: a cached state and a store that reads in-process.
+   * `undefined` when only `load` can answer (a snapshot to read or write, or a store across the wire).
+   */
+  loadNow<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key = `${decider.name}|${stream}`): Loaded<S> | undefined {
+    if (!this.store.readStreamNow) return undefined;
+    const base = this.cache.get(key) as Loaded<S> | undefined;
+    if (!base) return undefined;
+    const events = this.store.readStreamNow(stream, base.version);
+    if (events.length === 0) return base;
+    const version = events[events.length - 1]!.version;
+    if (crossedSnapshot(base.version, version) && this.store.writeSnapshot) return undefined;
+    let state = base.state;
+    for (const e of events) state = decider.evolve(state, e as unknown as E);
+    const loaded = { state, version };
+    this.remember(key, loaded);
+    return loaded;
+  }
+
   async load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<Loaded<S>> {
     const key = `${decider.name}|${stream}`;
     let base = this.cache.get(key) as Loaded<S> | undefined;

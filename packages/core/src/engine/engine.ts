@@ -97,21 +97,26 @@ export class Engine {
     } catch {
       return { status: 404, body: { error: `No endpoint ${call.endpoint}` } };
     }
-    return this.lanes.run(call.credentials?.username, () => this.judge(call, endpoint));
-  }
-
-  private async judge(call: ApiCall, endpoint: Endpoint): Promise<CallAnswer> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.attempt(call, endpoint);
-      } catch (error) {
-        if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
-        if (error instanceof VersionConflict) {
-          return { status: 503, body: { error: 'Too many concurrent writers on this account; retry' } };
+    const lane = call.credentials?.username;
+    if (lane !== undefined) {
+      const turn = this.lanes.enter(lane);
+      if (turn) await turn;
+    }
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.attempt(call, endpoint);
+        } catch (error) {
+          if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
+          if (error instanceof VersionConflict) {
+            return { status: 503, body: { error: 'Too many concurrent writers on this account; retry' } };
+          }
+          this.onError?.(error, call);
+          return { status: 500, body: { error: 'Internal error; nothing was charged' } };
         }
-        this.onError?.(error, call);
-        return { status: 500, body: { error: 'Internal error; nothing was charged' } };
       }
+    } finally {
+      if (lane !== undefined) this.lanes.leave(lane);
     }
   }
 
@@ -122,7 +127,8 @@ export class Engine {
 
     // 4. Authentication
     const creds = call.credentials;
-    const account = creds ? await uow.load(accountDecider, accountStream(creds.username)) : undefined;
+    let account = creds ? uow.read(accountDecider, accountStream(creds.username)) : undefined;
+    if (account instanceof Promise) account = await account;
     let identityId: string | null = null;
     let authenticated = false;
     if (creds && account?.exists) {
@@ -140,7 +146,10 @@ export class Engine {
     }
 
     // 5. Denied for a violation
-    const credits = await uow.load(creditsDecider, creditsStream(account.username));
+    const creditsAt = creditsStream(account.username);
+    let read = uow.read(creditsDecider, creditsAt);
+    if (read instanceof Promise) read = await read;
+    const credits = read;
     const reported = reportedLine(account, endpoint);
     // The figures before any charge: what a denial, a refusal before charging or a 5xx reports.
     const before = (): RateFigures | undefined =>
@@ -155,7 +164,7 @@ export class Engine {
     let rate = lines.length > 0 ? undefined : before();
     if (lines.length > 0) {
       try {
-        const { state } = await uow.execute(creditsDecider, creditsStream(account.username), {
+        const { state } = uow.executeLoaded(creditsDecider, creditsAt, {
           type: 'ChargeCredits',
           at: now,
           endpoint: endpoint.id,
@@ -177,7 +186,8 @@ export class Engine {
     let answer: CallAnswer;
     try {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
-      const out = await handler(ctx);
+      const returned = handler(ctx);
+      const out = isPromiseLike(returned) ? await returned : returned;
       const status = out.status ?? endpoint.success[0]!;
       answer = { status };
       if (status !== 204) answer.body = out.body ?? {};
@@ -192,7 +202,8 @@ export class Engine {
     const appends = uow.appends();
     if (appends.length > 0) {
       await this.store.append(appends);
-      await uow.settle();
+      const snapshots = uow.settle();
+      if (snapshots) await snapshots;
     }
     return answer;
   }
@@ -323,6 +334,10 @@ function reportedLine(account: Account, endpoint: Endpoint): AllowanceLine | und
 
 function figuresAfter(credits: Credits, line: AllowanceLine, cost: number, now: number): RateFigures {
   return figuresOf(windowAt(credits, line.key, now), line.limit, cost, now);
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }
 
 function errorAnswer(error: DomainError, rate?: RateFigures, version?: VersionId): CallAnswer {

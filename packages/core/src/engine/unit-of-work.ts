@@ -37,6 +37,21 @@ export class UnitOfWork {
     return (await this.entry(decider, stream)).state as S;
   }
 
+  /** `load`, answered with no await when the loader has the state at hand (the engine's hot path). */
+  read<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): S | Promise<S> {
+    const t = this.entryNow(decider, stream);
+    return t ? (t.state as S) : this.load(decider, stream);
+  }
+
+  /** `execute` for an aggregate this unit has already read: no await. */
+  executeLoaded<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): { state: S; events: E[] } {
+    const t = this.touched.get(`${decider.name}|${stream}`);
+    if (!t) throw new Error(`${decider.name} ${stream} was not read in this unit of work`);
+    const events = decider.decide(command, t.state as S);
+    this.stage(t, events);
+    return { state: t.state as S, events };
+  }
+
   /** Loads, decides and stages: the new state is visible to later loads in the same call. */
   async execute<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): Promise<{ state: S; events: E[] }> {
     const t = await this.entry(decider, stream);
@@ -60,19 +75,25 @@ export class UnitOfWork {
   }
 
   private async entry<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<Touched> {
+    const t = this.entryNow(decider, stream);
+    if (t) return t;
     const key = `${decider.name}|${stream}`;
-    let t = this.touched.get(key);
-    if (!t) {
-      const loaded = await this.loader.load(decider, stream);
-      t = {
-        decider: decider as unknown as Decider<unknown, unknown, DomainEvent>,
-        stream,
-        baseVersion: loaded.version,
-        state: loaded.state,
-        events: [],
-      };
-      this.touched.set(key, t);
-    }
+    const loaded = await this.loader.load(decider, stream);
+    // Another load of the same aggregate may have finished while this one waited: the first one stands.
+    return this.touched.get(key) ?? this.enter(key, decider, stream, loaded);
+  }
+
+  private entryNow<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Touched | undefined {
+    const key = `${decider.name}|${stream}`;
+    const t = this.touched.get(key);
+    if (t) return t;
+    const loaded = this.loader.loadNow(decider, stream, key);
+    return loaded ? this.enter(key, decider, stream, loaded) : undefined;
+  }
+
+  private enter(key: string, decider: unknown, stream: string, loaded: { state: unknown; version: number }): Touched {
+    const t: Touched = { decider: decider as Decider<unknown, unknown, DomainEvent>, stream, baseVersion: loaded.version, state: loaded.state, events: [] };
+    this.touched.set(key, t);
     return t;
   }
 
@@ -113,12 +134,18 @@ export class UnitOfWork {
   }
 
   /** After a successful write, the loader learns the new states so the next call reads nothing. */
-  async settle(): Promise<void> {
+  settle(): Promise<void> | undefined {
+    let snapshots: Promise<void> | undefined;
     for (const [key, t] of this.touched) {
       if (t.events.length === 0) continue;
       const loaded = { state: t.state, version: t.baseVersion + t.events.length };
       this.loader.remember(key, loaded);
-      if (this.loader.snapshotDue(t.baseVersion, loaded.version)) await this.loader.maybeSnapshot(t.decider, t.stream, t.baseVersion, loaded);
+      if (this.loader.snapshotDue(t.baseVersion, loaded.version)) {
+        const write = () => this.loader.maybeSnapshot(t.decider, t.stream, t.baseVersion, loaded);
+        snapshots = snapshots ? snapshots.then(write) : write();
+      }
     }
+    // A promise only when a snapshot is being written, so the common call settles with no await.
+    return snapshots;
   }
 }
