@@ -1,5 +1,5 @@
 import { atLeast } from '../catalogue/versions.ts';
-import { BadRequest, NotFound, oneOf } from '../engine/errors.ts';
+import { BadRequest, oneOf } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
 import type { Params } from '../engine/params.ts';
@@ -9,6 +9,7 @@ import { pullFormatOf, validateOutput } from './output-types.ts';
 import { DEFAULT_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
 import {
   INITIAL_STATUSES,
+  livePushSubscription,
   logAt,
   pushDecider,
   pushStream,
@@ -55,12 +56,6 @@ const stream = (ctx: CallContext): string => pushStream(ctx.account.username);
 
 async function load(ctx: CallContext): Promise<PushState> {
   return ctx.uow.load(pushDecider, stream(ctx));
-}
-
-function liveSub(state: PushState, id: string): PushSubscription {
-  const sub = state.subscriptions[id];
-  if (!sub || sub.status === 'deleted') throw new NotFound(`Push subscription ${id} not found`);
-  return sub;
 }
 
 async function run(ctx: CallContext, command: PushCommand): Promise<PushSubscription> {
@@ -152,7 +147,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
     'push.update': async (ctx) => {
       const p = ctx.params;
       const id = p.requireString('id');
-      const current = liveSub(await load(ctx), id);
+      const current = livePushSubscription(await load(ctx), id);
       const outputType = p.string('output_type');
       if (outputType !== undefined && outputType !== current.output_type) {
         throw new BadRequest(`output_type cannot be changed (the subscription delivers to ${current.output_type})`);
@@ -172,7 +167,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       const p = ctx.params;
       const state = await load(ctx);
       const id = p.string('id');
-      const subs = id !== undefined ? [liveSub(state, id)] : state.order.map((i) => state.subscriptions[i]!);
+      const subs = id !== undefined ? [livePushSubscription(state, id)] : state.order.map((i) => state.subscriptions[i]!);
       oneOf('order_by', p.string('order_by') ?? 'request_time', ['request_time']);
       const paging = readPaging(p, PUSH_PAGING);
       const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
@@ -196,7 +191,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       const state = await load(ctx);
       const who = ctx.account.username;
       const id = p.string('id');
-      if (id !== undefined) return { body: subscriptionView(liveSub(state, id), who, ctx.now, { count: true }) };
+      if (id !== undefined) return { body: subscriptionView(livePushSubscription(state, id), who, ctx.now, { count: true }) };
       const hash = p.string('hash');
       const historicsId = p.string('historics_id') ?? p.string('historic_id');
       const includeFinished = p.bool('include_finished') ?? false;
@@ -224,7 +219,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
     'push.pull': async (ctx) => {
       const p = ctx.params;
       const id = p.requireString('id');
-      const sub = liveSub(await load(ctx), id);
+      const sub = livePushSubscription(await load(ctx), id);
       if (sub.output_type !== 'pull') throw new BadRequest(`Push subscription ${id} delivers by ${sub.output_type}, not pull`);
       const size = p.int('size', { min: 1 }) ?? DEFAULT_PULL_SIZE;
       const cursor = p.string('cursor');

@@ -142,7 +142,8 @@ export function logAt(sub: PushSubscription, now: number): PushLogEntry[] {
   return [...sub.log, ...pendingTransitions(sub, now).map((t) => ({ at: t.at, success: true, message: statusMessage(t.status) }))];
 }
 
-function live(state: PushState, id: string): PushSubscription {
+/** The subscription `id` names; a deleted or unknown one is a 404 to every call. */
+export function livePushSubscription(state: PushState, id: string): PushSubscription {
   const sub = state.subscriptions[id];
   if (!sub || sub.status === 'deleted') throw new NotFound(`Push subscription ${id} not found`);
   return sub;
@@ -185,7 +186,7 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
         },
       }];
     }
-    const sub = live(state, command.id);
+    const sub = livePushSubscription(state, command.id);
     const before = observed(sub, command.at);
     const now = statusAt(sub, command.at);
     const id = sub.id;

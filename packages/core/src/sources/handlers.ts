@@ -1,10 +1,11 @@
-import { BadRequest, NotFound } from '../engine/errors.ts';
+import { BadRequest } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { pageEnvelope, pageOf, readPaging, type PagingRule } from '../engine/paging.ts';
 import type { Params } from '../engine/params.ts';
 import { parseIngestionBody } from './ingestion-body.ts';
 import { DEFAULT_INGESTION_LIMITS, ingestionHeaders, ingestionWindowAt, type IngestionLimits } from './ingestion-limit.ts';
 import {
+  liveSource,
   sourcesDecider,
   sourcesStream,
   type ManagedSource,
@@ -184,15 +185,9 @@ export function sourceHandlers(limits: IngestionLimits = DEFAULT_INGESTION_LIMIT
   };
 }
 
-function notFound(id: string): never {
-  throw new NotFound(`Could not find the specified source instance "${id}"`);
-}
-
 /** The caller's source, or a 404 before anything else is read from the request. */
 async function existing(ctx: CallContext, id: string): Promise<ManagedSource> {
-  const s = (await ctx.uow.load(sourcesDecider, stream(ctx))).sources[id];
-  if (!s || s.status === 'deleted') notFound(id);
-  return s;
+  return liveSource(await ctx.uow.load(sourcesDecider, stream(ctx)), id);
 }
 
 export const SOURCE_HANDLERS: HandlerTable = sourceHandlers();

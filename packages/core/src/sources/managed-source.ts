@@ -96,7 +96,8 @@ export const SOURCE_TRANSITIONS: Record<Action, SourceStatus[]> = {
 /** The message ingestion answers for a source it does not know (wire-facts §1.7). */
 export const UNKNOWN_SOURCE = 'Unknown user source';
 
-function live(state: SourcesState, id: string, ingest = false): ManagedSource {
+/** The source `id` names; a deleted or unknown one is a 404 to every call. */
+export function liveSource(state: SourcesState, id: string, ingest = false): ManagedSource {
   const source = state.sources[id];
   if (!source || source.status === 'deleted') throw new NotFound(ingest ? UNKNOWN_SOURCE : `Could not find the specified source instance "${id}"`);
   return source;
@@ -116,7 +117,7 @@ export const sourcesDecider: Decider<SourcesState, SourceCommand, SourceEvent> =
       const { type: _t, ...data } = command;
       return [{ type: 'ManagedSourceCreated', data }];
     }
-    const source = live(state, id, command.type === 'Ingest');
+    const source = liveSource(state, id, command.type === 'Ingest');
     switch (command.type) {
       case 'StartSource':
         allow('start', source);
