@@ -1,4 +1,3 @@
-import { BadRequest } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { archiveInteractions } from '../historics/archive.ts';
 import { namedFilter } from '../filters/index.ts';
@@ -72,8 +71,7 @@ export const previewHandlers: HandlerTable = {
   },
 
   async 'preview.get'(ctx) {
-    const id = ctx.params.string('id');
-    if (id === undefined) throw new BadRequest("Missing param 'id'");
+    const id = ctx.params.requireString('id');
     let p = existingPreview(await ctx.uow.load(previewsDecider, stream(ctx)), id);
     if (previewStatusAt(p, ctx.now) !== 'succeeded') return { status: 202, body: previewView(p, ctx.now, ctx.account.username) };
     if (p.data === null) {

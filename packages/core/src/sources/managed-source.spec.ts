@@ -63,6 +63,10 @@ describe('managed source: given / when / then', () => {
     spec().given([]).when({ type: 'Ingest', id: ID, at, bytes: 1, accepted: 1, limits: LIMITS }).thenThrows(404, /^Unknown user source$/);
     spec().given([]).when({ type: 'StartSource', id: ID, at }).thenThrows(404, /Could not find the specified source instance/);
   });
+  it('delete of an unknown or deleted source answers 404 in the recorded words of /source/delete', () => {
+    spec().given([]).when({ type: 'DeleteSource', id: ID, at }).thenThrows(404, /^Source instance not found$/);
+    spec().given([created, deleted]).when({ type: 'DeleteSource', id: ID, at }).thenThrows(404, /^Source instance not found$/);
+  });
   it('409 for a transition not allowed, naming both', () => {
     spec().given([created, started]).when({ type: 'StartSource', id: ID, at }).thenThrows(409, /start.*running/);
     spec().given([created]).when({ type: 'StopSource', id: ID, at }).thenThrows(409, /stop.*stopped/);

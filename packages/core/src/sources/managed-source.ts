@@ -96,10 +96,13 @@ export const SOURCE_TRANSITIONS: Record<Action, SourceStatus[]> = {
 /** The message ingestion answers for a source it does not know (wire-facts §1.7). */
 export const UNKNOWN_SOURCE = 'Unknown user source';
 
-/** The source `id` names; a deleted or unknown one is a 404 to every call. */
-export function liveSource(state: SourcesState, id: string, ingest = false): ManagedSource {
+/** What `/source/delete` answers for a source it does not know (wire-facts §1.7). */
+export const SOURCE_NOT_FOUND_ON_DELETE = 'Source instance not found';
+
+/** The source `id` names; a deleted or unknown one is a 404 to every call, worded as the service did. */
+export function liveSource(state: SourcesState, id: string, message = `Could not find the specified source instance "${id}"`): ManagedSource {
   const source = state.sources[id];
-  if (!source || source.status === 'deleted') throw new NotFound(ingest ? UNKNOWN_SOURCE : `Could not find the specified source instance "${id}"`);
+  if (!source || source.status === 'deleted') throw new NotFound(message);
   return source;
 }
 
@@ -117,7 +120,7 @@ export const sourcesDecider: Decider<SourcesState, SourceCommand, SourceEvent> =
       const { type: _t, ...data } = command;
       return [{ type: 'ManagedSourceCreated', data }];
     }
-    const source = liveSource(state, id, command.type === 'Ingest');
+    const source = liveSource(state, id, command.type === 'Ingest' ? UNKNOWN_SOURCE : command.type === 'DeleteSource' ? SOURCE_NOT_FOUND_ON_DELETE : undefined);
     switch (command.type) {
       case 'StartSource':
         allow('start', source);
