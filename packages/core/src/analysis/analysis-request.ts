@@ -1,5 +1,5 @@
 import { BadRequest } from '../engine/errors.ts';
-import { wholeNumber } from '../engine/params.ts';
+import { isJsonObject, wholeNumber } from '../engine/params.ts';
 import { analysisTargetProblem, isSkillsTarget } from './targets.ts';
 
 /**
@@ -52,9 +52,6 @@ export const MAX_PERIOD: Record<Interval, { units: number; text: string }> = {
   month: { units: 1, text: '1 month' },
 };
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function parseJsonField(where: string, v: unknown): unknown {
   if (typeof v !== 'string') return v;
@@ -68,7 +65,7 @@ function parseJsonField(where: string, v: unknown): unknown {
 
 function freqDist(where: string, raw: Record<string, unknown>, depth: number, targets: string[]): FreqDistSpec {
   const p = parseJsonField(`${where}.parameters`, raw.parameters);
-  if (!isObject(p)) throw new BadRequest(`${where}.parameters must be an object with target and threshold`);
+  if (!isJsonObject(p)) throw new BadRequest(`${where}.parameters must be an object with target and threshold`);
   const target = p.target;
   if (typeof target !== 'string' || target.length === 0) throw new BadRequest(`${where}.parameters.target is missing: name the target to count`);
   const problem = analysisTargetProblem(target, depth > 1);
@@ -81,7 +78,7 @@ function freqDist(where: string, raw: Record<string, unknown>, depth: number, ta
       throw new BadRequest(`${where}.child: nested frequency distributions go at most ${MAX_NESTING_DEPTH} levels deep (parent, child, grandchild)`);
     }
     const child = parseJsonField(`${where}.child`, raw.child);
-    if (!isObject(child)) throw new BadRequest(`${where}.child must be an object`);
+    if (!isJsonObject(child)) throw new BadRequest(`${where}.child must be an object`);
     if (child.analysis_type !== 'freqDist') throw new BadRequest(`${where}.child.analysis_type must be freqDist: only frequency distributions nest`);
     spec.child = freqDist(`${where}.child`, child, depth + 1, targets);
   }
@@ -91,7 +88,7 @@ function freqDist(where: string, raw: Record<string, unknown>, depth: number, ta
 function timeSeries(where: string, raw: Record<string, unknown>): TimeSeriesSpec {
   if (raw.child !== undefined && raw.child !== null) throw new BadRequest(`${where}.child: a timeSeries cannot have a child analysis`);
   const p = parseJsonField(`${where}.parameters`, raw.parameters ?? {});
-  if (!isObject(p)) throw new BadRequest(`${where}.parameters must be an object with interval and span`);
+  if (!isJsonObject(p)) throw new BadRequest(`${where}.parameters must be an object with interval and span`);
   const interval = p.interval ?? 'hour';
   if (typeof interval !== 'string' || !(INTERVALS as readonly string[]).includes(interval)) {
     throw new BadRequest(`${where}.parameters.interval must be one of ${INTERVALS.join(', ')}`);
@@ -104,7 +101,7 @@ function timeSeries(where: string, raw: Record<string, unknown>): TimeSeriesSpec
 /** Checks an analysis spec (`parameters` of the request): types, targets, 200 elements, depth 3, products. */
 export function validateAnalysisSpec(raw: unknown, where = 'parameters'): AnalysisSpec {
   const value = parseJsonField(where, raw);
-  if (!isObject(value)) throw new BadRequest(`${where} must be a JSON object with analysis_type and parameters`);
+  if (!isJsonObject(value)) throw new BadRequest(`${where} must be a JSON object with analysis_type and parameters`);
   const type = value.analysis_type;
   if (type === 'freqDist') {
     const targets: string[] = [];
@@ -131,7 +128,7 @@ export function validateAnalysisSpec(raw: unknown, where = 'parameters'): Analys
  * is checked when it is compiled (`compileFilter(text, {kind: 'query'})`).
  */
 export function validateAnalysisRequest(raw: unknown): AnalysisRequest {
-  if (!isObject(raw)) throw new BadRequest('the analysis request must be a JSON object');
+  if (!isJsonObject(raw)) throw new BadRequest('the analysis request must be a JSON object');
   if (raw.parameters === undefined || raw.parameters === null || raw.parameters === '') throw new BadRequest("Missing param 'parameters'");
   const parameters = validateAnalysisSpec(raw.parameters);
   const start = wholeNumber('start', raw.start, { min: 0 });

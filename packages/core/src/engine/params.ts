@@ -68,8 +68,8 @@ export class Params {
       return found;
     }
     const parsed = typeof v === 'string' ? parseJson(name, v) : v;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new BadRequest(`${name} must be a JSON object`);
-    return parsed as Record<string, unknown>;
+    if (!isJsonObject(parsed)) throw new BadRequest(`${name} must be a JSON object`);
+    return parsed;
   }
 
   /** A list: an array, JSON text of one, or a comma-separated string. */
@@ -96,6 +96,9 @@ export class Params {
     return l as string[];
   }
 }
+
+/** A JSON object: not null, not a list. */
+export const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A whole number from a number or a numeric string; `undefined` when absent or empty; else 400 naming `where`. */
 export function wholeNumber(where: string, v: unknown, opts: { min?: number; max?: number } = {}): number | undefined {

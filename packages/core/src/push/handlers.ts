@@ -2,8 +2,9 @@ import { atLeast } from '../catalogue/versions.ts';
 import { BadRequest, oneOf } from '../engine/errors.ts';
 import type { CallContext, HandlerTable } from '../engine/handler.ts';
 import { pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
-import type { Params } from '../engine/params.ts';
+import { isJsonObject, type Params } from '../engine/params.ts';
 import { HASH } from '../filters/filter-registry.ts';
+import { fnv1a } from './fnv.ts';
 import { checkFeedSource, subscriptionFeed, type PushFeed } from './feed.ts';
 import { pullFormatOf, validateOutput } from './output-types.ts';
 import { DEFAULT_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
@@ -25,9 +26,7 @@ const HISTORICS_ID = /^[0-9a-f]{20}$/;
 
 /** A stable small number per account, for the `user_id` field clients read as an int. */
 export function userIdOf(username: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < username.length; i++) h = Math.imul(h ^ username.charCodeAt(i), 0x01000193) >>> 0;
-  return (h % 9_000_000) + 1000;
+  return (fnv1a(username) % 9_000_000) + 1000;
 }
 
 /** The subscription object of wire-facts §3.3, as it stands at `now`. */
@@ -77,12 +76,11 @@ function mergeSettings(old: Record<string, unknown>, changes: Record<string, unk
   const out: Record<string, unknown> = { ...old };
   for (const [k, v] of Object.entries(changes)) {
     const prev = out[k];
-    out[k] = isPlainObject(prev) && isPlainObject(v) ? { ...prev, ...v } : v;
+    out[k] = isJsonObject(prev) && isJsonObject(v) ? { ...prev, ...v } : v;
   }
   return out;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The push endpoints, fed by `feed` (the platform's recordings and historics by default). */
 export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {

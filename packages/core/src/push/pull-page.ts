@@ -1,5 +1,6 @@
 import { BadRequest } from '../engine/errors.ts';
 import { utf8Length } from '../engine/utf8.ts';
+import { fnv1a } from './fnv.ts';
 import type { PullFormat } from './output-types.ts';
 import type { PullPage, PushSubscription } from './push-subscription.ts';
 
@@ -27,12 +28,7 @@ function seal(id: string, position: number): string {
 }
 
 function fnv(text: string, seed: number): string {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
+  return fnv1a(text, seed).toString(16).padStart(8, '0');
 }
 
 /**

@@ -1,5 +1,5 @@
 import { BadRequest } from '../engine/errors.ts';
-import type { Params } from '../engine/params.ts';
+import { isJsonObject, type Params } from '../engine/params.ts';
 
 export interface SourceType {
   /** What the type is called in the category listing. */
@@ -37,7 +37,6 @@ export interface SourceResourceInput {
   parameters: Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function sourceTypeOf(name: string | undefined): SourceType {
   if (name === undefined) throw new BadRequest("Missing param 'source_type'");
@@ -57,7 +56,7 @@ export function readSourceParameters(p: Params, type: SourceType): Record<string
   if (value === undefined || value === null) value = p.object('parameters');
   if (value === undefined) return undefined;
   if (Array.isArray(value) && value.length === 0) return {};
-  if (!isObject(value)) throw new BadRequest('parameters must be a JSON object');
+  if (!isJsonObject(value)) throw new BadRequest('parameters must be a JSON object');
   const out: Record<string, unknown> = { ...value };
   for (const flag of type.flags) {
     const v = out[flag];
@@ -74,12 +73,12 @@ function entries(p: Params, name: string): Record<string, unknown>[] | undefined
   const raw = p.raw[name];
   if (raw === undefined || raw === null || raw === '') return undefined;
   const value = typeof raw === 'string' ? parseJson(name, raw) : raw;
-  const list = Array.isArray(value) ? value : isObject(value) ? [value] : null;
+  const list = Array.isArray(value) ? value : isJsonObject(value) ? [value] : null;
   if (!list) throw new BadRequest(`${name} must be a list of objects`);
   return list.map((item, i) => {
-    if (!isObject(item)) throw new BadRequest(`${name}[${i}] must be an object`);
+    if (!isJsonObject(item)) throw new BadRequest(`${name}[${i}] must be an object`);
     const parameters = typeof item['parameters'] === 'string' ? parseJson(`${name}[${i}].parameters`, item['parameters']) : item['parameters'];
-    if (!isObject(parameters)) throw new BadRequest(`${name}[${i}].parameters must be an object`);
+    if (!isJsonObject(parameters)) throw new BadRequest(`${name}[${i}].parameters must be an object`);
     return { ...item, parameters };
   });
 }
