@@ -110,7 +110,8 @@ export function wholeNumber(where: string, v: unknown, opts: { min?: number; max
   return n;
 }
 
-function parseJson(name: string, text: string): unknown {
+/** JSON text a client sent as a parameter; 400 naming the parameter when it is not JSON. */
+export function parseJson(name: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -1,5 +1,5 @@
 import { BadRequest } from '../engine/errors.ts';
-import { isJsonObject, type Params } from '../engine/params.ts';
+import { isJsonObject, parseJson, type Params } from '../engine/params.ts';
 
 export interface SourceType {
   /** What the type is called in the category listing. */
@@ -124,12 +124,4 @@ export function readIds(p: Params, name: string): string[] {
   const list = p.stringList(name);
   if (!list || list.length === 0) throw new BadRequest(`Missing param '${name}'`);
   return list;
-}
-
-function parseJson(name: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new BadRequest(`${name} must be valid JSON`);
-  }
 }
