@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { AggregateLoader, creditsDecider, creditsStream, Engine, fixedClock, replay, seededIds, SNAPSHOT_EVERY, type Decider, type DomainEvent, type EventStore, type NewEvent } from '@sdp/core';
+import { AggregateLoader, creditsDecider, openWindow, creditsStream, Engine, fixedClock, replay, seededIds, SNAPSHOT_EVERY, type Decider, type DomainEvent, type EventStore, type NewEvent } from '@sdp/core';
 import { openSqliteStore } from './sqlite-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdp-snapshots-'));
@@ -39,7 +39,7 @@ it('after a restart, an account with 100,000 charges loads from its snapshot, re
   // The first load after the import folds everything once and leaves a snapshot behind.
   const loaded = await new AggregateLoader(first).load(creditsDecider, creditsStream('long'));
   expect(loaded.version).toBe(total);
-  expect(loaded.state.windows.general!.used).toBe(total);
+  expect(openWindow(loaded.state, 'general')!.used).toBe(total);
   await first.append([{ stream: creditsStream('long'), expectedVersion: total, events: [charge(total), charge(total + 1)] }]);
   await first.close();
 
@@ -48,7 +48,7 @@ it('after a restart, an account with 100,000 charges loads from its snapshot, re
   const loader = new AggregateLoader(store);
   const long = await loader.load(creditsDecider, creditsStream('long'));
   expect(long.version).toBe(total + 2);
-  expect(long.state.windows.general!.used).toBe(total + 2);
+  expect(openWindow(long.state, 'general')!.used).toBe(total + 2);
   expect(read()).toBe(2);
   expect(read()).toBeLessThan(SNAPSHOT_EVERY);
   const short = await loader.load(creditsDecider, creditsStream('short'));

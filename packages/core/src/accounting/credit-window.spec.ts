@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { DeciderSpecification } from '../engine/decider-spec.ts';
 import { fold } from '../engine/decider.ts';
-import { creditsDecider, figuresOf, HOUR_MS, MINUTE_MS, windowAt, type Credits, type CreditsEvent } from './credit-window.ts';
+import { creditsDecider, figuresOf, HOUR_MS, MINUTE_MS, openWindow, windowAt, type Credits, type CreditsEvent } from './credit-window.ts';
 
 const T0 = Date.parse('2026-03-01T08:05:37Z');
 const spec = () => DeciderSpecification.for(creditsDecider);
@@ -13,7 +13,7 @@ describe('credits decider', () => {
     const s = spec()
       .when({ type: 'ChargeCredits', at: T0, endpoint: 'core.validate', lines: [line(5)] })
       .then([{ type: 'CreditsCharged', data: { at: T0, endpoint: 'core.validate', lines: [{ key: 'general', cost: 5, start: Date.parse('2026-03-01T08:05:00Z') }] } }]);
-    expect(s.windows.general).toEqual({ start: Date.parse('2026-03-01T08:05:00Z'), reset: Date.parse('2026-03-01T09:05:00Z'), used: 5 });
+    expect(openWindow(s, 'general')).toEqual({ start: Date.parse('2026-03-01T08:05:00Z'), reset: Date.parse('2026-03-01T09:05:00Z'), used: 5 });
   });
 
   it('refuses a cost above what remains, with the figures a client needs (cost > remaining)', () => {
@@ -26,7 +26,7 @@ describe('credits decider', () => {
     const start = Date.parse('2026-03-01T08:05:00Z');
     const opened: CreditsEvent = { type: 'CreditsCharged', data: { at: T0, endpoint: 'push.pull', lines: [{ key: 'general', cost: 0, start }] } };
     const s = spec().when({ type: 'ChargeCredits', at: T0, endpoint: 'push.pull', lines: [line(0)] }).then([opened]);
-    expect(s.windows.general).toEqual({ start, reset: start + HOUR_MS, used: 0 });
+    expect(openWindow(s, 'general')).toEqual({ start, reset: start + HOUR_MS, used: 0 });
     spec().given([opened]).when({ type: 'ChargeCredits', at: T0 + 60_000, endpoint: 'push.pull', lines: [line(0)] }).then([]);
   });
 
@@ -62,13 +62,13 @@ describe('credit window invariants', () => {
   test.prop([fc.integer({ min: 1, max: 200 }), calls])('credits never go negative', (limit, seq) => {
     for (const o of replay(limit, seq).outcomes) {
       expect(figuresOf(windowAt(o.after, 'general', o.at), limit, o.cost, o.at).remaining).toBeGreaterThanOrEqual(0);
-      expect(o.after.windows.general?.used ?? 0).toBeLessThanOrEqual(limit);
+      expect(openWindow(o.after, 'general')?.used ?? 0).toBeLessThanOrEqual(limit);
     }
   });
 
   test.prop([fc.integer({ min: 1, max: 200 }), calls])('within one window the sum of charged costs equals limit minus remaining', (limit, seq) => {
     const { outcomes, state, end } = replay(limit, seq);
-    const w = state.windows.general;
+    const w = openWindow(state, 'general');
     if (!w) return;
     const charged = outcomes.filter((o) => o.admitted && o.at >= w.start && o.at < w.reset).reduce((s, o) => s + o.cost, 0);
     expect(limit - figuresOf(windowAt(state, 'general', Math.min(end, w.reset - 1)), limit, 0, end).remaining).toBe(charged);
@@ -80,7 +80,7 @@ describe('credit window invariants', () => {
 
   test.prop([fc.integer({ min: 1, max: 200 }), calls])('a window always resets exactly on the minute mark 60 minutes after its start', (limit, seq) => {
     for (const o of replay(limit, seq).outcomes) {
-      const w = o.after.windows.general;
+      const w = openWindow(o.after, 'general');
       if (!w) continue;
       expect(w.start % MINUTE_MS).toBe(0);
       expect(w.reset - w.start).toBe(HOUR_MS);

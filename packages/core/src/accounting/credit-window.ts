@@ -33,9 +33,12 @@ export interface RateFigures {
   resetTtl: number;
 }
 
-export interface Credits {
-  windows: Record<string, CreditWindow>;
-}
+/**
+ * Each allowance's open window as two numbers in one flat record: `start:{key}` (its reset is an hour
+ * later) and `used:{key}`. One level, so a charge copies one small object instead of three nested ones
+ * (a charge runs on every call). Read it through `openWindow` / `windowAt`.
+ */
+export type Credits = Readonly<Record<string, number>>;
 
 export type CreditsEvent = DomainEvent<
   'CreditsCharged',
@@ -53,12 +56,21 @@ export const creditsStream = (username: string): string => `credits:${username}`
 
 export const minuteMark = (ms: number): number => Math.floor(ms / MINUTE_MS) * MINUTE_MS;
 
+const startOf = (key: string): string => `start:${key}`;
+const usedOf = (key: string): string => `used:${key}`;
+
+/** The last window opened for `key` (in force or not), if any. */
+export function openWindow(credits: Credits, key: string): CreditWindow | undefined {
+  const start = credits[startOf(key)];
+  return start === undefined ? undefined : { start, reset: start + HOUR_MS, used: credits[usedOf(key)] ?? 0 };
+}
+
 /** The window in force at `at`: the open one, or the one a call at `at` would open. */
 export function windowAt(credits: Credits, key: string, at: number): CreditWindow {
-  const w = credits.windows[key];
-  if (w && at < w.reset) return w;
-  const start = minuteMark(at);
-  return { start, reset: start + HOUR_MS, used: 0 };
+  const start = credits[startOf(key)];
+  if (start !== undefined && at < start + HOUR_MS) return { start, reset: start + HOUR_MS, used: credits[usedOf(key)] ?? 0 };
+  const fresh = minuteMark(at);
+  return { start: fresh, reset: fresh + HOUR_MS, used: 0 };
 }
 
 export function figuresOf(window: CreditWindow, limit: number, cost: number, at: number): RateFigures {
@@ -81,8 +93,9 @@ export class CreditsExhausted extends RateLimited {
 }
 
 export const creditsDecider: Decider<Credits, ChargeCredits, CreditsEvent> = {
-  name: 'credits.v1',
-  initialState: () => ({ windows: {} }),
+  // v2: the flat state (v1 snapshots held `{windows: {key: CreditWindow}}` and are ignored; the events are the same).
+  name: 'credits.v2',
+  initialState: () => ({}),
   decide(command, state) {
     const charged: { key: string; cost: number; start: number }[] = [];
     let opens = false;
@@ -90,7 +103,7 @@ export const creditsDecider: Decider<Credits, ChargeCredits, CreditsEvent> = {
       const w = windowAt(state, line.key, command.at);
       if (line.limit - w.used < line.cost) throw new CreditsExhausted(figuresOf(w, line.limit, line.cost, command.at));
       charged.push({ key: line.key, cost: line.cost, start: w.start });
-      if (state.windows[line.key]?.start !== w.start) opens = true;
+      if (state[startOf(line.key)] !== w.start) opens = true;
     }
     // A free call (pull) still opens the window when none is open (decisions §2: "the first call");
     // inside an open window it leaves no trace, so polling does not grow the log.
@@ -100,9 +113,12 @@ export const creditsDecider: Decider<Credits, ChargeCredits, CreditsEvent> = {
   evolve: evolveWith<Credits, CreditsEvent>({
     CreditsCharged(s, d) {
       for (const { key, cost, start } of d.lines) {
-        const w = s.windows[key];
-        if (w && w.start === start) w.used += cost;
-        else s.windows[key] = { start, reset: start + HOUR_MS, used: cost };
+        const used = usedOf(key);
+        if (s[startOf(key)] === start) s[used] = (s[used] ?? 0) + cost;
+        else {
+          s[startOf(key)] = start;
+          s[used] = cost;
+        }
       }
     },
   }),

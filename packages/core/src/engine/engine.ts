@@ -140,7 +140,7 @@ export class Engine {
       }
     }
     if (!account || !authenticated) {
-      const fresh = windowAt({ windows: {} }, 'general', now);
+      const fresh = windowAt({}, 'general', now);
       const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
       return errorAnswer(new Unauthorized(), rate);
     }
