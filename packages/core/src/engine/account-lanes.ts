@@ -5,8 +5,8 @@
  * several processes over one store still meet the store's version check (and the engine's retry).
  */
 export class AccountLanes {
-  /** Per account with a call running: the calls waiting behind it, first come first served. */
-  private waiting = new Map<string, (() => void)[]>();
+  /** Per account with a call running: the calls waiting behind it, first come first served (`null`: none yet). */
+  private waiting = new Map<string, (() => void)[] | null>();
 
   async run<T>(key: string | undefined, work: () => Promise<T>): Promise<T> {
     if (key === undefined) return work();
@@ -22,16 +22,19 @@ export class AccountLanes {
   /** Takes the account's lane: nothing when it was free, else a promise that settles on this call's turn. */
   enter(key: string): Promise<void> | undefined {
     const queue = this.waiting.get(key);
-    if (!queue) {
-      this.waiting.set(key, []);
+    if (queue === undefined) {
+      this.waiting.set(key, null);
       return undefined;
     }
-    return new Promise<void>((go) => queue.push(go));
+    return new Promise<void>((go) => {
+      if (queue) queue.push(go);
+      else this.waiting.set(key, [go]);
+    });
   }
 
   /** Gives the lane to the next call waiting, or frees it. Every `enter` is followed by one `leave`. */
   leave(key: string): void {
-    const next = this.waiting.get(key)!.shift();
+    const next = this.waiting.get(key)?.shift();
     if (next) next();
     else this.waiting.delete(key);
   }

@@ -151,17 +151,14 @@ export class Engine {
     if (read instanceof Promise) read = await read;
     const credits = read;
     const reported = reportedLine(account, endpoint);
-    // The figures before any charge: what a denial, a refusal before charging or a 5xx reports.
-    const before = (): RateFigures | undefined =>
-      reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, endpoint.cost, now) : undefined;
     if (account.denied) {
-      return errorAnswer(new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`), before());
+      return errorAnswer(new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`), figuresBefore(credits, reported, endpoint, now));
     }
 
     // 6. The allowance
     const lines =
-      identityId === null ? this.accountLines(account, endpoint) : await this.allowanceLines(uow, account, identityId, endpoint, params);
-    let rate = lines.length > 0 ? undefined : before();
+      identityId === null ? accountLines(reported, endpoint) : await this.allowanceLines(uow, account, identityId, endpoint, params);
+    let rate = lines.length > 0 ? undefined : figuresBefore(credits, reported, endpoint, now);
     if (lines.length > 0) {
       try {
         const { state } = uow.executeLoaded(creditsDecider, creditsAt, {
@@ -195,7 +192,7 @@ export class Engine {
       if (out.headers) answer.headers = out.headers;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      if (error.status >= 500) return errorAnswer(error, before());
+      if (error.status >= 500) return errorAnswer(error, figuresBefore(credits, reported, endpoint, now));
       uow.rollbackTo(savepoint);
       answer = errorAnswer(error, rate, call.version);
     }
@@ -208,15 +205,9 @@ export class Engine {
     return answer;
   }
 
-  /** The lines a call made with the account's own key draws from. */
-  private accountLines(account: Account, endpoint: Endpoint): AllowanceLine[] {
-    const main = reportedLine(account, endpoint);
-    return !main || endpoint.allowance === 'task-slots' ? [] : [main];
-  }
-
   /** An identity's calls also draw from that identity's narrower allowances. */
   private async allowanceLines(uow: UnitOfWork, account: Account, identityId: string, endpoint: Endpoint, params: Params): Promise<AllowanceLine[]> {
-    const lines = this.accountLines(account, endpoint);
+    const lines = accountLines(reportedLine(account, endpoint), endpoint);
     if (lines.length > 0 && this.identities) {
       lines.push(...(await this.identities.allowanceLines(uow, account, identityId, endpoint, params, endpoint.cost)));
     }
@@ -330,6 +321,16 @@ function reportedLine(account: Account, endpoint: Endpoint): AllowanceLine | und
     case 'none':
       return undefined;
   }
+}
+
+/** The lines a call made with the account's own key draws from (`main`: its reported line). */
+function accountLines(main: AllowanceLine | undefined, endpoint: Endpoint): AllowanceLine[] {
+  return !main || endpoint.allowance === 'task-slots' ? [] : [main];
+}
+
+/** The figures before any charge: what a denial, a refusal before charging or a 5xx reports. */
+function figuresBefore(credits: Credits, reported: AllowanceLine | undefined, endpoint: Endpoint, now: number): RateFigures | undefined {
+  return reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, endpoint.cost, now) : undefined;
 }
 
 function figuresAfter(credits: Credits, line: AllowanceLine, cost: number, now: number): RateFigures {

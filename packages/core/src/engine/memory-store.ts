@@ -15,10 +15,13 @@ export class MemoryEventStore implements EventStore {
 
   /** Synchronous core of `append`: checking and writing with no await between keeps the write atomic. */
   appendNow(batch: StreamAppend[]): AppendResult {
-    const seen = new Set<string>();
+    // Most writes touch one stream: no set to build for those.
+    const seen = batch.length > 1 ? new Set<string>() : undefined;
     for (const { stream, expectedVersion } of batch) {
-      if (seen.has(stream)) throw new Error(`stream ${stream} appears twice in one append`);
-      seen.add(stream);
+      if (seen) {
+        if (seen.has(stream)) throw new Error(`stream ${stream} appears twice in one append`);
+        seen.add(stream);
+      }
       const actual = this.streams.get(stream)?.length ?? 0;
       if (expectedVersion !== ANY_VERSION && expectedVersion !== actual) {
         throw new VersionConflict(stream, expectedVersion, actual);

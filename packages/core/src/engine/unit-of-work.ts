@@ -4,6 +4,9 @@ import type { EventStore } from './event-store.ts';
 import type { NewEvent, StreamAppend } from './events.ts';
 import type { Clock, Ids } from './ports.ts';
 
+/** What `savepoint` marked (opaque: only `rollbackTo` of the same unit reads it). */
+export type Savepoint = { readonly __savepoint: unique symbol };
+
 interface Touched {
   decider: Decider<unknown, unknown, DomainEvent>;
   stream: string;
@@ -97,22 +100,28 @@ export class UnitOfWork {
     return t;
   }
 
-  /** Marks what is staged now, so a failed handler can drop its own events and keep the charge. */
-  savepoint(): Map<string, { state: unknown; staged: number }> {
-    const mark = new Map<string, { state: unknown; staged: number }>();
-    for (const [key, t] of this.touched) mark.set(key, { state: t.state, staged: t.events.length });
-    return mark;
+  /**
+   * Marks what is staged now, so a failed handler can drop its own events and keep the charge. Aggregates
+   * are only ever added to a unit (rollback removes the newest), so the mark is each one's state and
+   * staged count in the order they were first touched.
+   */
+  savepoint(): Savepoint {
+    const mark: unknown[] = [];
+    for (const t of this.touched.values()) mark.push(t.state, t.events.length);
+    return mark as unknown as Savepoint;
   }
 
-  rollbackTo(mark: Map<string, { state: unknown; staged: number }>): void {
+  rollbackTo(savepoint: Savepoint): void {
+    const mark = savepoint as unknown as unknown[];
+    let i = 0;
     for (const [key, t] of this.touched) {
-      const m = mark.get(key);
-      if (!m) {
+      if (i >= mark.length) {
         this.touched.delete(key);
         continue;
       }
-      t.state = m.state;
-      t.events.length = m.staged;
+      t.state = mark[i];
+      t.events.length = mark[i + 1] as number;
+      i += 2;
     }
   }
 
