@@ -56,19 +56,33 @@ export const creditsStream = (username: string): string => `credits:${username}`
 
 export const minuteMark = (ms: number): number => Math.floor(ms / MINUTE_MS) * MINUTE_MS;
 
-const startOf = (key: string): string => `start:${key}`;
-const usedOf = (key: string): string => `used:${key}`;
+/**
+ * The two field names of each allowance key, built once: a charge reads and writes them on every call,
+ * and a fresh concatenation each time costs an allocation and a hash per lookup. Keys are few (two per
+ * account, one per identity allowance); past the bound the names are simply built again.
+ */
+const fieldNames = new Map<string, { start: string; used: string }>();
+function fieldsOf(key: string): { start: string; used: string } {
+  let names = fieldNames.get(key);
+  if (names === undefined) {
+    names = { start: `start:${key}`, used: `used:${key}` };
+    if (fieldNames.size < 10_000) fieldNames.set(key, names);
+  }
+  return names;
+}
 
 /** The last window opened for `key` (in force or not), if any. */
 export function openWindow(credits: Credits, key: string): CreditWindow | undefined {
-  const start = credits[startOf(key)];
-  return start === undefined ? undefined : { start, reset: start + HOUR_MS, used: credits[usedOf(key)] ?? 0 };
+  const f = fieldsOf(key);
+  const start = credits[f.start];
+  return start === undefined ? undefined : { start, reset: start + HOUR_MS, used: credits[f.used] ?? 0 };
 }
 
 /** The window in force at `at`: the open one, or the one a call at `at` would open. */
 export function windowAt(credits: Credits, key: string, at: number): CreditWindow {
-  const start = credits[startOf(key)];
-  if (start !== undefined && at < start + HOUR_MS) return { start, reset: start + HOUR_MS, used: credits[usedOf(key)] ?? 0 };
+  const f = fieldsOf(key);
+  const start = credits[f.start];
+  if (start !== undefined && at < start + HOUR_MS) return { start, reset: start + HOUR_MS, used: credits[f.used] ?? 0 };
   const fresh = minuteMark(at);
   return { start: fresh, reset: fresh + HOUR_MS, used: 0 };
 }
@@ -103,7 +117,7 @@ export const creditsDecider: Decider<Credits, ChargeCredits, CreditsEvent> = {
       const w = windowAt(state, line.key, command.at);
       if (line.limit - w.used < line.cost) throw new CreditsExhausted(figuresOf(w, line.limit, line.cost, command.at));
       charged.push({ key: line.key, cost: line.cost, start: w.start });
-      if (state[startOf(line.key)] !== w.start) opens = true;
+      if (state[fieldsOf(line.key).start] !== w.start) opens = true;
     }
     // A free call (pull) still opens the window when none is open (decisions §2: "the first call");
     // inside an open window it leaves no trace, so polling does not grow the log.
@@ -113,11 +127,11 @@ export const creditsDecider: Decider<Credits, ChargeCredits, CreditsEvent> = {
   evolve: evolveWith<Credits, CreditsEvent>({
     CreditsCharged(s, d) {
       for (const { key, cost, start } of d.lines) {
-        const used = usedOf(key);
-        if (s[startOf(key)] === start) s[used] = (s[used] ?? 0) + cost;
+        const f = fieldsOf(key);
+        if (s[f.start] === start) s[f.used] = (s[f.used] ?? 0) + cost;
         else {
-          s[startOf(key)] = start;
-          s[used] = cost;
+          s[f.start] = start;
+          s[f.used] = cost;
         }
       }
     },
