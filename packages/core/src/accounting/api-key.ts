@@ -14,18 +14,17 @@ export function hashApiKey(salt: string, apiKey: string): string {
  * only (never stored), bounded, keyed by salt and key together.
  */
 export class ApiKeyDigests {
-  private memo = new Map<string, string>();
+  /** By key, the salt it was last hashed with and the digest (keyed by the key alone: no string to build per call). */
+  private memo = new Map<string, { salt: string; digest: string }>();
   constructor(private readonly capacity = 10_000) {}
 
   digest(salt: string, apiKey: string): string {
-    const k = `${salt}\u0000${apiKey}`;
-    let d = this.memo.get(k);
-    if (d === undefined) {
-      d = hashApiKey(salt, apiKey);
-      if (this.memo.size >= this.capacity) this.memo.delete(this.memo.keys().next().value!);
-      this.memo.set(k, d);
-    }
-    return d;
+    const held = this.memo.get(apiKey);
+    if (held !== undefined && held.salt === salt) return held.digest;
+    const digest = hashApiKey(salt, apiKey);
+    if (held === undefined && this.memo.size >= this.capacity) this.memo.delete(this.memo.keys().next().value!);
+    this.memo.set(apiKey, { salt, digest });
+    return digest;
   }
 }
 
