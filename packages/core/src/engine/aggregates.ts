@@ -16,6 +16,8 @@ export const SNAPSHOT_EVERY = 500;
  */
 export class AggregateLoader {
   private cache = new Map<string, Loaded<unknown>>();
+  /** The key set last, already the newest in the cache's order: setting it again needs no reordering. */
+  private newest: string | undefined;
   private readonly capacity: number;
   /** Read models (the recording index) catch up from the same store the aggregates load from. */
   readonly store: EventStore;
@@ -68,8 +70,13 @@ export class AggregateLoader {
   remember(key: string, loaded: Loaded<unknown>): void {
     const prev = this.cache.get(key);
     if (prev && prev.version > loaded.version) return;
+    if (prev && key === this.newest) {
+      this.cache.set(key, loaded);
+      return;
+    }
     this.cache.delete(key);
     this.cache.set(key, loaded);
+    this.newest = key;
     if (this.cache.size > this.capacity) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
@@ -99,6 +106,7 @@ export class AggregateLoader {
 
   clear(): void {
     this.cache.clear();
+    this.newest = undefined;
   }
 }
 
