@@ -273,7 +273,8 @@ describe('settings that shape the wire', () => {
   it('writes one JSON access-log line per request', async () => {
     const lines = readFileSync(join(dir, 'access.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(10);
-    for (const l of lines) expect(Object.keys(l)).toEqual(['time', 'method', 'path', 'status', 'ms', 'username', 'cost']);
+    for (const l of lines) expect(Object.keys(l).sort()).toEqual(['cost', 'level', 'method', 'ms', 'path', 'status', 'time', 'username']);
+    for (const l of lines) expect(new Date(l.time).toISOString()).toBe(l.time);
     expect(lines.some((l) => l.username === 'tourist' && typeof l.cost === 'number')).toBe(true);
   });
 });

@@ -14,16 +14,26 @@ export function hashApiKey(salt: string, apiKey: string): string {
  * only (never stored), bounded, keyed by salt and key together.
  */
 export class ApiKeyDigests {
-  /** By key, the salt it was last hashed with and the digest (keyed by the key alone: no string to build per call). */
-  private memo = new Map<string, { salt: string; digest: string }>();
-  constructor(private readonly capacity = 10_000) {}
+  /**
+   * By key, then by salt: keyed by the key first so a call builds no string to find its digest, and by
+   * salt within it so accounts that share one key (test fleets, benchmarks) each keep their own digest.
+   */
+  private memo = new Map<string, Map<string, string>>();
+  constructor(
+    private readonly capacity = 10_000,
+    private readonly saltsPerKey = 64,
+  ) {}
 
   digest(salt: string, apiKey: string): string {
-    const held = this.memo.get(apiKey);
-    if (held !== undefined && held.salt === salt) return held.digest;
+    let bySalt = this.memo.get(apiKey);
+    const held = bySalt?.get(salt);
+    if (held !== undefined) return held;
     const digest = hashApiKey(salt, apiKey);
-    if (held === undefined && this.memo.size >= this.capacity) this.memo.delete(this.memo.keys().next().value!);
-    this.memo.set(apiKey, { salt, digest });
+    if (bySalt === undefined) {
+      if (this.memo.size >= this.capacity) this.memo.delete(this.memo.keys().next().value!);
+      this.memo.set(apiKey, (bySalt = new Map()));
+    } else if (bySalt.size >= this.saltsPerKey) bySalt.delete(bySalt.keys().next().value!);
+    bySalt.set(salt, digest);
     return digest;
   }
 }

@@ -9,8 +9,16 @@ import { historicsDecider, historicsStream, notFoundMessage } from '../historics
 
 /** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (wire-facts §1.9). */
 function coreTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+  const second = Math.floor(ms / 1000);
+  // Busy clients validate many times a second; the text changes once a second.
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastText = new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  }
+  return lastText;
 }
+let lastSecond = NaN;
+let lastText = '';
 
 /** The insight product writes it as epoch seconds in a string. */
 function insightTime(ms: number): string {
