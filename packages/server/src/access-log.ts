@@ -36,13 +36,14 @@ export function openAccessLog(setting: string): AccessLog | undefined {
 }
 
 function closeDestination(destination: ReturnType<typeof pino.destination>): Promise<void> {
+  const fd = () => (destination as unknown as { fd: number }).fd;
   return new Promise((resolve) => {
     const finish = () => {
-      if (destination.fd === 1) resolve(); // stdout stays open for whatever the process prints next
+      if (fd() === 1) resolve(); // stdout stays open for whatever the process prints next
       else destination.end(), destination.once('close', () => resolve());
     };
     // A destination still opening its file cannot flush yet; it is ready once 'ready' fires.
-    if ((destination as unknown as { fd: number }).fd < 0) destination.once('ready', () => (destination.flushSync(), finish()));
+    if (fd() < 0) destination.once('ready', () => (destination.flushSync(), finish()));
     else {
       destination.flushSync();
       finish();

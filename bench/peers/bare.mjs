@@ -1,0 +1,28 @@
+// The baseline: node:http alone, parsing the JSON body and answering with the five rate headers.
+import { createServer } from 'node:http';
+
+const body = JSON.stringify({ created_at: '2026-03-02 08:05:37', dpu: '0.1' });
+let remaining = 1e12;
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const params = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    if (typeof params.csdl !== 'string') {
+      res.writeHead(400).end();
+      return;
+    }
+    remaining -= 1;
+    res.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-RateLimit-Limit': '1000000000000',
+      'X-RateLimit-Remaining': String(remaining),
+      'X-RateLimit-Cost': '1',
+      'X-RateLimit-Reset': String(Math.ceil(Date.now() / 3.6e6) * 3600),
+      'X-RateLimit-Reset-Ttl': '3600',
+    });
+    res.end(body);
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
