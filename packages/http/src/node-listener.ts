@@ -69,7 +69,8 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
     req.on('data', onData);
     req.on('end', () => finish(Buffer.concat(chunks, size)));
     req.on('error', (e) => finish(null, e));
-    req.on('close', () => finish(null, new Error('request closed before its body ended')));
+    // 'close' follows 'end' on every request: the error is built only when the body really was cut short.
+    req.on('close', () => settled || finish(null, new Error('request closed before its body ended')));
   });
 }
 
