@@ -1,4 +1,4 @@
-#!/usr/bin/env tsx
+#!/usr/bin/env node
 /**
  * `sdp serve [flags]` runs the server of server.md; `sdp sim ...` hands over to the simulator.
  */
