@@ -20,7 +20,7 @@ export default async function engineBench(): Promise<BenchReport> {
   const engine = new Engine({ store: new MemoryEventStore(), clock, ids: seededIds(1), handlers: { 'core.balance': () => ({ body: {} }) } });
   // Enough credit that the benchmark never hits the limit: the path measured is the charged one.
   await engine.openAccount({ username: 'bench', api_key: 'bench-key-0001', package: { credits_per_hour: 1e12 } });
-  const call = { version: '1.5' as const, endpoint: 'core.balance', credentials: { username: 'bench', apiKey: 'bench-key-0001' }, params: {} };
+  const call = { version: '1.5' as const, endpoint: 'core.balance' as const, credentials: { username: 'bench', apiKey: 'bench-key-0001' }, params: {} };
   let bad = 0;
   const callRate = await opsPerSecond(async () => {
     const a = await engine.call(call);

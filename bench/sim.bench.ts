@@ -9,7 +9,7 @@ import { opsPerSecond, type BenchReport } from './lib.ts';
  * bare loop of the same `engine.call` with no scheduling, ledger or reports. Goal: under 10 seconds.
  */
 export default async function simBench(): Promise<BenchReport> {
-  const call = { version: '1.5' as const, endpoint: 'core.validate', params: { csdl: 'interaction.content contains "coffee"' } };
+  const call = { version: '1.5' as const, endpoint: 'core.validate' as const, params: { csdl: 'interaction.content contains "coffee"' } };
 
   const clock = new ManualClock(Date.parse('2026-01-05T08:00:00Z'));
   const engine = createEngine({ store: new MemoryEventStore(), clock, ids: seededIds(1) });

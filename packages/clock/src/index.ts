@@ -1,4 +1,5 @@
-export * from './system-clock.ts';
-export * from './manual-clock.ts';
-export * from './scheduler.ts';
-export * from './random-ids.ts';
+// The public face of @sdp/clock; what is not listed is internal (api-report/clock.api.md shows every change).
+export { ClockError, ManualClock } from './manual-clock.ts';
+export { randomIds } from './random-ids.ts';
+export { Scheduler, type Due } from './scheduler.ts';
+export { SystemClock } from './system-clock.ts';

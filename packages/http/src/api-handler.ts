@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { CURRENT_VERSION, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { readCredentials } from './credentials.ts';
@@ -18,6 +17,11 @@ export interface HttpOptions {
   onError?: (error: unknown) => void;
   /** Adds `X-DataSift-Request-Id` (32 hex) to every API answer. Default true. */
   requestIds?: boolean;
+  /**
+   * Where the API is mounted when the framework passes the whole URL on (`/api` for `/api/v1.5/validate`).
+   * Express's `app.use('/api', ...)` strips its prefix itself and needs none.
+   */
+  basePath?: string;
 }
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -39,6 +43,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const mounts = new Map(Object.entries(options.mounts ?? {}));
   const requestIds = options.requestIds ?? true;
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   // Routing is a pure function of method and path; most traffic repeats a few paths.
   const routeCache = new Map<string, Route>();
   const routeOf = (method: string, path: string): Route => {
@@ -111,7 +116,9 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
 
   return async (req) => {
     const started = performance.now();
-    const { path, query } = splitUrl(req.url);
+    const split = splitUrl(req.url);
+    const query = split.query;
+    const path = basePath && (split.path === basePath || split.path.startsWith(basePath + '/')) ? split.path.slice(basePath.length) || '/' : split.path;
     let served: Served;
     try {
       served = await serve(req, path, query);
@@ -136,7 +143,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
 /** The headers of every API answer, built as one literal so V8 keeps them on its fast path. */
 function baseHeaders(version: VersionId, requestId: boolean): Record<string, string> {
   const h: Record<string, string> = { 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' };
-  if (requestId) h['X-DataSift-Request-Id'] = randomUUID().replaceAll('-', '');
+  if (requestId) h['X-DataSift-Request-Id'] = crypto.randomUUID().replaceAll('-', '');
   const deprecation = deprecationHeaders(version);
   if (deprecation.Deprecation) {
     h.Deprecation = deprecation.Deprecation;

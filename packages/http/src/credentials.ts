@@ -21,8 +21,18 @@ export function readCredentials(authorization: string | undefined, auth: string 
 
 function decodeBasic(token: string): string {
   if (!/^[A-Za-z0-9+/=_-]+$/.test(token)) return '';
-  return Buffer.from(token, 'base64').toString('utf8');
+  // atob and TextDecoder rather than Buffer: the fetch face runs where Node's globals do not exist.
+  const plain = token.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
+  if (plain.length % 4 === 1) return '';
+  try {
+    const binary = atob(plain.padEnd(Math.ceil(plain.length / 4) * 4, '='));
+    return UTF8.decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    return '';
+  }
 }
+
+const UTF8 = new TextDecoder();
 
 function splitPair(value: string): Credentials | undefined {
   const colon = value.indexOf(':');

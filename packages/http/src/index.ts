@@ -1,8 +1,9 @@
-export * from './wire.ts';
-export * from './credentials.ts';
-export * from './body.ts';
-export * from './route.ts';
-export * from './api-handler.ts';
-export * from './node-listener.ts';
-export * from './fetch-handler.ts';
-export * from './sample-paths.ts';
+// The public face of @sdp/http; what is not listed is internal (api-report/http.api.md shows every change).
+export { DEFAULT_BODY_LIMIT, createApiHandler, encode, type HttpOptions } from './api-handler.ts';
+export { BodyError, bodyParams, decodeUtf8 } from './body.ts';
+export { type Credentials } from './credentials.ts';
+export { createFetchHandler, fetchHandlerFor } from './fetch-handler.ts';
+export { createNodeListener, listen, nodeListenerFor, serve, type RunningServer } from './node-listener.ts';
+export { segmentsOf, splitUrl, type Route } from './route.ts';
+export { samplePath } from './sample-paths.ts';
+export { errorResponse, jsonResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';

@@ -39,9 +39,41 @@ class NodeWireRequest implements WireRequest {
     return Array.isArray(v) ? v.join(', ') : v;
   }
   readBody(limit: number): Promise<Uint8Array | null> {
+    const read = bodyReadBefore(this.req);
+    if (read !== undefined) return Promise.resolve(read.byteLength > limit ? null : read);
     return readNodeBody(this.req, limit);
   }
 }
+
+/** What a framework's body parser leaves on the request (Express's `json()`/`urlencoded()`, `rawBody` plugins). */
+type ParsedRequest = IncomingMessage & { rawBody?: unknown; body?: unknown; _body?: boolean };
+
+/**
+ * The body when a parser in front already consumed the stream: its raw bytes when kept (`req.rawBody`),
+ * else the parsed value encoded back in the request's own media type. `undefined`: the stream is unread.
+ */
+export function bodyReadBefore(req: IncomingMessage): Uint8Array | undefined {
+  const r = req as ParsedRequest;
+  if (typeof r.rawBody === 'string') return ENCODER.encode(r.rawBody);
+  if (r.rawBody instanceof Uint8Array) return r.rawBody;
+  // body-parser marks what it parsed (`_body`); any parser has ended the stream.
+  if (!(r._body === true || (req.readableEnded && r.body !== undefined))) return undefined;
+  const body = r.body;
+  if (typeof body === 'string') return ENCODER.encode(body);
+  if (body instanceof Uint8Array) return body;
+  if (body === undefined || body === null) return EMPTY;
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (type.includes('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams();
+    for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+      for (const one of Array.isArray(v) ? v : [v]) form.append(k, typeof one === 'string' ? one : JSON.stringify(one));
+    }
+    return ENCODER.encode(form.toString());
+  }
+  return ENCODER.encode(JSON.stringify(body));
+}
+
+const ENCODER = new TextEncoder();
 
 const EMPTY = new Uint8Array(0);
 

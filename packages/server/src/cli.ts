@@ -1,75 +1,62 @@
-#!/usr/bin/env tsx
+#!/usr/bin/env node
 /**
- * `sdp serve [flags]` runs the server of server.md; `sdp sim ...` hands over to the simulator.
+ * `sdp COMMAND [args]`: the commands are the list below; each lives in its own file (see command.ts).
  */
-import { readSettings, SettingsError, USAGE } from './settings.ts';
-import { startServer } from './server.ts';
+import { readFileSync } from 'node:fs';
+import { accountsCommand } from './accounts-command.ts';
+import { wantsHelp, type Command } from './command.ts';
+import { serveCommand } from './serve-command.ts';
+import { SettingsError } from './settings.ts';
+import { simCommand } from './sim-command.ts';
 
-async function serve(argv: string[]): Promise<void> {
-  const settings = readSettings(argv, process.env);
-  const running = await startServer(settings);
-  const out = (line: string) => process.stdout.write(line + '\n');
-  out(`store: ${running.storeDescription}`);
-  out(`clock: ${settings.clock}${settings.clock === 'manual' ? ` at ${new Date(running.clock.now()).toISOString()}` : ''}`);
-  out(`operator API: ${settings.adminToken ? 'on (Authorization: Bearer <admin token>)' : 'off (set --admin-token to enable)'}`);
-  if (running.accounts.opened.length + running.accounts.existing.length > 0) {
-    out(`accounts: opened ${running.accounts.opened.join(', ') || 'none'}; already there ${running.accounts.existing.join(', ') || 'none'}`);
-  }
-  if (running.demo) {
-    out(`demo account created: username ${running.demo.username}, API key ${running.demo.apiKey} (shown once; only its hash is kept)`);
-    out(`try it:`);
-    out(`  ${running.demo.curl}`);
-  }
-  out(`listening on ${running.url}`);
+/** Every subcommand of `sdp`, in the order help lists them. Add one here. */
+const COMMANDS: Command[] = [serveCommand, accountsCommand, simCommand];
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      process.stderr.write(`${signal} again: exiting now\n`);
-      process.exit(1);
-    }
-    stopping = true;
-    process.stderr.write(`${signal}: finishing in-flight requests, then closing the store\n`);
-    const force = setTimeout(() => {
-      process.stderr.write('requests still running after 10 s: exiting\n');
-      process.exit(1);
-    }, 10_000);
-    force.unref();
-    running.close().then(
-      () => process.exit(0),
-      (error) => {
-        process.stderr.write(`error while closing: ${(error as Error).message}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+/** Read from the package's own package.json, beside `src/` and `dist/` alike. */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-async function sim(argv: string[]): Promise<void> {
-  // Imported on demand: the server runs without the simulator package.
-  const name = '@sdp/sim';
-  let mod: { simMain?: (argv: string[]) => Promise<number | void> | number | void };
-  try {
-    mod = (await import(name)) as typeof mod;
-  } catch (error) {
-    throw new Error(`sdp sim needs the @sdp/sim package: ${(error as Error).message}`);
-  }
-  if (typeof mod.simMain !== 'function') throw new Error('@sdp/sim exports no simMain');
-  const code = await mod.simMain(argv);
-  if (typeof code === 'number') process.exitCode = code;
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return `sdp ${version()}: the social-data platform's REST API as a local server
+
+usage: sdp COMMAND [flags]
+
+${COMMANDS.map((c) => `  sdp ${c.name.padEnd(width)}${c.summary}`).join('\n')}
+
+  sdp COMMAND --help    the command's flags, each with its default and environment variable
+  sdp --version         the version
+
+Docs: docs/server.md and docs/simulator.md in the sdp repository; npm start runs sdp serve there.`;
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
+export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<void> {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(version() + '\n');
+    return;
+  }
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n');
+    return;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`sdp: unknown command "${name}"\n\n${usage()}\n`);
+    process.exit(2);
+  }
+  // The simulator reads its own help flag.
+  if (command.name !== 'sim' && wantsHelp(rest)) {
+    process.stdout.write(command.help() + '\n');
+    return;
+  }
   try {
-    if (command === 'serve') await serve(rest);
-    else if (command === 'sim') await sim(rest);
-    else if (command === undefined || command === '--help' || command === '-h' || command === 'help') process.stdout.write(USAGE + '\n');
-    else throw new SettingsError(`unknown command "${command}"\n\n${USAGE}`);
+    const code = await command.run(rest, env);
+    if (typeof code === 'number') process.exitCode = code;
   } catch (error) {
-    process.stderr.write(`sdp: ${(error as Error).message}\n`);
+    const hint = error instanceof SettingsError ? `; see sdp ${command.name} --help` : '';
+    process.stderr.write(`sdp ${command.name}: ${(error as Error).message}${hint}\n`);
     process.exit(2);
   }
 }

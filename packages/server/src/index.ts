@@ -1,8 +1,7 @@
-export * from './settings.ts';
-export * from './open-store.ts';
-export * from './operator-api.ts';
-export * from './server.ts';
-export * from './demo-account.ts';
-export * from './access-log.ts';
-export * from './accounts-file.ts';
-export * from './firehose-keeper.ts';
+// The public face of @sdp/server; what is not listed is internal (api-report/server.api.md shows every change).
+export { type AccessLog } from './access-log.ts';
+export { type DemoAccount } from './demo-account.ts';
+export { type OpenedStore } from './open-store.ts';
+export { createOperatorApi, type OperatorOptions } from './operator-api.ts';
+export { startServer, type RunningSdp } from './server.ts';
+export { SettingsError, defaultSettings, readSettings, type ServerSettings, type Setting } from './settings.ts';

@@ -1,10 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
+const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(join(tmpdir(), 'sdp-newcomer-'));
 const children: ChildProcess[] = [];
@@ -62,6 +64,12 @@ async function runCurl(line: string): Promise<Response> {
   return fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
 }
 
+/** Runs the CLI to its end and returns what it printed. */
+async function sdp(argv: string[]): Promise<string> {
+  const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), ['packages/server/src/cli.ts', ...argv], { cwd: root, encoding: 'utf8' });
+  return stdout;
+}
+
 const exited = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.on('exit', (code) => r(code))));
 
 describe("a newcomer's first start", () => {
@@ -88,7 +96,32 @@ describe("a newcomer's first start", () => {
     const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out2)![1];
     const again = await runCurl(curl!.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`));
     expect(again.status).toBe(200);
+
+    // After the first start the demo key is gone from the screen: the accounts command gives working ones.
+    expect(out2).toMatch(/sdp accounts create NAME/);
+    const store = ['--store', `sqlite:${join(dir, 'sdp.db')}`, '--port', port!];
+    for (const argv of [['accounts', 'create', 'acme', ...store], ['accounts', 'rotate-key', 'demo', ...store]]) {
+      const printed = await sdp(argv);
+      const line = printed.split('\n').find((l) => l.trim().startsWith('curl '));
+      expect(line, printed).toBeDefined();
+      expect((await runCurl(line!)).status, printed).toBe(200);
+    }
+    expect((await runCurl(curl!.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`))).status, 'the replaced key').toBe(401);
     second.child.kill('SIGINT');
     expect(await exited(second.child)).toBe(0);
   }, 60_000);
+
+  it('finds help for every command and flag, and the version', async () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'packages/server/package.json'), 'utf8')) as { version: string };
+    expect((await sdp(['--version'])).trim()).toBe(pkg.version);
+    const help = (await sdp(['--help']));
+    for (const name of ['serve', 'accounts', 'sim']) expect(help).toContain(`sdp ${name}`);
+    for (const doc of help.match(/docs\/[a-z-]+\.md/g)!) expect(existsSync(join(root, doc)), doc).toBe(true);
+    const serveHelp = (await sdp(['serve', '--help']));
+    const { SERVE_SETTINGS, defaultSettings } = await import('./settings.ts');
+    for (const s of SERVE_SETTINGS) {
+      expect(serveHelp).toContain(`--${s.flag} ${s.format}`);
+      expect(serveHelp).toContain(`default ${s.shown(defaultSettings())}; env ${s.env}`);
+    }
+  }, 30_000);
 });

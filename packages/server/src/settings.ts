@@ -21,10 +21,20 @@ export interface ServerSettings {
 
 export class SettingsError extends Error {}
 
-interface Setting {
+/**
+ * One flag of a command: its variable, what it means, the form of its value, and how it is read. Help
+ * texts are printed from these, so a setting added here is documented by `--help` at once.
+ */
+export interface Setting<T> {
   flag: string;
-  env: string;
-  read(value: string, into: ServerSettings): void;
+  /** The environment variable read when the flag is absent; none for flags that only make sense on a command line. */
+  env?: string;
+  /** The value's form, as help shows it: `PORT`, `URL`, `system|manual`. */
+  format: string;
+  summary: string;
+  /** The default as help shows it (read from the defaults object). */
+  shown(defaults: T): string;
+  read(value: string, into: T): void;
 }
 
 const wholeNumber = (name: string, value: string, min: number, max: number): number => {
@@ -32,12 +42,18 @@ const wholeNumber = (name: string, value: string, min: number, max: number): num
   return Number(value);
 };
 
-const SETTINGS: Setting[] = [
-  { flag: 'port', env: 'SDP_PORT', read: (v, s) => void (s.port = wholeNumber('--port', v, 0, 65535)) },
-  { flag: 'host', env: 'SDP_HOST', read: (v, s) => void (s.host = v) },
+const orNone = (v: string | undefined): string => v ?? 'none';
+
+/** The settings of `sdp serve` (server.md). Add a setting here, in `ServerSettings` and in `defaultSettings`. */
+export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
+  { flag: 'port', env: 'SDP_PORT', format: 'PORT', summary: 'TCP port to listen on (0: any free port)', shown: (d) => String(d.port), read: (v, s) => void (s.port = wholeNumber('--port', v, 0, 65535)) },
+  { flag: 'host', env: 'SDP_HOST', format: 'HOST', summary: 'address to listen on (0.0.0.0 for every interface)', shown: (d) => d.host, read: (v, s) => void (s.host = v) },
   {
     flag: 'store',
     env: 'SDP_STORE',
+    format: 'memory:|sqlite:PATH|postgres://URL',
+    summary: 'where events are kept (docs/stores.md)',
+    shown: (d) => d.store,
     read: (v, s) => {
       if (!/^(memory:|sqlite:.+|postgres(ql)?:\/\/.+)$/.test(v)) throw new SettingsError(`--store must be memory:, sqlite:PATH or postgres://..., not "${v}"`);
       s.store = v;
@@ -46,6 +62,9 @@ const SETTINGS: Setting[] = [
   {
     flag: 'clock',
     env: 'SDP_CLOCK',
+    format: 'system|manual',
+    summary: 'manual: time moves only through the operator API',
+    shown: (d) => d.clock,
     read: (v, s) => {
       if (v !== 'system' && v !== 'manual') throw new SettingsError(`--clock must be system or manual, not "${v}"`);
       s.clock = v;
@@ -54,6 +73,9 @@ const SETTINGS: Setting[] = [
   {
     flag: 'clock-start',
     env: 'SDP_CLOCK_START',
+    format: 'UNIX_SECONDS',
+    summary: 'where a manual clock starts',
+    shown: () => 'now',
     read: (v, s) => {
       if (!/^\d+(\.\d+)?$/.test(v)) throw new SettingsError(`--clock-start must be a Unix time in seconds, not "${v}"`);
       s.clockStartMs = Math.round(Number(v) * 1000);
@@ -62,6 +84,9 @@ const SETTINGS: Setting[] = [
   {
     flag: 'admin-token',
     env: 'SDP_ADMIN_TOKEN',
+    format: 'TOKEN',
+    summary: 'turns the operator API on at /_admin (Authorization: Bearer TOKEN)',
+    shown: (d) => (d.adminToken ? 'set' : 'none (operator API off)'),
     read: (v, s) => {
       if (v.length === 0) throw new SettingsError('--admin-token must not be empty');
       s.adminToken = v;
@@ -70,22 +95,28 @@ const SETTINGS: Setting[] = [
   {
     flag: 'product',
     env: 'SDP_PRODUCT',
+    format: 'WORD',
+    summary: 'the product path word (/insight/...)',
+    shown: (d) => d.product,
     read: (v, s) => {
       if (!/^[a-z0-9_-]{1,40}$/i.test(v)) throw new SettingsError(`--product must be one path word, not "${v}"`);
       s.product = v;
     },
   },
-  { flag: 'accounts', env: 'SDP_ACCOUNTS', read: (v, s) => void (s.accountsFile = v) },
+  { flag: 'accounts', env: 'SDP_ACCOUNTS', format: 'FILE.json', summary: 'accounts to open at start (docs/server.md); no demo account then', shown: (d) => orNone(d.accountsFile), read: (v, s) => void (s.accountsFile = v) },
   {
     flag: 'limiting-day',
     env: 'SDP_LIMITING_DAY',
+    format: 'pst|america-los-angeles',
+    summary: 'the day daily limits count in (docs/limits-days.md)',
+    shown: (d) => d.limitingDay,
     read: (v, s) => {
       if (v !== 'pst' && v !== 'america-los-angeles') throw new SettingsError(`--limiting-day must be pst or america-los-angeles, not "${v}"`);
       s.limitingDay = v;
     },
   },
-  { flag: 'body-limit', env: 'SDP_BODY_LIMIT', read: (v, s) => void (s.bodyLimit = wholeNumber('--body-limit', v, 1024, 1024 ** 3)) },
-  { flag: 'access-log', env: 'SDP_ACCESS_LOG', read: (v, s) => void (s.accessLog = v) },
+  { flag: 'body-limit', env: 'SDP_BODY_LIMIT', format: 'BYTES', summary: 'larger request bodies answer 413', shown: (d) => String(d.bodyLimit), read: (v, s) => void (s.bodyLimit = wholeNumber('--body-limit', v, 1024, 1024 ** 3)) },
+  { flag: 'access-log', env: 'SDP_ACCESS_LOG', format: 'stdout|off|FILE', summary: 'where one line per request goes', shown: (d) => d.accessLog, read: (v, s) => void (s.accessLog = v) },
 ];
 
 export function defaultSettings(): ServerSettings {
@@ -104,33 +135,51 @@ export function defaultSettings(): ServerSettings {
   };
 }
 
-/** Flags win over environment variables, which win over the defaults. `--flag value` and `--flag=value`. */
-export function readSettings(argv: string[], env: Record<string, string | undefined> = {}): ServerSettings {
-  const s = defaultSettings();
-  for (const setting of SETTINGS) {
-    const v = env[setting.env];
-    if (v !== undefined && v !== '') setting.read(v, s);
+/**
+ * Reads flags into `into`: flags win over environment variables, which win over what `into` holds.
+ * `--flag value` and `--flag=value`. Returns the arguments that are not flags, in order; a command that
+ * takes none refuses them.
+ */
+export function readFlags<T>(argv: string[], env: Record<string, string | undefined>, table: readonly Setting<T>[], into: T): string[] {
+  for (const setting of table) {
+    const v = setting.env === undefined ? undefined : env[setting.env];
+    if (v !== undefined && v !== '') setting.read(v, into);
   }
+  const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (!arg.startsWith('-') || arg === '-') {
+      positional.push(arg);
+      continue;
+    }
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    const setting = m && SETTINGS.find((x) => x.flag === m[1]);
-    if (!m || !setting) throw new SettingsError(`unknown argument "${arg}"; see sdp --help`);
+    const setting = m && table.find((x) => x.flag === m[1]);
+    if (!m || !setting) throw new SettingsError(`unknown argument "${arg}"`);
     let value = m[2];
     if (value === undefined) {
       value = argv[++i];
       if (value === undefined) throw new SettingsError(`--${setting.flag} needs a value`);
     }
-    setting.read(value, s);
+    setting.read(value, into);
   }
+  return positional;
+}
+
+/** Reads the settings of `sdp serve`; it takes no other arguments. */
+export function readSettings(argv: string[], env: Record<string, string | undefined> = {}): ServerSettings {
+  const s = defaultSettings();
+  const rest = readFlags(argv, env, SERVE_SETTINGS, s);
+  if (rest.length > 0) throw new SettingsError(`unknown argument "${rest[0]}"`);
   return s;
 }
 
-export const USAGE = `sdp: the social-data platform server
-
-  sdp serve [flags]     run the API server
-  sdp sim ...           run billing scenarios (see docs/sim.md)
-
-Flags of serve (each also an environment variable):
-${SETTINGS.map((x) => `  --${x.flag.padEnd(14)} ${x.env}`).join('\n')}
-See docs/server.md.`;
+/** The flags part of a help text: one entry per flag with its form, meaning, default and variable. */
+export function flagsHelp<T>(table: readonly Setting<T>[], defaults: T): string {
+  return table
+    .map((x) => {
+      const head = `  --${x.flag} ${x.format}`;
+      const tail = `default ${x.shown(defaults)}${x.env ? `; env ${x.env}` : ''}`;
+      return `${head}\n      ${x.summary} (${tail})`;
+    })
+    .join('\n');
+}

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 // `npx tsx packages/sim/src/cli.ts scenario.yaml`: the same as `sdp sim scenario.yaml`.
 import { simMain } from './sim-cli.ts';
 

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { DEFAULT_PACKAGE, ENDPOINTS, VERSIONS, readPackageFields, type AccountPackage, type VersionId } from '@sdp/core';
+import { DEFAULT_PACKAGE, VERSIONS, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
 import { parseDuration } from './duration.ts';
 
 /** When calls come: offsets from the actor's start, in milliseconds. */
@@ -24,7 +24,7 @@ export interface RetryPolicy {
 /** A call made once when the actor starts; its answer can be quoted in later params as `${as.body...}`. */
 export interface SetupCall {
   as: string;
-  endpoint: string;
+  endpoint: EndpointId;
   version: VersionId;
   params: Record<string, unknown>;
 }
@@ -46,7 +46,8 @@ interface ActorBase {
 
 export interface CallActor extends ActorBase {
   kind: 'calls';
-  endpoint: string;
+  /** Empty for an actor that only makes its setup calls. */
+  endpoint: EndpointId | '';
   version: VersionId;
   params: Record<string, unknown>;
   body?: InteractionBody;
@@ -127,7 +128,6 @@ export function parseScenario(text: string, source?: string): Scenario {
 }
 
 const VERSION_IDS = VERSIONS.map((v) => v.id) as string[];
-const ENDPOINT_IDS = new Set(ENDPOINTS.map((e) => e.id));
 const PER: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 export const DEFAULT_START = Date.parse('2026-01-05T08:00:00Z');
 
@@ -248,7 +248,7 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
     }
     const setupOnly = o.setup !== undefined && o.schedule === undefined && o.endpoint === undefined;
     const endpoint = setupOnly ? undefined : str(o.endpoint, `${path}.endpoint`, bad, { required: true });
-    if (endpoint !== undefined && !ENDPOINT_IDS.has(endpoint)) bad(`${path}.endpoint`, `no endpoint ${endpoint} in the catalogue (ids look like core.validate, tasks.create, ingest)`);
+    if (endpoint !== undefined && !isEndpointId(endpoint)) bad(`${path}.endpoint`, `no endpoint ${endpoint} in the catalogue (ids look like core.validate, tasks.create, ingest)`);
     const actorVersion = o.version === undefined ? version : ver(o.version, `${path}.version`, bad) ?? version;
     const params = o.params === undefined ? {} : obj(o.params, `${path}.params`, bad) ?? {};
     let body: InteractionBody | undefined;
@@ -270,15 +270,15 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
         known(so, sp, ['as', 'endpoint', 'version', 'params'], bad);
         const as = so.as === undefined ? `setup${j}` : str(so.as, `${sp}.as`, bad) ?? `setup${j}`;
         const ep = str(so.endpoint, `${sp}.endpoint`, bad, { required: true });
-        if (ep !== undefined && !ENDPOINT_IDS.has(ep)) bad(`${sp}.endpoint`, `no endpoint ${ep} in the catalogue`);
+        if (ep !== undefined && !isEndpointId(ep)) bad(`${sp}.endpoint`, `no endpoint ${ep} in the catalogue`);
         const v = so.version === undefined ? actorVersion : ver(so.version, `${sp}.version`, bad) ?? actorVersion;
         const p = so.params === undefined ? {} : obj(so.params, `${sp}.params`, bad) ?? {};
-        if (ep !== undefined) setup.push({ as, endpoint: ep, version: v, params: p });
+        if (ep !== undefined && isEndpointId(ep)) setup.push({ as, endpoint: ep, version: v, params: p });
       });
     }
     const mediaType = o.media_type === undefined ? 'application/json' : str(o.media_type, `${path}.media_type`, bad) ?? 'application/json';
     const retry = o.retry === undefined ? undefined : retryPolicy(o.retry, `${path}.retry`, bad);
-    actors.push({ ...base, kind: 'calls', endpoint: endpoint ?? '', version: actorVersion, params, ...(body ? { body } : {}), mediaType, setup, ...(retry ? { retry } : {}) });
+    actors.push({ ...base, kind: 'calls', endpoint: endpoint !== undefined && isEndpointId(endpoint) ? endpoint : '', version: actorVersion, params, ...(body ? { body } : {}), mediaType, setup, ...(retry ? { retry } : {}) });
   });
 
   if (issues.length > 0) throw new ScenarioError(issues, source);

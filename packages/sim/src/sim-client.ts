@@ -91,9 +91,12 @@ export class SimClient {
       this.scope.now = new Date(at).toISOString();
       params = fillTemplate(this.params, this.scope) as Record<string, unknown>;
     }
+    const endpoint = this.actor.endpoint;
+    // A setup-only actor has no endpoint of its own and is never scheduled.
+    if (endpoint === '') return;
     const answer = await this.engine.call({
       version: this.actor.version,
-      endpoint: this.actor.endpoint,
+      endpoint,
       credentials: this.credentials(),
       params,
       mediaType: this.actor.mediaType,

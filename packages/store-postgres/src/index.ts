@@ -1,2 +1,2 @@
-export { connectPostgresStore, PostgresEventStore, StoreUnavailable, type PostgresStoreOptions } from './postgres-store.ts';
-export { SCHEMA_VERSION } from './schema.ts';
+// The public face of @sdp/store-postgres; what is not listed is internal (api-report/store-postgres.api.md shows every change).
+export { PostgresEventStore, StoreUnavailable, connectPostgresStore, type PostgresStoreOptions } from './postgres-store.ts';

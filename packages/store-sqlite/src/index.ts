@@ -1,2 +1,3 @@
-export { openSqliteStore, SqliteEventStore, type SqliteStoreOptions } from './sqlite-store.ts';
-export { StoreFileError, SCHEMA_VERSION, APPLICATION_ID } from './schema.ts';
+// The public face of @sdp/store-sqlite; what is not listed is internal (api-report/store-sqlite.api.md shows every change).
+export { StoreFileError } from './schema.ts';
+export { SqliteEventStore, openSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';

@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { DEFAULT_PACKAGE, ENDPOINTS, VERSIONS, type AccountPackage, type AllowanceKind, type ApiCall, type VersionId } from '@sdp/core';
+import { DEFAULT_PACKAGE, ENDPOINTS, VERSIONS, type AccountPackage, type AllowanceKind, type ApiCall, type EndpointId, type VersionId } from '@sdp/core';
 
 /**
  * fast-check arbitraries for the platform's inputs. Each produces only valid values (what a property
@@ -65,7 +65,7 @@ export const filterTextArb: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((
 
 export interface CallSpec {
   version: VersionId;
-  endpoint: string;
+  endpoint: EndpointId;
   params: Record<string, unknown>;
 }
 
@@ -73,7 +73,7 @@ export interface CallSpec {
  * Calls to endpoints drawing from the given allowances (the general and analyze ones by default), at any
  * version; `core.validate` and friends get a valid filter. Use `endpoints` to pick your own list.
  */
-export function callArb(opts: { endpoints?: string[]; allowances?: AllowanceKind[] } = {}): fc.Arbitrary<CallSpec> {
+export function callArb(opts: { endpoints?: readonly EndpointId[]; allowances?: AllowanceKind[] } = {}): fc.Arbitrary<CallSpec> {
   const allowances = opts.allowances ?? ['general', 'analyze'];
   const ids = opts.endpoints ?? ENDPOINTS.filter((e) => allowances.includes(e.allowance)).map((e) => e.id);
   return fc.record({

@@ -12,6 +12,7 @@ import {
   type CallAnswer,
   type Clock,
   type Engine,
+  type EndpointId,
   type EventStore,
   type Ids,
   type RateFigures,
@@ -44,7 +45,7 @@ export interface EngineUnderTest {
   /** The recording tasks are queued against (when task commands are on). */
   subscriptionId: string | null;
   /** Optional per-endpoint costs the embedder expects to see in `X-RateLimit-Cost`. */
-  costs: Record<string, number> | undefined;
+  costs: Partial<Record<EndpointId, number>> | undefined;
 }
 
 type Cmd = fc.AsyncCommand<EngineModel, EngineUnderTest>;
@@ -241,7 +242,7 @@ export class TaskBurstCommand implements Cmd {
 
 export interface EngineCommandOptions {
   /** Endpoints the calls pick from (default: every general or analyze endpoint). */
-  endpoints?: string[];
+  endpoints?: readonly EndpointId[];
   /** Include stream-product charges (default true). */
   stream?: boolean;
   /** Include bursts of task creations (default false: a full queue takes 1,000 calls). */
@@ -267,7 +268,7 @@ export interface EngineModelSetup {
   /** Builds the engine under test (default: `createEngine` with every platform handler). */
   engine?: (ports: { store: EventStore; clock: Clock; ids: Ids }) => Engine;
   /** Expected `X-RateLimit-Cost` per endpoint id. */
-  costs?: Record<string, number>;
+  costs?: Partial<Record<EndpointId, number>>;
   /** Start of the clock (default 2026-01-05T08:05:37Z, off the minute mark on purpose). */
   start?: number;
   /** Start a recording so task bursts have something to analyse. */

@@ -1,4 +1,5 @@
-export * from './store-contract.ts';
-export * from './decider-spec.ts';
-export * from './arbitraries.ts';
-export * from './engine-model.ts';
+// `@sdp/testing`: everything; `@sdp/testing/no-runner` is the same without the store contract suite (vitest).
+export { accountArb, asApiCall, fc, callArb, clockMoveArb, filterTextArb, packageArb, versionArb, type AccountInput, type CallSpec } from './arbitraries.ts';
+export { DeciderSpec, deciderSpec, type ExpectedRefusal } from './decider-spec.ts';
+export { AdvanceClockCommand, ApiCallCommand, CallBurstCommand, InvariantBroken, StreamChargeCommand, TaskBurstCommand, engineCommands, runEngineModel, type AllowanceModel, type EngineCommandOptions, type EngineModel, type EngineModelSetup, type EngineUnderTest, type ModelCommand } from './engine-model.ts';
+export { storeContract, type StoreContractOptions } from './store-contract.ts';

@@ -44,8 +44,18 @@ describe('account decider', () => {
     spec().given([opened]).when({ type: 'AllowAccount' }).then([]);
   });
 
+  it('replaces the key with one hashed under the same salt (identities keep theirs); a bad key is refused', () => {
+    const s = spec()
+      .given([opened])
+      .when({ type: 'ReplaceApiKey', apiKey: 'key-00000009' })
+      .then([{ type: 'ApiKeyReplaced', data: { keyHash: hashApiKey('s1', 'key-00000009') } }]);
+    expect(s.salt).toBe('s1');
+    spec().given([opened]).when({ type: 'ReplaceApiKey', apiKey: 'has space' }).thenThrows(400, /api_key/);
+  });
+
   it('answers 404 for commands on an account that does not exist', () => {
     spec().when({ type: 'DenyAccount', reason: 'x' }).thenThrows(404);
+    spec().when({ type: 'ReplaceApiKey', apiKey: 'key-00000009' }).thenThrows(404);
   });
 });
 

@@ -21,17 +21,26 @@ export type AccountEvent =
   | DomainEvent<'AccountOpened', { username: string; salt: string; keyHash: string; package: AccountPackage; at: number }>
   | DomainEvent<'PackageChanged', { package: AccountPackage }>
   | DomainEvent<'AccountDenied', { reason: string }>
-  | DomainEvent<'AccountAllowed', Record<string, never>>;
+  | DomainEvent<'AccountAllowed', Record<string, never>>
+  | DomainEvent<'ApiKeyReplaced', { keyHash: string }>;
 
 export type AccountCommand =
   | { type: 'OpenAccount'; username: string; apiKey: string; salt: string; package: Partial<AccountPackage>; at: number }
   | { type: 'ChangePackage'; fields: Partial<AccountPackage> }
   | { type: 'DenyAccount'; reason: string }
-  | { type: 'AllowAccount' };
+  | { type: 'AllowAccount' }
+  /** The operator's way back in when a key is lost (it is kept only as a digest). The salt stays: identities' keys are hashed with it. */
+  | { type: 'ReplaceApiKey'; apiKey: string };
 
 export const accountStream = (username: string): string => `account:${username}`;
 
 const USERNAME = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+function checkApiKey(apiKey: string): void {
+  if (apiKey.length < 8 || apiKey.length > 128 || /[\s:]/.test(apiKey)) {
+    throw new BadRequest('api_key must be 8 to 128 characters with no spaces or colons');
+  }
+}
 
 export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
   name: 'account.v1',
@@ -51,9 +60,7 @@ export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
       if (!USERNAME.test(command.username)) {
         throw new BadRequest('username must be 1 to 64 letters, digits or _ . @ -');
       }
-      if (command.apiKey.length < 8 || command.apiKey.length > 128 || /[\s:]/.test(command.apiKey)) {
-        throw new BadRequest('api_key must be 8 to 128 characters with no spaces or colons');
-      }
+      checkApiKey(command.apiKey);
       return [
         {
           type: 'AccountOpened',
@@ -75,6 +82,9 @@ export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
         return state.denied ? [] : [{ type: 'AccountDenied', data: { reason: command.reason } }];
       case 'AllowAccount':
         return state.denied ? [{ type: 'AccountAllowed', data: {} }] : [];
+      case 'ReplaceApiKey':
+        checkApiKey(command.apiKey);
+        return [{ type: 'ApiKeyReplaced', data: { keyHash: hashApiKey(state.salt, command.apiKey) } }];
     }
   },
   evolve: evolveWith<Account, AccountEvent>({
@@ -96,6 +106,9 @@ export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
     AccountAllowed(s) {
       s.denied = false;
       s.deniedReason = null;
+    },
+    ApiKeyReplaced(s, d) {
+      s.keyHash = d.keyHash;
     },
   }),
 };

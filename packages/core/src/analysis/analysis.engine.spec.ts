@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../engine/engine.ts';
 import { MemoryEventStore } from '../engine/memory-store.ts';
@@ -14,7 +15,7 @@ async function platform(pkg: Record<string, unknown> = { redaction_audience_min:
   const time = { now: T0 };
   const engine = new Engine({ store: new MemoryEventStore(), clock: { now: () => time.now }, ids: seededIds(11), handlers: { ...filterHandlers, ...recordingHandlers, ...analysisHandlers } });
   await engine.openAccount({ username: 'ana', api_key: 'ana-key-0001', package: pkg });
-  const call = (version: VersionId, endpoint: string, params: Record<string, unknown> = {}) =>
+  const call = (version: VersionId, endpoint: EndpointId, params: Record<string, unknown> = {}) =>
     engine.call({ version, endpoint, credentials: { username: 'ana', apiKey: 'ana-key-0001' }, params });
   const hash = ((await call('1.5', 'insight.compile', { csdl: 'tag.device.kind "mobile" { fb.parent.interface == "mobile" } return { fb.type exists }' })).body as { hash: string }).hash;
   const id = ((await call('1.5', 'insight.start', { hash, name: 'all' })).body as { id: string }).id;

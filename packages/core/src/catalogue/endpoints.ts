@@ -17,8 +17,11 @@ export interface PathForm {
   from: VersionId;
 }
 
-export interface Endpoint {
-  id: string;
+/** Every endpoint's id, from the catalogue below: a misspelt id does not compile. */
+export type EndpointId = (typeof TABLE)[number]['id'];
+
+export interface Endpoint<Id extends string = EndpointId> {
+  id: Id;
   group: Group;
   /** The path as the seed writes it. */
   path: string;
@@ -34,8 +37,8 @@ export interface Endpoint {
   note?: string;
 }
 
-interface Row {
-  id: string;
+interface Row<Id extends string> {
+  id: Id;
   path: string;
   methods: Method[];
   success: number | number[];
@@ -54,7 +57,7 @@ const insightForms = (action: string): PathForm[] => [
   { template: `/insight/{service}/${action}`, from: '1.4' },
 ];
 
-function group(name: Group, rows: Row[]): Endpoint[] {
+function group<const Id extends string>(name: Group, rows: Row<Id>[]): Endpoint<Id>[] {
   return rows.map((r) => ({
     id: r.id,
     group: name,
@@ -71,7 +74,7 @@ function group(name: Group, rows: Row[]): Endpoint[] {
 
 const TASK_TYPE = '{type=analysis|strategy}';
 
-export const ENDPOINTS: readonly Endpoint[] = [
+const TABLE = [
   ...group('tasks', [
     {
       id: 'tasks.list',
@@ -203,7 +206,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ]),
 ];
 
-const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
+export const ENDPOINTS: readonly Endpoint[] = TABLE;
+
+const BY_ID = new Map<string, Endpoint>(ENDPOINTS.map((e) => [e.id, e]));
+
+/** For ids read at run time (scenario files, the wire): true when the catalogue has it. */
+export function isEndpointId(id: string): id is EndpointId {
+  return BY_ID.has(id);
+}
 
 export function endpointById(id: string): Endpoint {
   const e = BY_ID.get(id);

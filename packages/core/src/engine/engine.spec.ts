@@ -49,6 +49,16 @@ describe('engine.call: the order of judgement (decisions §1)', () => {
     expect(await store.head()).toBe(head);
   });
 
+  it('answers 401 to the old key once the key is replaced, and 200 to the new one', async () => {
+    const { engine } = setup();
+    await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
+    expect((await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: creds })).status).toBe(200);
+    const { api_key } = await engine.replaceApiKey('alice');
+    expect(api_key).not.toBe(creds.apiKey);
+    expect((await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: creds })).status).toBe(401);
+    expect((await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { username: 'alice', apiKey: api_key } })).status).toBe(200);
+  });
+
   it('answers 403 to a denied account before looking at its allowance', async () => {
     const { engine } = setup();
     await engine.openAccount({ username: 'alice', api_key: creds.apiKey });

@@ -232,6 +232,12 @@ export class Engine {
     return { username: account.username, api_key: apiKey, package: account.package };
   }
 
+  /** A new key for the account (the old one stops working at once); its identities' keys are untouched. */
+  async replaceApiKey(username: string, apiKey: string = this.ids.hex(32)): Promise<{ username: string; api_key: string }> {
+    await this.command((uow) => uow.execute(accountDecider, accountStream(username), { type: 'ReplaceApiKey', apiKey }));
+    return { username, api_key: apiKey };
+  }
+
   async changePackage(username: string, fields: unknown): Promise<AccountView> {
     const parsed = readPackageFields(fields);
     await this.command((uow) => uow.execute(accountDecider, accountStream(username), { type: 'ChangePackage', fields: parsed }));

@@ -1,7 +1,7 @@
 import type { Account } from '../accounting/account.ts';
 import type { AccountPackage } from '../accounting/package.ts';
 import type { AllowanceLine, RateFigures } from '../accounting/credit-window.ts';
-import type { Endpoint } from '../catalogue/endpoints.ts';
+import type { Endpoint, EndpointId } from '../catalogue/endpoints.ts';
 import type { VersionId } from '../catalogue/versions.ts';
 import type { Params } from './params.ts';
 import type { Ids } from './ports.ts';
@@ -10,8 +10,8 @@ import type { UnitOfWork } from './unit-of-work.ts';
 /** A transport-neutral call: what the HTTP face, the simulator and embedders hand to the engine. */
 export interface ApiCall {
   version: VersionId;
-  /** A catalogue id, e.g. `core.validate`. */
-  endpoint: string;
+  /** A catalogue id, e.g. `core.validate` (`isEndpointId` checks one read at run time). */
+  endpoint: EndpointId;
   credentials?: { username: string; apiKey: string } | undefined;
   /** Parameters merged from the path, query string and body. */
   params?: Record<string, unknown>;
@@ -63,7 +63,8 @@ export interface HandlerAnswer {
 }
 
 export type Handler = (ctx: CallContext) => Promise<HandlerAnswer> | HandlerAnswer;
-export type HandlerTable = Record<string, Handler>;
+/** Handlers by catalogue id: a table may hold any subset; a misspelt id does not compile. */
+export type HandlerTable = { [Id in EndpointId]?: Handler };
 
 /**
  * How identities take part in a call (built by the identities aggregate): which identity a key belongs

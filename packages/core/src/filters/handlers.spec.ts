@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../engine/memory-store.ts';
 import { seededIds, type Clock } from '../engine/ports.ts';
@@ -12,7 +13,7 @@ async function setup() {
   const store = new MemoryEventStore();
   const engine = createEngine({ store, clock, ids: seededIds(11) });
   await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
-  const call = (endpoint: string, params: Record<string, unknown> = {}, version: VersionId = '1.5') =>
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, version: VersionId = '1.5') =>
     engine.call({ version, endpoint, credentials: creds, params });
   return { engine, store, time, call };
 }

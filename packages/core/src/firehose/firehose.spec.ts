@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { Engine } from '../engine/engine.ts';
@@ -49,7 +50,7 @@ describe('the synthetic firehose', () => {
     const time = { now: T0 };
     const engine = new Engine({ store: new MemoryEventStore(), clock: { now: () => time.now }, ids: seededIds(5), handlers: { ...filterHandlers, ...recordingHandlers } });
     await engine.openAccount({ username: 'op', api_key: 'op-key-0001' });
-    const call = (endpoint: string, params: Record<string, unknown>) => engine.call({ version: '1.5', endpoint, credentials: { username: 'op', apiKey: 'op-key-0001' }, params });
+    const call = (endpoint: EndpointId, params: Record<string, unknown>) => engine.call({ version: '1.5', endpoint, credentials: { username: 'op', apiKey: 'op-key-0001' }, params });
     const hash = ((await call('insight.compile', { csdl: 'fb.author.gender == "female"' })).body as { hash: string }).hash;
     const id = ((await call('insight.start', { hash, name: 'women' })).body as { id: string }).id;
     await firehose.switchOn(engine, 'op', { service: 'facebook', perMinute: 30, seed: 3 });

@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../engine/memory-store.ts';
 import { seededIds, type Clock } from '../engine/ports.ts';
@@ -16,7 +17,7 @@ async function setup() {
   const engine = createEngine({ store: new MemoryEventStore(), clock, ids: seededIds(5) });
   await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
   const hash = await engine.command(async (uow) => (await compileAndRegister(uow, 'interaction.content contains "coffee"', { register: true })).hash);
-  const call = (endpoint: string, params: Record<string, unknown> = {}) => engine.call({ version: '1.5', endpoint, credentials: creds, params });
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}) => engine.call({ version: '1.5', endpoint, credentials: creds, params });
   const prepare = async (over: Record<string, unknown> = {}) =>
     (await call('historics.prepare', { hash, start: START, end: END, sources: 'tumblr,facebook', name: 'past coffee', ...over })).body as { id: string };
   return { engine, time, call, hash, prepare };

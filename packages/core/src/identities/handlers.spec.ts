@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { MemoryEventStore } from '../engine/memory-store.ts';
 import { seededIds, type Clock } from '../engine/ports.ts';
@@ -11,7 +12,7 @@ async function setup(pkg?: Record<string, unknown>) {
   const clock: Clock = { now: () => time.now };
   const engine = createEngine({ store: new MemoryEventStore(), clock, ids: seededIds(3) });
   await engine.openAccount({ username: 'alice', api_key: creds.apiKey, ...(pkg ? { package: pkg } : {}) });
-  const call = (endpoint: string, params: Record<string, unknown> = {}, key = creds.apiKey, version: VersionId = '1.5') =>
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, key = creds.apiKey, version: VersionId = '1.5') =>
     engine.call({ version, endpoint, credentials: { username: 'alice', apiKey: key }, params });
   return { engine, time, call };
 }

@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { MemoryEventStore } from '../engine/memory-store.ts';
@@ -40,7 +41,7 @@ async function setup() {
     }));
     return recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, interactions);
   });
-  const call = (endpoint: string, params: Record<string, unknown> = {}) => engine.call({ version: '1.5', endpoint, credentials: creds, params });
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}) => engine.call({ version: '1.5', endpoint, credentials: creds, params });
   return { engine, time, call, all, coffee };
 }
 

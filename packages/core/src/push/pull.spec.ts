@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { VersionId } from '../catalogue/versions.ts';
@@ -23,7 +24,7 @@ async function platform(format = 'json_array') {
     handlers: { ...filterHandlers, ...recordingHandlers, ...pushHandlers(), ...sourceHandlers() },
   });
   await engine.openAccount({ username: 'alice', api_key: 'alice-key-01' });
-  const call = (endpoint: string, params: Record<string, unknown> = {}, body?: string, version: VersionId = '1.5') =>
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, body?: string, version: VersionId = '1.5') =>
     engine.call({ version, endpoint, credentials: { username: 'alice', apiKey: 'alice-key-01' }, params, body });
   const hash = ((await call('insight.compile', { csdl: 'fb.content contains "coffee"' })).body as { hash: string }).hash;
   expect((await call('insight.start', { hash, name: 'coffee', service: 'facebook' })).status).toBe(200);

@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import type { VersionId } from '../catalogue/versions.ts';
 import { Engine } from '../engine/engine.ts';
@@ -22,7 +23,7 @@ async function platform() {
     handlers: { ...filterHandlers, ...recordingHandlers, ...historicsHandlers, ...pushHandlers(), ...sourceHandlers() },
   });
   await engine.openAccount({ username: 'alice', api_key: 'alice-key-01' });
-  const call = (endpoint: string, params: Record<string, unknown> = {}, version: VersionId = '1.5', body?: string) =>
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, version: VersionId = '1.5', body?: string) =>
     engine.call({ version, endpoint, credentials: { username: 'alice', apiKey: 'alice-key-01' }, params, body });
   const hash = ((await call('core.compile', { csdl: 'fb.content contains "coffee"' })).body as { hash: string }).hash;
   const historicsId = ((await call('historics.prepare', { hash, start: S0 - 7200, end: S0 - 60, sources: 'facebook', name: 'past' })).body as { id: string }).id;
@@ -136,7 +137,7 @@ describe('the lifecycle through engine.call', () => {
     expect((again.body as { error: string }).error).toMatch(/stop.*finishing/);
     expect((await p.call('push.resume', { id })).status).toBe(409);
     expect((await p.call('push.delete', { id })).status).toBe(204);
-    for (const endpoint of ['push.get', 'push.pause', 'push.resume', 'push.stop', 'push.update', 'push.delete', 'push.log', 'push.pull']) {
+    for (const endpoint of ['push.get', 'push.pause', 'push.resume', 'push.stop', 'push.update', 'push.delete', 'push.log', 'push.pull'] as const) {
       expect((await p.call(endpoint, { id, name: 'x' })).status, endpoint).toBe(404);
     }
   });
@@ -210,7 +211,7 @@ describe('registration', () => {
     const { createEngine } = await import('../platform.ts');
     const engine = createEngine({ store: new MemoryEventStore(), clock: { now: () => T0 }, ids: seededIds(2) });
     await engine.openAccount({ username: 'alice', api_key: 'alice-key-01' });
-    const call = (endpoint: string, params: Record<string, unknown> = {}, body?: string) =>
+    const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, body?: string) =>
       engine.call({ version: '1.5', endpoint, credentials: { username: 'alice', apiKey: 'alice-key-01' }, params, body });
     expect((await call('push.validate', { output_type: 'pull' })).status).toBe(200);
     expect((await call('push.pull', { id: '0'.repeat(32) })).status).toBe(404);

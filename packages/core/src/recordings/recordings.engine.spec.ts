@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../engine/engine.ts';
 import { MemoryEventStore } from '../engine/memory-store.ts';
@@ -18,7 +19,7 @@ async function platform(pkg: Record<string, unknown> = {}) {
   const store = new MemoryEventStore();
   const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(3), handlers: { ...filterHandlers, ...recordingHandlers } });
   await engine.openAccount({ username: 'alice', api_key: 'alice-key-01', package: pkg });
-  const call = (version: VersionId, endpoint: string, params: Record<string, unknown> = {}) =>
+  const call = (version: VersionId, endpoint: EndpointId, params: Record<string, unknown> = {}) =>
     engine.call({ version, endpoint, credentials: { username: 'alice', apiKey: 'alice-key-01' }, params });
   const compile = async (csdl: string): Promise<string> => {
     const a = await call('1.5', 'insight.compile', { csdl });

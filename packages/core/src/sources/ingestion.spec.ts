@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import type { VersionId } from '../catalogue/versions.ts';
@@ -85,7 +86,7 @@ async function platform(limits?: IngestionLimits) {
   const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(5), handlers: { ...filterHandlers, ...recordingHandlers, ...sourceHandlers(limits) } });
   await engine.openAccount({ username: 'alice', api_key: 'alice-key-01' });
   await engine.openAccount({ username: 'bob', api_key: 'bob-key-0001' });
-  const call = (endpoint: string, params: Record<string, unknown> = {}, body?: string, who = 'alice', version: VersionId = '1.5') =>
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, body?: string, who = 'alice', version: VersionId = '1.5') =>
     engine.call({ version, endpoint, credentials: { username: who, apiKey: `${who}-key-${who === 'bob' ? '0001' : '01'}` }, params, body });
   const created = await call('source.create', { source_type: 'twitter_gnip', name: 'gnip', resources: JSON.stringify([{ parameters: { mapping: 'gnip_1' } }]) });
   const id = (created.body as { id: string }).id;

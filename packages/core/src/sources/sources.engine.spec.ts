@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import type { VersionId } from '../catalogue/versions.ts';
 import { Engine } from '../engine/engine.ts';
@@ -13,7 +14,7 @@ async function platform() {
   const store = new MemoryEventStore();
   const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(9), handlers: sourceHandlers() });
   await engine.openAccount({ username: 'alice', api_key: 'alice-key-01' });
-  const call = (endpoint: string, params: Record<string, unknown> = {}, version: VersionId = '1.5') =>
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, version: VersionId = '1.5') =>
     engine.call({ version, endpoint, credentials: { username: 'alice', apiKey: 'alice-key-01' }, params });
   return { engine, store, time, call };
 }
@@ -136,7 +137,7 @@ describe('managed sources through engine.call', () => {
     const p = await platform();
     const id = body(await p.call('source.create', page)).id;
     expect((await p.call('source.delete', { id })).status).toBe(204);
-    for (const endpoint of ['source.get', 'source.start', 'source.stop', 'source.update', 'source.delete', 'source.log', 'source.auth.add', 'source.resource.add']) {
+    for (const endpoint of ['source.get', 'source.start', 'source.stop', 'source.update', 'source.delete', 'source.log', 'source.auth.add', 'source.resource.add'] as const) {
       const a = await p.call(endpoint, { id, name: 'x', auth: [{ parameters: { value: 't' } }], resources: [{ parameters: { id: '1' } }] });
       expect(a.status, endpoint).toBe(404);
     }

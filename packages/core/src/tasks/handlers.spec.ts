@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import type { VersionId } from '../catalogue/versions.ts';
@@ -43,7 +44,7 @@ async function setup() {
     }));
     return recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, interactions);
   });
-  const call = (endpoint: string, params: Record<string, unknown> = {}, opts: { version?: VersionId; mediaType?: string } = {}) =>
+  const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, opts: { version?: VersionId; mediaType?: string } = {}) =>
     engine.call({ version: opts.version ?? '1.5', endpoint, credentials: creds, params, mediaType: opts.mediaType ?? 'application/json' });
   const task = {
     service: 'linkedin',

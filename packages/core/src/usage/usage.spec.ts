@@ -1,3 +1,4 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../engine/engine.ts';
 import { MemoryEventStore } from '../engine/memory-store.ts';
@@ -15,7 +16,7 @@ async function platform() {
   const time = { now: T0 };
   const engine = new Engine({ store: new MemoryEventStore(), clock: { now: () => time.now }, ids: seededIds(2), handlers: { ...filterHandlers, ...recordingHandlers, ...analysisHandlers, ...usageHandlers } });
   await engine.openAccount({ username: 'u', api_key: 'u-key-00001', package: { index_capacity_per_month: 30_000_000 } });
-  const call = (version: VersionId, endpoint: string, params: Record<string, unknown> = {}) => engine.call({ version, endpoint, credentials: { username: 'u', apiKey: 'u-key-00001' }, params });
+  const call = (version: VersionId, endpoint: EndpointId, params: Record<string, unknown> = {}) => engine.call({ version, endpoint, credentials: { username: 'u', apiKey: 'u-key-00001' }, params });
   return { engine, time, call };
 }
 

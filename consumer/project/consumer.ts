@@ -1,0 +1,31 @@
+// A strict TypeScript user of the public types: it must compile against the declarations alone.
+import { createServer } from 'node:http';
+import { createEngine, MemoryEventStore, ENDPOINTS, type ApiCall, type CallAnswer, type EndpointId, type Handler, type HandlerTable } from '@sdp/core';
+import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
+import { createFetchHandler, createNodeListener, type HttpOptions } from '@sdp/http';
+import { openSqliteStore, type SqliteStoreOptions } from '@sdp/store-sqlite';
+import { connectPostgresStore } from '@sdp/store-postgres';
+import { deciderSpec } from '@sdp/testing/no-runner';
+import { accountDecider } from '@sdp/core';
+
+const validate: EndpointId = 'core.validate';
+const echo: Handler = (ctx) => ({ body: { endpoint: ctx.endpoint.id, version: ctx.version } });
+const handlers: HandlerTable = { 'push.get': echo };
+
+export async function run(): Promise<CallAnswer> {
+  const store = process.env['SQLITE'] ? await openSqliteStore(process.env['SQLITE']) : new MemoryEventStore();
+  const engine = createEngine({ store, clock: new ManualClock(0), ids: randomIds(), settings: { limitingDay: 'pst' }, handlers });
+  const options: HttpOptions = { product: 'insight', basePath: '/api' };
+  const handle: (r: Request) => Promise<Response> = createFetchHandler(engine, options);
+  createServer(createNodeListener(engine, options));
+  void handle;
+  const call: ApiCall = { version: '1.5', endpoint: validate, credentials: { username: 'a', apiKey: 'k' }, params: { csdl: 'x' } };
+  const ids: EndpointId[] = ENDPOINTS.map((e) => e.id);
+  void ids;
+  void new SystemClock().now();
+  void connectPostgresStore;
+  const o: SqliteStoreOptions | undefined = undefined;
+  void o;
+  deciderSpec(accountDecider).given([]).when({ type: 'AllowAccount' }).thenThrows(404);
+  return engine.call(call);
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+/**
+ * The consumer suite: what a user outside this repository gets. Packs every package with `npm pack`,
+ * installs the tarballs into a temporary project outside the repository, and there, with plain Node (no
+ * tsx, no bundler): the embedding recipes (node:http on SQLite, Express, Fastify, Hono), the installed
+ * `sdp` bin, a strict TypeScript consumer, a misspelt endpoint id that must not compile, and the testing
+ * kit's README property under vitest. Then publint and arethetypeswrong on every package.
+ *
+ * `node consumer/run.mjs [--json FILE]` after `npm run build` (`npm run test:consumer` does both).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '..');
+const args = process.argv.slice(2);
+const jsonAt = args.indexOf('--json');
+const keep = args.includes('--keep');
+const work = mkdtempSync(join(tmpdir(), 'sdp-consumer-'));
+const tarballs = join(work, 'tarballs');
+const project = join(work, 'project');
+mkdirSync(tarballs);
+
+const results = [];
+const figures = { packed: {}, installSeconds: 0, installToFirstAnswerSeconds: 0 };
+const say = (line) => process.stdout.write(line + '\n');
+
+/** One check: runs, and is recorded as passed or failed with what it printed. */
+async function check(name, fn) {
+  const started = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    say(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  } catch (error) {
+    results.push({ name, ok: false });
+    say(`FAIL ${name}\n${String(error?.stdout ?? '')}${String(error?.stderr ?? '')}${error?.message ?? error}`.trimEnd());
+  }
+}
+
+const run = (cmd, argv, cwd, extra = {}) => execFileSync(cmd, argv, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...extra });
+
+// 1. Pack every workspace package, as `npm publish` would.
+const packages = readdirSync(join(root, 'packages')).filter((p) => !p.startsWith('.')).sort();
+const tgz = {};
+for (const p of packages) {
+  const dir = join(root, 'packages', p);
+  const [info] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', tarballs], dir));
+  tgz[info.name] = join(tarballs, info.filename);
+  figures.packed[info.name] = { packedBytes: info.size, unpackedBytes: info.unpackedSize, files: info.entryCount };
+  say(`packed ${info.name}: ${(info.size / 1024).toFixed(1)} kB packed, ${(info.unpackedSize / 1024).toFixed(1)} kB unpacked, ${info.entryCount} files`);
+  await check(`${info.name}: the tarball holds built JS, declarations and no tests`, () => {
+    const files = info.files.map((f) => f.path);
+    const bad = files.filter((f) => /\.spec\.ts$|tsbuildinfo$/.test(f));
+    if (bad.length) throw new Error(`test or build files packed: ${bad.join(', ')}`);
+    for (const need of ['dist/index.js', 'dist/index.d.ts', 'dist/index.d.ts.map', 'package.json']) {
+      if (!files.includes(need)) throw new Error(`${need} missing from the tarball`);
+    }
+  });
+}
+
+// 2. A blank project outside the repository that depends on the tarballs.
+cpSync(join(here, 'project'), project, { recursive: true });
+const devVersions = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
+writeFileSync(
+  join(project, 'package.json'),
+  JSON.stringify(
+    {
+      name: 'sdp-consumer',
+      private: true,
+      type: 'module',
+      dependencies: {
+        ...Object.fromEntries(Object.entries(tgz).map(([name, file]) => [name, `file:${file}`])),
+        express: '^5.1.0',
+        fastify: '^5.6.0',
+        hono: '^4.9.0',
+        '@hono/node-server': '^1.19.0',
+      },
+      devDependencies: {
+        typescript: devVersions.typescript,
+        vitest: devVersions.vitest,
+        'fast-check': devVersions['fast-check'],
+        '@fast-check/vitest': devVersions['@fast-check/vitest'],
+        '@types/node': devVersions['@types/node'],
+      },
+    },
+    null,
+    2,
+  ),
+);
+
+const t0 = Date.now();
+await check('npm install of the tarballs', () => {
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], project, { env: { ...process.env, npm_config_foreground_scripts: 'false' } });
+  figures.installSeconds = (Date.now() - t0) / 1000;
+});
+await check('the installed sdp serve answers its first call', async () => {
+  const child = spawn(join(project, 'node_modules/.bin/sdp'), ['serve', '--port', '0', '--store', 'memory:', '--access-log', 'off'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    const url = await new Promise((ok, fail) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) ok(m[1]);
+      });
+      child.stderr.on('data', (d) => (out += d));
+      child.on('exit', (code) => fail(new Error(`exited ${code}: ${out}`)));
+    });
+    const key = /username (\S+), API key (\S+)/.exec(out);
+    const r = await fetch(`${url}/v1.5/balance`, { headers: { authorization: `${key[1]}:${key[2]}` } });
+    if (r.status !== 200) throw new Error(`answered ${r.status}`);
+    figures.installToFirstAnswerSeconds = (Date.now() - t0) / 1000;
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
+
+// 3. The checks, each as a user runs it.
+const nodeTest = (file) => () => run(process.execPath, ['--test', '--test-reporter=dot', file], project);
+await check('recipes: node:http on SQLite, Express (express.json() at /api), Fastify, Hono', nodeTest('check-recipes.mjs'));
+await check('installed sdp: --help, --version, serve --help, serve and its curl line', nodeTest('cli.mjs'));
+const tsc = join(project, 'node_modules/typescript/bin/tsc');
+await check('a strict nodenext TypeScript consumer compiles against the declarations', () => run(process.execPath, [tsc, '-p', 'tsconfig.json'], project));
+await check('a misspelt endpoint id does not compile', () => {
+  const r = spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'misspelt.ts'], { cwd: project, encoding: 'utf8' });
+  if (r.status === 0) throw new Error('misspelt.ts compiled');
+  if (!/core\.valdate/.test(r.stdout) || !/TS2322/.test(r.stdout)) throw new Error(`failed for another reason:\n${r.stdout}`);
+  const others = r.stdout.split('\n').filter((l) => /error TS/.test(l) && !/TS2322/.test(l));
+  if (others.length) throw new Error(`other errors too:\n${others.join('\n')}`);
+});
+await check("the testing kit's README property under vitest", () => run(process.execPath, [join(project, 'node_modules/vitest/vitest.mjs'), 'run', 'kit.spec.ts'], project));
+
+// 4. Package metadata, as publishers check it.
+const bin = (name) => join(root, 'node_modules/.bin', name);
+for (const p of packages) {
+  const dir = join(root, 'packages', p);
+  const name = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name;
+  await check(`${name}: publint --strict`, () => {
+    const out = run(bin('publint'), ['--strict', '--pack', 'npm'], dir);
+    if (!/All good/.test(out)) throw new Error(out);
+  });
+  await check(`${name}: arethetypeswrong (ESM only)`, () => run(bin('attw'), [tgz[name], '--profile', 'esm-only', '--format', 'table-flipped'], root));
+}
+
+say(`\nfigures: ${JSON.stringify(figures)}`);
+if (jsonAt >= 0) writeFileSync(args[jsonAt + 1], JSON.stringify(figures, null, 2));
+if (!keep) rmSync(work, { recursive: true, force: true });
+else say(`kept ${work}`);
+const failed = results.filter((r) => !r.ok).length;
+say(`consumer: ${results.length - failed} passed, ${failed} failed`);
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,71 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Engine, MemoryEventStore, seededIds, type Handler } from '@sdp/core';
+import { ManualClock } from '@sdp/clock';
+import { createFetchHandler } from './fetch-handler.ts';
+import { createNodeListener } from './node-listener.ts';
+
+const KEY = 'alice-key-0001';
+const probe: Handler = (ctx) => ({ body: { params: ctx.params.raw } });
+
+async function engine(): Promise<Engine> {
+  const e = new Engine({ store: new MemoryEventStore(), clock: new ManualClock(Date.parse('2026-03-02T08:05:37Z')), ids: seededIds(3), handlers: { 'push.get': probe } });
+  await e.openAccount({ username: 'alice', api_key: KEY });
+  return e;
+}
+
+const servers: Server[] = [];
+afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r)))));
+
+/** A server whose middleware reads the whole body first, as a framework's body parser does, then hands over. */
+async function behindParser(parse: (req: IncomingMessage, raw: Buffer) => void, listener: ReturnType<typeof createNodeListener>): Promise<string> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      parse(req, Buffer.concat(chunks));
+      listener(req, res);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const call = (base: string, type: string, body: string) =>
+  fetch(`${base}/v1.5/push/get`, { method: 'POST', headers: { authorization: `alice:${KEY}`, 'content-type': type }, body });
+
+describe('the Node listener behind a body parser', () => {
+  it('reads JSON and form bodies a parser already consumed (req.body with body-parser\'s mark)', async () => {
+    const base = await behindParser((req, raw) => {
+      const r = req as IncomingMessage & { body?: unknown; _body?: boolean };
+      const type = req.headers['content-type'] ?? '';
+      r.body = type.includes('json') ? JSON.parse(raw.toString()) : Object.fromEntries(new URLSearchParams(raw.toString()));
+      r._body = true;
+    }, createNodeListener(await engine()));
+    const j = await call(base, 'application/json', JSON.stringify({ id: 'abc', n: 2 }));
+    expect(j.status).toBe(200);
+    expect(((await j.json()) as any).params).toEqual({ id: 'abc', n: 2 });
+    const f = await call(base, 'application/x-www-form-urlencoded', 'id=abc&n=2');
+    expect(((await f.json()) as any).params).toEqual({ id: 'abc', n: '2' });
+  });
+
+  it('prefers the raw bytes a framework kept (req.rawBody), and still refuses a body over the limit', async () => {
+    const base = await behindParser((req, raw) => void ((req as IncomingMessage & { rawBody?: Buffer }).rawBody = raw), createNodeListener(await engine(), { bodyLimit: 1024 }));
+    const f = await call(base, 'application/x-www-form-urlencoded', 'id=xyz');
+    expect(((await f.json()) as any).params).toEqual({ id: 'xyz' });
+    expect((await call(base, 'application/json', JSON.stringify({ id: 'x'.repeat(2000) }))).status).toBe(413);
+  });
+});
+
+describe('basePath', () => {
+  it('serves the API under a prefix the framework passes on, and nothing outside it', async () => {
+    const handle = createFetchHandler(await engine(), { basePath: '/api/' });
+    const at = (path: string) => handle(new Request(`http://x${path}?id=q`, { headers: { authorization: `alice:${KEY}` } }));
+    const r = await at('/api/v1.5/push/get');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+    expect((await at('/apiv1.5/push/get')).status).toBe(404);
+  });
+});

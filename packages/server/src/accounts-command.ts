@@ -1,0 +1,74 @@
+import { createEngine } from '@sdp/core';
+import { randomIds, SystemClock } from '@sdp/clock';
+import type { Command } from './command.ts';
+import { demoCurl } from './demo-account.ts';
+import { openStore } from './open-store.ts';
+import { defaultSettings, flagsHelp, readFlags, SERVE_SETTINGS, SettingsError, type ServerSettings, type Setting } from './settings.ts';
+
+interface AccountsOptions extends ServerSettings {
+  apiKey: string | undefined;
+  packageJson: string | undefined;
+}
+
+/** The serve settings that say where the store is and where the server answers (for the curl line). */
+const SHARED = new Set(['store', 'host', 'port', 'product', 'limiting-day']);
+
+const ACCOUNTS_SETTINGS: Setting<AccountsOptions>[] = [
+  ...(SERVE_SETTINGS.filter((s) => SHARED.has(s.flag)) as unknown as Setting<AccountsOptions>[]),
+  { flag: 'api-key', format: 'KEY', summary: 'the key to set (8 to 128 characters, no spaces or colons)', shown: () => 'a random 32-hex-digit key', read: (v, s) => void (s.apiKey = v) },
+  {
+    flag: 'package',
+    format: 'JSON',
+    summary: 'create only: package fields, e.g. \'{"credits_per_hour":20000}\' (docs/limits.md)',
+    shown: () => 'the default package',
+    read: (v, s) => void (s.packageJson = v),
+  },
+];
+
+const USAGE = `usage: sdp accounts create NAME [flags]
+       sdp accounts rotate-key NAME [flags]
+
+create opens an account; rotate-key gives an existing one a new key (the old key stops working; its
+identities' keys keep working). Both print the key once (only its hash is kept) and a curl line to try it.
+Run them beside a running server on the same --store, or before starting it.
+
+Flags:
+${flagsHelp(ACCOUNTS_SETTINGS, { ...defaultSettings(), apiKey: undefined, packageJson: undefined })}
+
+See docs/server.md.`;
+
+export const accountsCommand: Command = {
+  name: 'accounts',
+  summary: 'create an account or give one a new API key, printing a curl line',
+  help: () => USAGE,
+  async run(argv, env) {
+    const options: AccountsOptions = { ...defaultSettings(), apiKey: undefined, packageJson: undefined };
+    const [action, username, ...extra] = readFlags(argv, env, ACCOUNTS_SETTINGS, options);
+    if (action !== 'create' && action !== 'rotate-key') throw new SettingsError(action === undefined ? 'which: create or rotate-key?' : `unknown action "${action}"`);
+    if (username === undefined) throw new SettingsError(`sdp accounts ${action} needs an account name`);
+    if (extra.length > 0) throw new SettingsError(`unknown argument "${extra[0]}"`);
+    let pkg: unknown;
+    if (options.packageJson !== undefined) {
+      if (action !== 'create') throw new SettingsError('--package is for create; change a package with the operator API');
+      try {
+        pkg = JSON.parse(options.packageJson);
+      } catch {
+        throw new SettingsError(`--package must be JSON, not ${options.packageJson}`);
+      }
+    }
+    const { store } = await openStore(options.store);
+    try {
+      const engine = createEngine({ store, clock: new SystemClock(), ids: randomIds(), settings: { limitingDay: options.limitingDay } });
+      const apiKey = options.apiKey;
+      const made =
+        action === 'create'
+          ? await engine.openAccount({ username, ...(apiKey ? { api_key: apiKey } : {}), ...(pkg !== undefined ? { package: pkg } : {}) })
+          : await engine.replaceApiKey(username, ...(apiKey ? [apiKey] : []));
+      const base = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${options.port}`;
+      process.stdout.write(`${action === 'create' ? 'account created' : 'key replaced'}: username ${made.username}, API key ${made.api_key} (shown once; only its hash is kept)\n`);
+      process.stdout.write(`try it (with sdp serve on ${base}):\n  ${demoCurl(engine, base, { username: made.username, apiKey: made.api_key })}\n`);
+    } finally {
+      await store.close();
+    }
+  },
+};

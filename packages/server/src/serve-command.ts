@@ -1,0 +1,61 @@
+import type { Command } from './command.ts';
+import { startServer } from './server.ts';
+import { defaultSettings, flagsHelp, readSettings, SERVE_SETTINGS } from './settings.ts';
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the API server (and the operator API with --admin-token)',
+  help: () => `usage: sdp serve [flags]
+
+Runs the platform's REST API. On the first start over an empty store it opens a demo account and prints
+its key and a curl line; later, \`sdp accounts create\` or \`sdp accounts rotate-key\` give a working key.
+
+Flags (flags win over environment variables, which win over the defaults; --flag VALUE or --flag=VALUE):
+${flagsHelp(SERVE_SETTINGS, defaultSettings())}
+
+See docs/server.md.`,
+  async run(argv, env) {
+    const settings = readSettings(argv, env);
+    const running = await startServer(settings);
+    const out = (line: string) => process.stdout.write(line + '\n');
+    out(`store: ${running.storeDescription}`);
+    out(`clock: ${settings.clock}${settings.clock === 'manual' ? ` at ${new Date(running.clock.now()).toISOString()}` : ''}`);
+    out(`operator API: ${settings.adminToken ? 'on (Authorization: Bearer <admin token>)' : 'off (set --admin-token to enable)'}`);
+    if (running.accounts.opened.length + running.accounts.existing.length > 0) {
+      out(`accounts: opened ${running.accounts.opened.join(', ') || 'none'}; already there ${running.accounts.existing.join(', ') || 'none'}`);
+    }
+    if (running.demo) {
+      out(`demo account created: username ${running.demo.username}, API key ${running.demo.apiKey} (shown once; only its hash is kept)`);
+      out(`try it:`);
+      out(`  ${running.demo.curl}`);
+    } else {
+      const store = settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`;
+      out(`a working key: sdp accounts create NAME${store}  (or: sdp accounts rotate-key demo${store})`);
+    }
+    out(`listening on ${running.url}`);
+
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        process.stderr.write(`${signal} again: exiting now\n`);
+        process.exit(1);
+      }
+      stopping = true;
+      process.stderr.write(`${signal}: finishing in-flight requests, then closing the store\n`);
+      const force = setTimeout(() => {
+        process.stderr.write('requests still running after 10 s: exiting\n');
+        process.exit(1);
+      }, 10_000);
+      force.unref();
+      running.close().then(
+        () => process.exit(0),
+        (error) => {
+          process.stderr.write(`error while closing: ${(error as Error).message}\n`);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  },
+};
