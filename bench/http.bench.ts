@@ -131,6 +131,7 @@ export default async function httpBench(): Promise<BenchReport> {
   const peer = (file: string) => () => startProcess(process.execPath, [join(root, 'bench', 'peers', file)]);
   const sdp = (store: string, accounts: string, log: boolean) => () =>
     startProcess(process.execPath, [
+      '--conditions=@sdp/source',
       '--import',
       'tsx',
       'packages/server/src/cli.ts',
