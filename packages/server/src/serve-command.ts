@@ -1,6 +1,7 @@
 import type { Command } from './command.ts';
 import { startServer } from './server.ts';
-import { defaultSettings, flagsHelp, readSettings, SERVE_SETTINGS } from './settings.ts';
+import { defaultSettings, flagsHelp, readSettings, SERVE_SETTINGS, type ServerSettings } from './settings.ts';
+import { isWorker, runWorker, startPrimary, type StartReport } from './workers.ts';
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -16,46 +17,62 @@ ${flagsHelp(SERVE_SETTINGS, defaultSettings())}
 See docs/server.md.`,
   async run(argv, env) {
     const settings = readSettings(argv, env);
-    const running = await startServer(settings);
+    if (isWorker()) return runWorker(settings);
     const out = (line: string) => process.stdout.write(line + '\n');
-    out(`store: ${running.storeDescription}`);
-    out(`clock: ${settings.clock}${settings.clock === 'manual' ? ` at ${new Date(running.clock.now()).toISOString()}` : ''}`);
-    out(`operator API: ${settings.adminToken ? 'on (Authorization: Bearer <admin token>)' : 'off (set --admin-token to enable)'}`);
-    if (running.accounts.opened.length + running.accounts.existing.length > 0) {
-      out(`accounts: opened ${running.accounts.opened.join(', ') || 'none'}; already there ${running.accounts.existing.join(', ') || 'none'}`);
+    if (settings.workers > 1) {
+      const primary = await startPrimary(settings, (line) => process.stderr.write(line + '\n'));
+      printStart(out, settings, { ...primary, clockNow: Date.now() });
+      onSignals(() => primary.stop());
+      return;
     }
-    if (running.demo) {
-      out(`demo account created: username ${running.demo.username}, API key ${running.demo.apiKey} (shown once; only its hash is kept)`);
-      out(`try it:`);
-      out(`  ${running.demo.curl}`);
-    } else {
-      const store = settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`;
-      out(`a working key: sdp accounts create NAME${store}  (or: sdp accounts rotate-key demo${store})`);
-    }
-    out(`listening on ${running.url}`);
-
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) {
-        process.stderr.write(`${signal} again: exiting now\n`);
-        process.exit(1);
-      }
-      stopping = true;
-      process.stderr.write(`${signal}: finishing in-flight requests, then closing the store\n`);
-      const force = setTimeout(() => {
-        process.stderr.write('requests still running after 10 s: exiting\n');
-        process.exit(1);
-      }, 10_000);
-      force.unref();
-      running.close().then(
-        () => process.exit(0),
-        (error) => {
-          process.stderr.write(`error while closing: ${(error as Error).message}\n`);
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    const running = await startServer(settings);
+    printStart(out, settings, { ...running, clockNow: running.clock.now() });
+    onSignals(() => running.close());
   },
 };
+
+function printStart(out: (line: string) => void, settings: ServerSettings, started: StartReport & { clockNow: number }): void {
+  out(`store: ${started.storeDescription}`);
+  out(`clock: ${settings.clock}${settings.clock === 'manual' ? ` at ${new Date(started.clockNow).toISOString()}` : ''}`);
+  if (settings.workers > 1) out(`workers: ${settings.workers} processes share the port`);
+  out(`operator API: ${settings.adminToken ? 'on (Authorization: Bearer <admin token>)' : 'off (set --admin-token to enable)'}`);
+  if (started.accounts.opened.length + started.accounts.existing.length > 0) {
+    out(`accounts: opened ${started.accounts.opened.join(', ') || 'none'}; already there ${started.accounts.existing.join(', ') || 'none'}`);
+  }
+  if (started.demo) {
+    out(`demo account created: username ${started.demo.username}, API key ${started.demo.apiKey} (shown once; only its hash is kept)`);
+    out(`try it:`);
+    out(`  ${started.demo.curl}`);
+  } else {
+    const store = settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`;
+    out(`a working key: sdp accounts create NAME${store}  (or: sdp accounts rotate-key demo${store})`);
+  }
+  out(`listening on ${started.url}`);
+}
+
+/** SIGINT or SIGTERM: stop cleanly; a second signal, or a stop still running after 10 s, exits at once. */
+function onSignals(close: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stderr.write(`${signal}: finishing in-flight requests, then closing the store\n`);
+    const force = setTimeout(() => {
+      process.stderr.write('requests still running after 10 s: exiting\n');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    close().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`error while closing: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}

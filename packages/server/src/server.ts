@@ -28,8 +28,19 @@ export interface RunningSdp {
   close(): Promise<void>;
 }
 
+export interface StartHooks {
+  onError?: (error: unknown) => void;
+  /**
+   * false: leave the store's first-start work (the demo account, `--accounts`) to someone else — the
+   * primary of `--workers`, which does it once before the workers start. Default true.
+   */
+  setup?: boolean;
+  /** false: no timed background work (firehose feeding): with `--workers` only one process does it. Default true. */
+  background?: boolean;
+}
+
 /** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
-export async function startServer(settings: ServerSettings, hooks: { onError?: (error: unknown) => void } = {}): Promise<RunningSdp> {
+export async function startServer(settings: ServerSettings, hooks: StartHooks = {}): Promise<RunningSdp> {
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   let http: RunningServer | undefined;
@@ -39,13 +50,11 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
     const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, onError: (e) => onError(e) });
 
-    const firstStart = (await store.head()) === 0;
-    const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : { opened: [], existing: [] };
-    const demo = firstStart && !settings.accountsFile ? await openDemoAccount(engine) : undefined;
+    const { accounts, demo } = hooks.setup === false ? { accounts: { opened: [], existing: [] }, demo: undefined } : await firstStartWork(engine, store, settings);
 
     const firehoses = new FirehoseKeeper(engine);
     await firehoses.recover();
-    if (clock instanceof SystemClock) firehoses.every(FIREHOSE_FEED_MS);
+    if (clock instanceof SystemClock && hooks.background !== false) firehoses.every(FIREHOSE_FEED_MS);
     stopFirehoses = () => firehoses.stop();
     const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses });
     const handler = createApiHandler(engine, {
@@ -83,4 +92,16 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
     await log?.close();
     throw error;
   }
+}
+
+/** What a start does to the store before serving: the accounts of `--accounts`, or a demo account on an empty store. */
+export async function firstStartWork(
+  engine: Engine,
+  store: EventStore,
+  settings: ServerSettings,
+): Promise<{ accounts: { opened: string[]; existing: string[] }; demo: DemoAccount | undefined }> {
+  const firstStart = (await store.head()) === 0;
+  const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : { opened: [], existing: [] };
+  const demo = firstStart && !settings.accountsFile ? await openDemoAccount(engine) : undefined;
+  return { accounts, demo };
 }

@@ -11,7 +11,7 @@ describe('readSettings (server.md flags and variables)', () => {
       ['--port', '0', '--host=0.0.0.0', '--store', 'memory:', '--clock', 'manual', '--clock-start', '1700000000', '--admin-token', 't', '--product', 'pylon', '--accounts', 'a.json', '--limiting-day', 'america-los-angeles', '--body-limit', '2048', '--access-log', 'off'],
       { SDP_PORT: '9999', SDP_PRODUCT: 'other' },
     );
-    expect(s).toEqual({ port: 0, host: '0.0.0.0', store: 'memory:', clock: 'manual', clockStartMs: 1_700_000_000_000, adminToken: 't', product: 'pylon', accountsFile: 'a.json', limitingDay: 'america-los-angeles', bodyLimit: 2048, accessLog: 'off' });
+    expect(s).toEqual({ port: 0, host: '0.0.0.0', store: 'memory:', clock: 'manual', clockStartMs: 1_700_000_000_000, adminToken: 't', product: 'pylon', accountsFile: 'a.json', limitingDay: 'america-los-angeles', bodyLimit: 2048, accessLog: 'off', workers: 1 });
   });
   it('reads every variable', () => {
     const s = readSettings([], { SDP_PORT: '81', SDP_HOST: 'h', SDP_STORE: 'postgres://u@h/db', SDP_CLOCK: 'manual', SDP_CLOCK_START: '10', SDP_ADMIN_TOKEN: 'x', SDP_PRODUCT: 'p', SDP_ACCOUNTS: 'f', SDP_LIMITING_DAY: 'pst' });
@@ -21,5 +21,12 @@ describe('readSettings (server.md flags and variables)', () => {
     for (const argv of [['--port', '70000'], ['--port', 'x'], ['--store', 'mysql://x'], ['--clock', 'fast'], ['--limiting-day', 'utc'], ['--nope'], ['--port'], ['serve']]) {
       expect(() => readSettings(argv), argv.join(' ')).toThrow(SettingsError);
     }
+  });
+  it('refuses --workers above 1 where processes could not share state: the memory store, a manual clock', () => {
+    expect(readSettings(['--workers', '4', '--store', 'sqlite:x.db']).workers).toBe(4);
+    expect(readSettings([], { SDP_WORKERS: '2', SDP_STORE: 'postgres://u@h/db' }).workers).toBe(2);
+    expect(() => readSettings(['--workers', '2', '--store', 'memory:'])).toThrow(/needs a store the processes share/);
+    expect(() => readSettings(['--workers', '2', '--store', 'sqlite:x.db', '--clock', 'manual'])).toThrow(/needs the system clock/);
+    for (const v of ['0', '-1', '1.5', 'many']) expect(() => readSettings(['--workers', v]), v).toThrow(SettingsError);
   });
 });

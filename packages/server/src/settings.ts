@@ -17,6 +17,8 @@ export interface ServerSettings {
   bodyLimit: number;
   /** `stdout`, `off`, or a file the access log is appended to. */
   accessLog: string;
+  /** Server processes sharing the port (node:cluster); above 1 needs a store several processes can share. */
+  workers: number;
 }
 
 export class SettingsError extends Error {}
@@ -117,7 +119,25 @@ export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
   },
   { flag: 'body-limit', env: 'SDP_BODY_LIMIT', format: 'BYTES', summary: 'larger request bodies answer 413', shown: (d) => String(d.bodyLimit), read: (v, s) => void (s.bodyLimit = wholeNumber('--body-limit', v, 1024, 1024 ** 3)) },
   { flag: 'access-log', env: 'SDP_ACCESS_LOG', format: 'stdout|off|FILE', summary: 'where one line per request goes', shown: (d) => d.accessLog, read: (v, s) => void (s.accessLog = v) },
+  {
+    flag: 'workers',
+    env: 'SDP_WORKERS',
+    format: 'N',
+    summary: 'server processes sharing the port, one per core at most (SQLite or PostgreSQL store, system clock)',
+    shown: (d) => String(d.workers),
+    read: (v, s) => void (s.workers = wholeNumber('--workers', v, 1, 256)),
+  },
 ];
+
+/** What a setting combination cannot do, said before anything starts. */
+export function checkSettings(s: ServerSettings): void {
+  if (s.workers > 1 && s.store === 'memory:') {
+    throw new SettingsError('--workers above 1 needs a store the processes share (sqlite:PATH or postgres://...); each process would have its own memory: store');
+  }
+  if (s.workers > 1 && s.clock === 'manual') {
+    throw new SettingsError('--workers above 1 needs the system clock; each process would have its own manual clock');
+  }
+}
 
 export function defaultSettings(): ServerSettings {
   return {
@@ -132,6 +152,7 @@ export function defaultSettings(): ServerSettings {
     limitingDay: 'pst',
     bodyLimit: 4 * 1024 * 1024,
     accessLog: 'stdout',
+    workers: 1,
   };
 }
 
@@ -170,6 +191,7 @@ export function readSettings(argv: string[], env: Record<string, string | undefi
   const s = defaultSettings();
   const rest = readFlags(argv, env, SERVE_SETTINGS, s);
   if (rest.length > 0) throw new SettingsError(`unknown argument "${rest[0]}"`);
+  checkSettings(s);
   return s;
 }
 
