@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import type { BenchLine, BenchReport } from './lib.ts';
+
+interface LoadResult {
+  requests: { average: number; total: number };
+  latency: { p99: number };
+  non2xx: number;
+  errors: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<LoadResult>;
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.WORKERS_BENCH_SECONDS ?? 5);
+const CONNECTIONS = 50;
+const KEY = 'bench-key-00000000000000000000001';
+
+function start(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', '0', '--access-log', 'off', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolveStart, reject) => {
+    const onOut = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        child.stdout!.off('data', onOut);
+        child.stdout!.resume();
+        resolveStart({ child, url: m[1]! });
+      }
+    };
+    child.stdout!.on('data', onOut);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
+  });
+}
+
+async function load(url: string, seconds: number): Promise<LoadResult> {
+  let connection = 0;
+  return autocannon({
+    url: url + '/v1.5/validate',
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ csdl: 'interaction.content contains "hello"' }),
+    connections: CONNECTIONS,
+    duration: seconds,
+    setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
+      const n = connection++ % CONNECTIONS;
+      client.setHeaders({ Authorization: `bench${n}:${KEY}`, 'Content-Type': 'application/json' });
+    },
+  });
+}
+
+/**
+ * Issue 16's "using every core": `POST /v1.5/validate` from 50 accounts on one SQLite file, served by 1, 2
+ * ... workers (up to the machine's cores), with the one-process server as the baseline of the same run.
+ * Nothing is pinned: the load generator shares the cores, so the figures are what this machine gives.
+ */
+export default async function workersBench(): Promise<BenchReport> {
+  const dir = mkdtempSync(join(tmpdir(), 'sdp-workers-bench-'));
+  const accounts = join(dir, 'accounts.json');
+  const pkg = { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 };
+  writeFileSync(accounts, JSON.stringify(Array.from({ length: CONNECTIONS }, (_, i) => ({ username: `bench${i}`, api_key: KEY, package: pkg }))));
+  const counts = [1, ...Array.from({ length: Math.max(0, Math.min(4, availableParallelism()) - 1) }, (_, i) => i + 2)];
+  const lines: BenchLine[] = [];
+  const notes: string[] = [];
+  try {
+    for (const n of counts) {
+      const s = await start(['--store', `sqlite:${join(dir, `w${n}.db`)}`, '--accounts', accounts, ...(n > 1 ? ['--workers', String(n)] : [])]);
+      try {
+        await load(s.url, 1);
+        const r = await load(s.url, SECONDS);
+        if (r.non2xx + r.errors > 0) notes.push(`${n} worker(s): ${r.non2xx} non-2xx, ${r.errors} errors`);
+        lines.push({ name: `sdp SQLite, 50 accounts, ${n} worker${n > 1 ? 's' : ' (no cluster)'}`, opsPerSec: r.requests.average, extra: { p99_ms: r.latency.p99 } });
+      } finally {
+        const exited = new Promise((r) => s.child.once('exit', r));
+        s.child.kill('SIGTERM');
+        await exited;
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  notes.push(`${availableParallelism()} cores shared with the load generator; ${CONNECTIONS} connections, ${SECONDS} s each`);
+  return { title: 'workers: throughput per worker count (SQLite, 50 accounts, same run)', baseline: lines[0]!, subjects: lines.slice(1), notes };
+}
