@@ -18,7 +18,8 @@ afterAll(() => {
 
 /** Runs what `npm start` runs, on a free port and a fresh SQLite file, and collects its output. */
 function start(): { child: ChildProcess; output: () => string; ready: Promise<string> } {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['packages/server/src/cli.ts', 'serve', '--port', '0', '--store', `sqlite:${join(dir, 'sdp.db')}`], {
+  // node itself rather than the tsx wrapper: a signal (SIGKILL included) then reaches the server, not a parent that would leave it running.
+  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', '0', '--store', `sqlite:${join(dir, 'sdp.db')}`], {
     cwd: root,
     env: { ...process.env, SDP_PORT: undefined, SDP_STORE: undefined, SDP_ADMIN_TOKEN: undefined },
     stdio: ['ignore', 'pipe', 'pipe'],
