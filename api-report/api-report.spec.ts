@@ -62,7 +62,7 @@ describe('the API report of every package entry point', () => {
     it(`${entry.name}${entry.subpath === '.' ? '' : entry.subpath.slice(1)}`, async () => {
       const source = program.getSourceFile(entry.file)!;
       const exports = checker.getExportsOfModule(checker.getSymbolAtLocation(source)!).sort((a, b) => a.getName().localeCompare(b.getName()));
-      const text = `# ${entry.name}${entry.subpath === '.' ? '' : entry.subpath.slice(1)}: public API (${exports.length} names)\n\n\`\`\`ts\n${exports.map((e) => describeSymbol(checker, e)).join('\n\n')}\n\`\`\`\n`;
+      const text = `# ${entry.name}${entry.subpath === '.' ? '' : entry.subpath.slice(1)}: public API (${exports.length} names)\n\n\`\`\`ts\n${exports.map((e) => describeSymbol(checker, e)).join('\n\n')}\n\`\`\`\n`.replaceAll(`${root}/`, '');
       await expect(text).toMatchFileSnapshot(entry.report);
     });
   }

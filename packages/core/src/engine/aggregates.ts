@@ -4,6 +4,12 @@ import type { EventStore, Snapshot } from './event-store.ts';
 export interface Loaded<State> {
   state: State;
   version: number;
+  /**
+   * Set while the events that made this state are decided but not yet durable (a pipelined lane: the
+   * account's next call decides on it before the store has acknowledged it). A call that builds on a
+   * pending state guards it at append, so if those events fail, so does every decision made on them.
+   */
+  pending?: boolean;
 }
 
 /** Folded states are snapshotted every this many events, so a long stream loads like a short one. */
@@ -37,6 +43,8 @@ export class AggregateLoader {
     if (!base) return undefined;
     const events = this.store.readStreamNow(stream, base.version);
     if (events.length === 0) return base;
+    // Events after a pending state were written by someone else: the pending ones will fail; read afresh.
+    if (base.pending) return this.forget(key), undefined;
     const version = events[events.length - 1]!.version;
     if (crossedSnapshot(base.version, version) && this.store.writeSnapshot) return undefined;
     let state = base.state;
@@ -49,6 +57,11 @@ export class AggregateLoader {
   async load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<Loaded<S>> {
     const key = `${decider.name}|${stream}`;
     let base = this.cache.get(key) as Loaded<S> | undefined;
+    if (base?.pending && (await this.store.readStream(stream, base.version)).length > 0) {
+      // Someone else wrote after a state of ours that is not durable yet: that state will fail; read afresh.
+      this.forget(key);
+      base = undefined;
+    }
     if (!base && this.store.readSnapshot) {
       const snap = await this.store.readSnapshot(stream, decider.name);
       if (snap) base = { state: snap.state as S, version: snap.version };
@@ -81,6 +94,21 @@ export class AggregateLoader {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }
+  }
+
+  /** The pending state of `key` at `version` is durable now (a newer pending one stays pending). */
+  settled(key: string, version: number): void {
+    const held = this.cache.get(key);
+    if (held?.pending && held.version === version) held.pending = false;
+  }
+
+  /**
+   * Drops what the cache holds for `key`: after a failed append, states decided on top of events that
+   * never became durable must not be read again (the next load reads the store).
+   */
+  forget(key: string): void {
+    this.cache.delete(key);
+    if (this.newest === key) this.newest = undefined;
   }
 
   snapshotDue(before: number, after: number): boolean {

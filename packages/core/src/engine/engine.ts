@@ -97,17 +97,31 @@ export class Engine {
     } catch {
       return { status: 404, body: { error: `No endpoint ${call.endpoint}` } };
     }
+    // The account's lane is held while the call decides and given up as soon as its events are on their way
+    // to the store: the next call of the account decides on the state they make, while they become durable.
     const lane = call.credentials?.username;
-    if (lane !== undefined) {
+    let inLane = false;
+    const enterLane = async () => {
+      if (lane === undefined || inLane) return;
+      inLane = true;
       const turn = this.lanes.enter(lane);
       if (turn) await turn;
-    }
+    };
+    const leaveLane = () => {
+      if (!inLane) return;
+      inLane = false;
+      this.lanes.leave(lane!);
+    };
+    await enterLane();
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.attempt(call, endpoint);
+          return await this.attempt(call, endpoint, leaveLane);
         } catch (error) {
-          if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
+          if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) {
+            await enterLane();
+            continue;
+          }
           if (error instanceof VersionConflict) {
             return { status: 503, body: { error: 'Too many concurrent writers on this account; retry' } };
           }
@@ -116,12 +130,36 @@ export class Engine {
         }
       }
     } finally {
-      if (lane !== undefined) this.lanes.leave(lane);
+      leaveLane();
     }
   }
 
-  private async attempt(call: ApiCall, endpoint: Endpoint): Promise<CallAnswer> {
+  private async attempt(call: ApiCall, endpoint: Endpoint, leaveLane: () => void): Promise<CallAnswer> {
     const uow = new UnitOfWork(this.loader, this.ids, this.clock);
+    const judged = await this.judge(call, endpoint, uow);
+    // A refusal writes nothing; it still answers only once the pending states it was decided on are durable.
+    const appends = judged.write ? uow.appends() : uow.guards();
+    if (appends.length === 0) return judged.answer;
+    // Pipelined: the states go to the cache as pending and the lane is free before the write is durable;
+    // this answer waits for its own write (stores acknowledge in the order they were asked).
+    if (judged.write) uow.settlePending();
+    const written = this.store.append(appends);
+    leaveLane();
+    try {
+      await written;
+    } catch (error) {
+      uow.failed();
+      throw error;
+    }
+    if (judged.write) {
+      const snapshots = uow.durable();
+      if (snapshots) await snapshots;
+    }
+    return judged.answer;
+  }
+
+  /** Decisions §1 in order, on the states `uow` reads: the answer, and whether the unit's events are written. */
+  private async judge(call: ApiCall, endpoint: Endpoint, uow: UnitOfWork): Promise<{ answer: CallAnswer; write: boolean }> {
     const now = uow.now;
     const params = new Params(call.params ?? {});
 
@@ -142,7 +180,7 @@ export class Engine {
     if (!account || !authenticated) {
       const fresh = windowAt({}, 'general', now);
       const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
-      return errorAnswer(new Unauthorized(), rate);
+      return { answer: errorAnswer(new Unauthorized(), rate), write: false };
     }
 
     // 5. Denied for a violation
@@ -152,7 +190,8 @@ export class Engine {
     const credits = read;
     const reported = reportedLine(account, endpoint);
     if (account.denied) {
-      return errorAnswer(new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`), figuresBefore(credits, reported, endpoint, now));
+      const denied = new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
+      return { answer: errorAnswer(denied, figuresBefore(credits, reported, endpoint, now)), write: false };
     }
 
     // 6. The allowance
@@ -170,7 +209,7 @@ export class Engine {
         rate = figuresAfter(state, reported!, endpoint.cost, now);
       } catch (error) {
         if (error instanceof CreditsExhausted) {
-          return { status: rateLimitStatus(call.version), body: { error: error.message }, rate: error.figures };
+          return { answer: { status: rateLimitStatus(call.version), body: { error: error.message }, rate: error.figures }, write: false };
         }
         throw error;
       }
@@ -192,17 +231,11 @@ export class Engine {
       if (out.headers) answer.headers = out.headers;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      if (error.status >= 500) return errorAnswer(error, figuresBefore(credits, reported, endpoint, now));
+      if (error.status >= 500) return { answer: errorAnswer(error, figuresBefore(credits, reported, endpoint, now)), write: false };
       uow.rollbackTo(savepoint);
       answer = errorAnswer(error, rate, call.version);
     }
-    const appends = uow.appends();
-    if (appends.length > 0) {
-      await this.store.append(appends);
-      const snapshots = uow.settle();
-      if (snapshots) await snapshots;
-    }
-    return answer;
+    return { answer, write: true };
   }
 
   /** An identity's calls also draw from that identity's narrower allowances. */

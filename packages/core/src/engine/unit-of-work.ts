@@ -13,6 +13,8 @@ interface Touched {
   baseVersion: number;
   state: unknown;
   events: NewEvent[];
+  /** Read from a state whose events were not yet durable (see `Loaded.pending`). */
+  pending: boolean;
 }
 
 /**
@@ -94,8 +96,15 @@ export class UnitOfWork {
     return loaded ? this.enter(key, decider, stream, loaded) : undefined;
   }
 
-  private enter(key: string, decider: unknown, stream: string, loaded: { state: unknown; version: number }): Touched {
-    const t: Touched = { decider: decider as Decider<unknown, unknown, DomainEvent>, stream, baseVersion: loaded.version, state: loaded.state, events: [] };
+  private enter(key: string, decider: unknown, stream: string, loaded: { state: unknown; version: number; pending?: boolean }): Touched {
+    const t: Touched = {
+      decider: decider as Decider<unknown, unknown, DomainEvent>,
+      stream,
+      baseVersion: loaded.version,
+      state: loaded.state,
+      events: [],
+      pending: loaded.pending === true,
+    };
     this.touched.set(key, t);
     return t;
   }
@@ -131,24 +140,44 @@ export class UnitOfWork {
   }
 
   /**
-   * The atomic write: streams with new events, each expecting the version it was read at. Streams only
-   * read are not checked: a call's decisions depend only on the aggregates it writes.
+   * The atomic write: streams with new events, each expecting the version it was read at, and every
+   * stream read from a pending state (decided on, not yet durable) as a guard with no events, so the
+   * write fails if those events never become durable. Other streams only read are not checked (read
+   * guards for every stream are the kernel issue's).
    */
   appends(): StreamAppend[] {
     const out: StreamAppend[] = [];
     for (const t of this.touched.values()) {
-      if (t.events.length > 0) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events });
+      if (t.events.length > 0 || t.pending) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events });
     }
     return out;
   }
 
-  /** After a successful write, the loader learns the new states so the next call reads nothing. */
-  settle(): Promise<void> | undefined {
+  /** Only the guards of `appends`: what a call that writes nothing checks before it answers. */
+  guards(): StreamAppend[] {
+    const out: StreamAppend[] = [];
+    for (const t of this.touched.values()) if (t.pending) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: [] });
+    return out;
+  }
+
+  /**
+   * Before the write is durable: the loader learns the new states, marked pending, so the account's next
+   * call can decide on them at once. `durable` or `failed` follows when the store has answered.
+   */
+  settlePending(): void {
+    for (const [key, t] of this.touched) {
+      if (t.events.length === 0) continue;
+      this.loader.remember(key, { state: t.state, version: t.baseVersion + t.events.length, pending: true });
+    }
+  }
+
+  /** The write is durable: its states are no longer pending; snapshots due are written. */
+  durable(): Promise<void> | undefined {
     let snapshots: Promise<void> | undefined;
     for (const [key, t] of this.touched) {
       if (t.events.length === 0) continue;
       const loaded = { state: t.state, version: t.baseVersion + t.events.length };
-      this.loader.remember(key, loaded);
+      this.loader.settled(key, loaded.version);
       if (this.loader.snapshotDue(t.baseVersion, loaded.version)) {
         const write = () => this.loader.maybeSnapshot(t.decider, t.stream, t.baseVersion, loaded);
         snapshots = snapshots ? snapshots.then(write) : write();
@@ -156,5 +185,16 @@ export class UnitOfWork {
     }
     // A promise only when a snapshot is being written, so the common call settles with no await.
     return snapshots;
+  }
+
+  /** The write failed: every state it put in the cache, and every pending state it read, is dropped. */
+  failed(): void {
+    for (const [key, t] of this.touched) if (t.events.length > 0 || t.pending) this.loader.forget(key);
+  }
+
+  /** After a successful write, the loader learns the new states so the next call reads nothing. */
+  settle(): Promise<void> | undefined {
+    this.settlePending();
+    return this.durable();
   }
 }

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { Engine } from './engine.ts';
+import type { EventStore } from './event-store.ts';
+import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
+import { MemoryEventStore } from './memory-store.ts';
+import { seededIds } from './ports.ts';
+
+const T0 = Date.parse('2026-05-01T10:00:00Z');
+
+/**
+ * A store whose writes become durable a turn of the event loop later, in groups and in order (as SQLite's
+ * group commit and PostgreSQL's grouped appends do), and whose writes numbered in `failing` fail as a
+ * disk or connection would: nothing of them is written.
+ */
+class SlowStore implements EventStore {
+  readonly inner = new MemoryEventStore();
+  private queue: { batch: StreamAppend[]; resolve: (r: AppendResult) => void; reject: (e: unknown) => void }[] = [];
+  private scheduled = false;
+  appends = 0;
+  groups = 0;
+  constructor(private readonly failing: ReadonlySet<number> = new Set()) {}
+
+  append(batch: StreamAppend[]): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ batch, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+  private flush(): void {
+    this.scheduled = false;
+    this.groups++;
+    for (const r of this.queue.splice(0)) {
+      const n = ++this.appends;
+      if (this.failing.has(n)) {
+        r.reject(new Error(`write ${n} failed`));
+        continue;
+      }
+      try {
+        r.resolve(this.inner.appendNow(r.batch));
+      } catch (error) {
+        r.reject(error);
+      }
+    }
+  }
+  readStream(stream: string, after?: number): Promise<StoredEvent[]> {
+    return this.inner.readStream(stream, after);
+  }
+  readStreamNow(stream: string, after?: number): StoredEvent[] {
+    return this.inner.readStreamNow(stream, after);
+  }
+  readAll(after?: number, limit?: number): Promise<StoredEvent[]> {
+    return this.inner.readAll(after, limit);
+  }
+  head(): Promise<number> {
+    return this.inner.head();
+  }
+  clear(): Promise<void> {
+    return this.inner.clear();
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+const VALIDATE_COST = 5;
+
+async function engineOn(store: EventStore, limit: number) {
+  const engine = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(7), handlers: { 'core.validate': () => ({ body: {} }) } });
+  await engine.openAccount({ username: 'u', api_key: 'key-of-u', package: { credits_per_hour: limit } });
+  return engine;
+}
+
+const validate = (engine: Engine) => engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { username: 'u', apiKey: 'key-of-u' } });
+
+async function chargedInStore(store: SlowStore): Promise<number> {
+  const events = await store.inner.readStream('credits:u');
+  return events.filter((e) => e.type === 'CreditsCharged').length;
+}
+
+describe('pipelined lanes: one account decides its next call before the last one is durable', () => {
+  it("groups one account's writes: many calls at once share few durable writes", async () => {
+    const store = new SlowStore();
+    const engine = await engineOn(store, 1e9);
+    const before = store.groups;
+    const answers = await Promise.all(Array.from({ length: 50 }, () => validate(engine)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    // Without pipelining each call waits for the one before it to be durable: 50 groups.
+    expect(store.groups - before).toBeLessThan(5);
+    expect(answers.map((a) => a.rate!.remaining)).toEqual(answers.map((_, i) => 1e9 - VALIDATE_COST * (i + 1)));
+  });
+
+  test.prop([fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 60 }), fc.uniqueArray(fc.integer({ min: 2, max: 80 }), { maxLength: 6 })])(
+    'every 200 is durable and nothing else is charged, whichever writes fail (each failure answered, never reported done)',
+    async (calls, allowanceCalls, failing) => {
+      const store = new SlowStore(new Set(failing));
+      const engine = await engineOn(store, allowanceCalls * VALIDATE_COST);
+      const answers = await Promise.all(Array.from({ length: calls }, () => validate(engine)));
+      const ok = answers.filter((a) => a.status === 200).length;
+      expect(await chargedInStore(store)).toBe(ok);
+      expect(ok).toBeLessThanOrEqual(allowanceCalls);
+      for (const a of answers) expect([200, 429, 500]).toContain(a.status);
+      // A failed write is answered as an error, and only a failed write is: the rest were decided again.
+      const failures = answers.filter((a) => a.status === 500).length;
+      expect(failures).toBeLessThanOrEqual(failing.length);
+      if (failures === 0) expect(ok).toBe(Math.min(calls, allowanceCalls));
+      // The figures each 200 reports count exactly the durable charges before it.
+      const remaining = answers.filter((a) => a.status === 200).map((a) => a.rate!.remaining).sort((x, y) => y - x);
+      expect(remaining).toEqual(remaining.map((_, i) => allowanceCalls * VALIDATE_COST - VALIDATE_COST * (i + 1)));
+    },
+  );
+
+  it('a call decided on a pending charge that then fails is decided again, not answered on the phantom state', async () => {
+    // The account's first write fails; the nine calls behind it had decided on its pending charge.
+    const store = new SlowStore(new Set([2]));
+    const engine = await engineOn(store, 10 * VALIDATE_COST);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => validate(engine)));
+    expect(answers.filter((a) => a.status === 500)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(9);
+    expect(await chargedInStore(store)).toBe(9);
+    const after = await validate(engine);
+    expect(after.status).toBe(200);
+    expect(after.rate!.remaining).toBe(0);
+  });
+});
