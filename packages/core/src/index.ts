@@ -15,3 +15,10 @@ export * from './recording-index/index.ts';
 export * from './analysis/index.ts';
 export * from './firehose/index.ts';
 export * from './usage/index.ts';
+
+// ---- issue 17: push delivery by connectors (outbound port, http connector, PushDelivery) ----
+export * from './push/delivery.ts';
+export * from './push/connector.ts';
+export * from './push/batch.ts';
+export * from './push/http-connector.ts';
+export * from './push/push-delivery.ts';
