@@ -6,3 +6,6 @@ export * from './api-handler.ts';
 export * from './node-listener.ts';
 export * from './fetch-handler.ts';
 export * from './sample-paths.ts';
+
+// ---- issue 17: the outbound HTTP port for push delivery ----
+export * from './outbound.ts';

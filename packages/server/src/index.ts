@@ -6,3 +6,6 @@ export * from './demo-account.ts';
 export * from './access-log.ts';
 export * from './accounts-file.ts';
 export * from './firehose-keeper.ts';
+
+// ---- issue 17: push delivery's keeper ----
+export * from './push-keeper.ts';

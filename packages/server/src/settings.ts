@@ -1,4 +1,4 @@
-import type { LimitingDayMode } from '@sdp/core';
+import { LOOPBACK_HOSTS, type LimitingDayMode } from '@sdp/core';
 
 /** Every setting of `sdp serve` (server.md): each a flag, each also readable from an environment variable. */
 export interface ServerSettings {
@@ -17,6 +17,8 @@ export interface ServerSettings {
   bodyLimit: number;
   /** `stdout`, `off`, or a file the access log is appended to. */
   accessLog: string;
+  /** Hosts push subscriptions may deliver to (docs/push.md); loopback only by default. */
+  pushAllowedHosts: string[];
 }
 
 export class SettingsError extends Error {}
@@ -86,6 +88,7 @@ const SETTINGS: Setting[] = [
   },
   { flag: 'body-limit', env: 'SDP_BODY_LIMIT', read: (v, s) => void (s.bodyLimit = wholeNumber('--body-limit', v, 1024, 1024 ** 3)) },
   { flag: 'access-log', env: 'SDP_ACCESS_LOG', read: (v, s) => void (s.accessLog = v) },
+  { flag: 'push-allowed-hosts', env: 'SDP_PUSH_ALLOWED_HOSTS', read: (v, s) => void (s.pushAllowedHosts = v.split(',').map((h) => h.trim()).filter((h) => h !== '')) },
 ];
 
 export function defaultSettings(): ServerSettings {
@@ -101,6 +104,7 @@ export function defaultSettings(): ServerSettings {
     limitingDay: 'pst',
     bodyLimit: 4 * 1024 * 1024,
     accessLog: 'stdout',
+    pushAllowedHosts: [...LOOPBACK_HOSTS],
   };
 }
 
@@ -132,5 +136,5 @@ export const USAGE = `sdp: the social-data platform server
   sdp sim ...           run billing scenarios (see docs/sim.md)
 
 Flags of serve (each also an environment variable):
-${SETTINGS.map((x) => `  --${x.flag.padEnd(14)} ${x.env}`).join('\n')}
+${SETTINGS.map((x) => `  --${x.flag.padEnd(20)} ${x.env}`).join('\n')}
 See docs/server.md.`;
