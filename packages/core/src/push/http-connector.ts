@@ -54,7 +54,7 @@ export function outcomeOf(answer: OutboundAnswer): DeliveryOutcome {
   if (answer.status >= 200 && answer.status < 300) return { ok: true };
   if (answer.status >= 300 && answer.status < 400) return { ok: false, message: `The endpoint answered with a redirect (${answer.status}), which is not followed` };
   const phrase = PHRASES[answer.status];
-  return { ok: false, message: `The endpoint returned a ${answer.status}${phrase ? ` ${phrase}` : ''} error` };
+  return { ok: false, message: `The endpoint returned a ${answer.status} ${phrase ?? 'error'}` };
 }
 
 /**
