@@ -88,14 +88,15 @@ describe('the worked example of docs/push.md', () => {
     let out = '';
     await new Promise<void>((ready) => child!.stdout!.on('data', (d: Buffer) => ((out += d.toString()), out.includes('listening') && ready())));
 
-    sdp = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: Date.parse('2026-03-02T08:00:00Z'), adminToken: 'secret', accessLog: 'off' });
+    const server = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: Date.parse('2026-03-02T08:00:00Z'), adminToken: 'secret', accessLog: 'off' });
+    sdp = server;
     const vars: Record<string, string> = {};
     const lines = script!.trim().split('\n');
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       if (line.startsWith('#')) continue;
       const expand = (text: string) => text
-        .replaceAll('http://127.0.0.1:8080', sdp.url)
+        .replaceAll('http://127.0.0.1:8080', server.url)
         .replaceAll('127.0.0.1:9000', `127.0.0.1:${port}`)
         .replaceAll('127.0.0.1:9001', `127.0.0.1:${closed}`)
         .replace(/\$([A-Z]+)/g, (_, name: string) => vars[name] ?? `$${name}`);
