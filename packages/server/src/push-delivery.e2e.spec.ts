@@ -198,6 +198,21 @@ describe('http push delivery against a real receiver on loopback', () => {
     await advance(1_000);
     expect(batches(rx).flatMap(idsIn)).toEqual(sent);
   });
+
+  it('fails a subscription left paused for an hour, with what waited reported lost', async () => {
+    const rx = await receiver();
+    const a = await account();
+    const created = await a.create({ url: rx.url, format: 'json_array', delivery_frequency: 1 });
+    await a.call('/push/pause', { id: created.body.id });
+    await a.ingest(2);
+    await advance(HOUR - 1_000);
+    expect((await a.call('/push/get', { id: created.body.id })).body.status).toBe('paused');
+    await advance(2_000);
+    expect((await a.call('/push/get', { id: created.body.id })).body).toMatchObject({ status: 'failed', lost_data: true });
+    const log = (await a.call('/push/log', { id: created.body.id })).body.log_entries;
+    expect(log.some((e: Json) => e.message === 'The delivery was paused for too long; 2 undelivered interaction(s) lost')).toBe(true);
+    expect(batches(rx)).toHaveLength(0);
+  });
 });
 
 describe('the ping and the outbound host list', () => {

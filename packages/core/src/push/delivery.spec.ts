@@ -66,6 +66,15 @@ describe('delivery by a connector: given / when / then', () => {
       [true, 'Successfully delivered after delivery failure(s)'],
     ]);
   });
+  it('a subscription paused for an hour fails, its waiting data lost; not a minute sooner', () => {
+    const paused: PushEvent = { type: 'PushStatusChanged', data: { id: ID, status: 'paused', at: T0 + 1000 } };
+    spec().given([created, paused]).when({ type: 'ExpirePausedPush', id: ID, at: T0 + 1000 + UNDELIVERABLE_MS - 60_000, waiting: 4 }).thenThrows(409, /not been paused for an hour/);
+    spec().given([created]).when({ type: 'ExpirePausedPush', id: ID, at: T0 + 2 * UNDELIVERABLE_MS, waiting: 4 }).thenThrows(409);
+    spec()
+      .given([created, paused])
+      .when({ type: 'ExpirePausedPush', id: ID, at: T0 + 1000 + UNDELIVERABLE_MS, waiting: 4 })
+      .then([{ type: 'PushDeliveryAbandoned', data: { id: ID, at: T0 + 1000 + UNDELIVERABLE_MS, message: 'The delivery was paused for too long', lost: 4 } }]);
+  });
   it('waits longer after each failure, never more than the cap', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 40].map(retryDelay)).toEqual([10_000, 20_000, 40_000, 80_000, 160_000, 320_000, RETRY_MAX_MS, RETRY_MAX_MS]);
   });

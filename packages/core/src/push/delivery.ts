@@ -45,7 +45,9 @@ export type DeliveryCommand =
   | { type: 'OpenPushBatch'; id: string; delivery_id: string; from: number; to: number; bytes: number; at: number }
   | { type: 'RecordPushDelivery'; id: string; delivery_id: string; at: number }
   /** `waiting`: interactions not yet delivered (reported lost if the subscription fails). */
-  | { type: 'RecordPushFailure'; id: string; delivery_id: string; at: number; message: string; min_delay_ms: number; waiting: number };
+  | { type: 'RecordPushFailure'; id: string; delivery_id: string; at: number; message: string; min_delay_ms: number; waiting: number }
+  /** A connector's subscription paused for an hour fails, as the original's did. */
+  | { type: 'ExpirePausedPush'; id: string; at: number; waiting: number };
 
 /** Statuses in which a connector sends: a finishing subscription still delivers what it had up to its end. */
 export const DELIVERING: PushStatus[] = ['active', 'finishing'];
@@ -56,6 +58,12 @@ export function retryDelay(failures: number): number {
 }
 
 export const ABANDONED_MESSAGE = 'Stopped due to too many failed delivery attempts';
+export const PAUSED_TOO_LONG_MESSAGE = 'The delivery was paused for too long';
+
+/** When a paused subscription fails if nobody resumes it; `null` when it is not paused. */
+export function pausedUntil(sub: PushSubscription, status: PushStatus): number | null {
+  return status === 'paused' ? (sub.paused_at ?? sub.created_at) + UNDELIVERABLE_MS : null;
+}
 
 /** Decides a delivery command on a live subscription whose status at the command's time is `status`. */
 export function decideDelivery(sub: PushSubscription, status: PushStatus, command: DeliveryCommand): DeliveryEvent[] {
@@ -82,6 +90,11 @@ export function decideDelivery(sub: PushSubscription, status: PushStatus, comman
       const delay = Math.max(retryDelay(d.batch.attempts + 1), command.min_delay_ms);
       failed.data.retry_at = Math.min(at + delay, since + UNDELIVERABLE_MS);
       return [failed];
+    }
+    case 'ExpirePausedPush': {
+      const until = pausedUntil(sub, status);
+      if (until === null || at < until) throw new Conflict(`Push subscription ${id} has not been paused for an hour`);
+      return [{ type: 'PushDeliveryAbandoned', data: { id, at, message: PAUSED_TOO_LONG_MESSAGE, lost: command.waiting } }];
     }
   }
 }
@@ -128,7 +141,7 @@ export const evolveDelivery: Recipes = {
     d.batch = null;
     d.retry_at = null;
     d.lost_data = e.lost > 0;
-    sub.log.push({ at: e.at, success: false, message: `${e.message}; ${e.lost} undelivered interaction(s) lost` });
+    sub.log.push({ at: e.at, success: false, message: e.lost > 0 ? `${e.message}; ${e.lost} undelivered interaction(s) lost` : e.message });
     sub.log.push({ at: e.at, success: false, message: 'The status has changed to: failed' });
   },
 };

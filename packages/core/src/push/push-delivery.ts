@@ -7,7 +7,7 @@ import { Params } from '../engine/params.ts';
 import type { UnitOfWork } from '../engine/unit-of-work.ts';
 import { cutBatch } from './batch.ts';
 import { PushConnectors, type PushBatch, type PushConnector } from './connector.ts';
-import { DELIVERING, deliveryOf } from './delivery.ts';
+import { DELIVERING, deliveryOf, pausedUntil } from './delivery.ts';
 import { subscriptionFeed, type PushFeed } from './feed.ts';
 import { pushHandlers } from './handlers.ts';
 import { pullFormatOf } from './output-types.ts';
@@ -99,6 +99,13 @@ export class PushDelivery {
       const now = uow.now;
       const status = statusAt(sub, now);
       if (status === 'waiting_for_start') return { next: sub.start };
+      const expires = pausedUntil(sub, status);
+      if (expires !== null && now < expires) return { next: expires };
+      if (expires !== null) {
+        const waiting = Math.max(0, (await feedOf(this.feed, uow, username, sub)).length - sub.acked);
+        await uow.execute(pushDecider, stream, { type: 'ExpirePausedPush', id, at: now, waiting });
+        return { next: null };
+      }
       if (!DELIVERING.includes(status)) return { next: null };
       const d = deliveryOf(sub);
       if (d.batch && d.retry_at !== null && now < d.retry_at) return { next: d.retry_at };

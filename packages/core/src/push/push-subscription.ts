@@ -47,6 +47,8 @@ export interface PushSubscription {
   /** Pages served, by their first position: the same cursor always gives the same page. */
   pages: Record<string, PullPage>;
   log: PushLogEntry[];
+  /** When it was last paused (a connector's subscription paused for an hour fails). */
+  paused_at?: number;
   /** Delivery by a connector (absent in states folded before connectors delivered): see `delivery.ts`. */
   delivery?: ConnectorDelivery;
 }
@@ -254,6 +256,7 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
     PushStatusChanged(draft, e) {
       const sub = draft.subscriptions[e.id]!;
       sub.status = e.status;
+      if (e.status === 'paused') sub.paused_at = e.at;
       if (e.end !== undefined) sub.end = e.end;
       sub.log.push({ at: e.at, success: true, message: statusMessage(e.status) });
     },
