@@ -30,8 +30,8 @@ async function receiver(port?: number): Promise<PushReceiver> {
   return r;
 }
 
-const admin = async (method: string, path: string, body?: unknown): Promise<Json> => {
-  const r = await fetch(`${sdp.url}/_admin${path}`, {
+const admin = async (method: string, path: string, body?: unknown, server = sdp): Promise<Json> => {
+  const r = await fetch(`${server.url}/_admin${path}`, {
     method,
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -42,11 +42,11 @@ const advance = (ms: number) => admin('POST', '/clock', { advance_ms: ms });
 
 let accounts = 0;
 /** An account with a recording of "coffee" fed by a started managed source. */
-async function account() {
+async function account(server = sdp) {
   const username = `push${++accounts}`;
-  const { api_key: key } = await admin('POST', '/accounts', { username });
+  const { api_key: key } = await admin('POST', '/accounts', { username }, server);
   const call = async (path: string, params: Record<string, unknown> = {}, body?: string) => {
-    const r = await fetch(`${sdp.url}/v1.5${path}`, {
+    const r = await fetch(`${server.url}/v1.5${path}`, {
       method: 'POST',
       headers: { authorization: `${username}:${key}`, 'content-type': body !== undefined ? 'application/json' : 'application/json' },
       body: body ?? JSON.stringify(params),
@@ -66,7 +66,7 @@ async function account() {
       ids.push(id);
       lines.push(JSON.stringify({ interaction: { id, content: `coffee ${'x'.repeat(pad)}` }, fb: { content: `coffee number ${id}` } }));
     }
-    const r = await fetch(`${sdp.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: `${username}:${key}` }, body: lines.join('\n') });
+    const r = await fetch(`${server.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: `${username}:${key}` }, body: lines.join('\n') });
     expect(r.status).toBe(200);
     return ids;
   };
@@ -245,5 +245,33 @@ describe('the ping and the outbound host list', () => {
     const ok = await a.create({ url: rx.url });
     const moved = await a.call('/push/update', { id: ok.body.id, output_params: { url: 'http://example.com/' } });
     expect(moved.status).toBe(400);
+  });
+});
+
+describe('on the system clock', () => {
+  it('delivers in the background, and a receiver that hangs holds neither the account nor the server', async () => {
+    const live = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', adminToken: TOKEN, accessLog: 'off' }, { pushOutbound: nodeOutbound({ timeoutMs: 1_500 }) });
+    try {
+      const rx = await receiver();
+      const a = await account(live);
+      const created = await a.create({ url: rx.url, format: 'json_array', delivery_frequency: 0 });
+      const sent = await a.ingest(2);
+      const deadline = Date.now() + 10_000;
+      while (batches(rx).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(batches(rx).flatMap(idsIn)).toEqual(sent);
+
+      rx.mode = 'hang';
+      await a.ingest(1);
+      while (batches(rx).length === 1 && Date.now() < deadline + 10_000) await new Promise((r) => setTimeout(r, 50));
+      expect(batches(rx)).toHaveLength(2);
+      // The batch is on its way and unanswered: the same account's calls answer at once.
+      const started = Date.now();
+      const view = await a.call('/push/get', { id: created.body.id });
+      expect(view.body).toMatchObject({ status: 'active', interaction_count: 2 });
+      expect((await a.call('/push/pause', { id: created.body.id })).status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await live.close();
+    }
   });
 });
