@@ -165,7 +165,7 @@ function allow(action: keyof typeof PUSH_TRANSITIONS, status: PushStatus): void 
 }
 
 export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
-  name: 'push.v2',
+  name: 'push.v1',
   initialState: () => ({ subscriptions: {}, order: [] }),
   decide(command, state) {
     if (command.type === 'CreatePush') {
