@@ -64,11 +64,11 @@ describe('push delivery across a crash', () => {
 
     // Some batches arrive and are acknowledged; then the receiver holds a request and the server dies mid-delivery.
     expect((await admin('/clock', { advance_ms: 2_000 })).status).toBe(200);
-    const before = rx.received.filter((r) => r.body !== '').length;
+    const before = rx.received.filter((r) => r.headers['x-sdp-ping'] === undefined).length;
     expect(before).toBeGreaterThan(0);
     rx.mode = 'hang';
     const moving = admin('/clock', { advance_ms: 60_000 }).catch(() => undefined);
-    while (rx.received.filter((r) => r.body !== '').length === before) await new Promise((r) => setTimeout(r, 20));
+    while (rx.received.filter((r) => r.headers['x-sdp-ping'] === undefined).length === before) await new Promise((r) => setTimeout(r, 20));
     const interrupted = rx.received.at(-1)!;
     a.child.kill('SIGKILL');
     await new Promise((r) => a.child.once('exit', r));
@@ -77,7 +77,7 @@ describe('push delivery across a crash', () => {
     rx.mode = 200;
     a = await serve(S0 + 120);
     expect((await admin('/clock', { advance_ms: 120_000 })).status).toBe(200);
-    const batches = rx.received.filter((r) => r.body !== '');
+    const batches = rx.received.filter((r) => r.headers['x-sdp-ping'] === undefined);
     const after = batches.slice(before + 1);
     expect(after[0]!.headers['x-sdp-delivery-id']).toBe(interrupted.headers['x-sdp-delivery-id']);
     expect(after[0]!.body).toBe(interrupted.body);

@@ -51,13 +51,13 @@ describe('the http connector', () => {
     expect(out.sent).toEqual([]);
   });
 
-  it('the ping is an empty request marked X-SDP-Ping; a 400 names the URL and the reason', async () => {
+  it('the ping is an empty batch marked X-SDP-Ping; a 400 names the URL and the reason', async () => {
     const out = fakeOutbound({ error: 'connection refused' });
     const connectors = new PushConnectors().register('http', httpConnector({ outbound: out }));
     await expect(connectors.admit('http', { url: 'http://127.0.0.1:1/' }, 'json_meta', true)).rejects.toThrow(
       'could not access the destination URL http://127.0.0.1:1/: Could not reach the endpoint: connection refused',
     );
-    expect(out.sent[0]).toMatchObject({ body: '', headers: { 'X-SDP-Ping': 'true', 'X-DataSift-Format': 'json_meta' } });
+    expect(out.sent[0]).toMatchObject({ body: '{"count":0,"interactions":[]}', headers: { 'X-SDP-Ping': 'true', 'X-DataSift-Format': 'json_meta' } });
     await connectors.admit('http', { url: 'http://127.0.0.1:1/' }, 'json_meta', false);
     await connectors.admit('pull', {}, 'json_meta', true);
     expect(out.sent).toHaveLength(1);

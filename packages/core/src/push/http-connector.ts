@@ -17,6 +17,13 @@ const PHRASES: Record<number, string> = {
   504: 'gateway timeout',
 };
 
+/** The ping's body: an empty batch a receiver parses as it parses any other. */
+const PING_BODIES: Record<PullFormat, string> = {
+  json_meta: '{"count":0,"interactions":[]}',
+  json_array: '[]',
+  json_new_line: '',
+};
+
 const CONTENT_TYPES: Record<PullFormat, string> = {
   json_meta: 'application/json',
   json_array: 'application/json',
@@ -91,7 +98,7 @@ export function httpConnector(options: HttpConnectorOptions): PushConnector {
     async ping(settings, format) {
       const problem = check(settings);
       if (problem) return problem;
-      const outcome = outcomeOf(await options.outbound.send(request(settings, format, '', { 'X-SDP-Ping': 'true' })));
+      const outcome = outcomeOf(await options.outbound.send(request(settings, format, PING_BODIES[format], { 'X-SDP-Ping': 'true' })));
       return outcome.ok ? null : `could not access the destination URL ${String(settings['url'])}: ${outcome.message}`;
     },
     async deliver(batch) {
