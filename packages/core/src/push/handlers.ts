@@ -190,7 +190,8 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
       oneOf('order_by', p.string('order_by') ?? 'request_time', ['request_time']);
       const paging = readPaging(p, PUSH_PAGING);
       const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
-      const ordered = sortedBy(entries, (e) => e.at * 1_000_000 + e.i, readOrderDir(p, 'desc'));
+      // Time, then place in the subscription's log (a number would lose the place: ms × 10^6 is past 2^53).
+      const ordered = sortedBy(entries, (e) => `${String(e.at).padStart(16, '0')}${String(e.i).padStart(10, '0')}`, readOrderDir(p, 'desc'));
       return {
         body: {
           success: true,
