@@ -37,7 +37,7 @@ export async function startServer(
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   let http: RunningServer | undefined;
-  let stopFirehoses = async () => {};
+  let stopKeepers = async () => {};
   const log = openAccessLog(settings.accessLog);
   try {
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
@@ -54,7 +54,7 @@ export async function startServer(
     const pushes = new PushKeeper(engine, delivery, clock, onError);
     await pushes.discover();
     if (clock instanceof SystemClock) pushes.every();
-    stopFirehoses = async () => {
+    stopKeepers = async () => {
       await pushes.stop();
       await firehoses.stop();
     };
@@ -82,14 +82,14 @@ export async function startServer(
       close: () =>
         (closing ??= (async () => {
           await running.close();
-          await stopFirehoses();
+          await stopKeepers();
           await store.close();
           await log?.close();
         })()),
     };
   } catch (error) {
     await http?.close();
-    await stopFirehoses();
+    await stopKeepers();
     await store.close();
     await log?.close();
     throw error;

@@ -136,5 +136,5 @@ export const USAGE = `sdp: the social-data platform server
   sdp sim ...           run billing scenarios (see docs/sim.md)
 
 Flags of serve (each also an environment variable):
-${SETTINGS.map((x) => `  --${x.flag.padEnd(20)} ${x.env}`).join('\n')}
+${SETTINGS.map((x) => `  --${x.flag.padEnd(14)} ${x.env}`).join('\n')}
 See docs/server.md.`;
