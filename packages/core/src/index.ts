@@ -63,3 +63,10 @@ export { type SourceAuthInput, type SourceResourceInput, type SourceType } from 
 export { completeDueTasks, type TaskContext } from './tasks/handlers.ts';
 export { TASK_QUEUE_LIMIT, queuedAt, taskSlotsDecider, tasksStream, type AnalysisTask, type TaskCommand, type TaskEvent, type TaskOutcome, type TaskSlot, type TaskSlots, type TaskStatus, type TaskType } from './tasks/task-slot.ts';
 export { type AccountPeriod, type CorePeriod } from './usage/usage.ts';
+// Push delivery by connectors: the connector interface an embedder implements, the outbound HTTP port,
+// the http connector and the delivery runner.
+export { type DeliveryEvent } from './push/delivery.ts';
+export { PushConnectors, type DeliveryOutcome, type OutboundAnswer, type OutboundHttp, type OutboundRequest, type PushBatch, type PushConnector } from './push/connector.ts';
+export { batchBody } from './push/batch.ts';
+export { LOOPBACK_HOSTS, httpConnector, type HttpConnectorOptions } from './push/http-connector.ts';
+export { DEFAULT_BATCH_MAX_SIZE, DEFAULT_DELIVERY_FREQUENCY_S, PushDelivery, type PushDeliveryOptions } from './push/push-delivery.ts';

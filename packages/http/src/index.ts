@@ -7,3 +7,4 @@ export { createNodeListener, listen, nodeListenerFor, serve, type RunningServer 
 export { segmentsOf, splitUrl, type Route } from './route.ts';
 export { samplePath } from './sample-paths.ts';
 export { errorResponse, jsonResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
+export { OUTBOUND_TIMEOUT_MS, nodeOutbound, type NodeOutboundOptions } from './outbound.ts';

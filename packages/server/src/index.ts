@@ -5,3 +5,4 @@ export { type OpenedStore } from './open-store.ts';
 export { createOperatorApi, type OperatorOptions } from './operator-api.ts';
 export { startServer, type RunningSdp } from './server.ts';
 export { SettingsError, defaultSettings, readSettings, type ServerSettings, type Setting } from './settings.ts';
+export { PUSH_TICK_MS, PushKeeper } from './push-keeper.ts';

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { CreditsExhausted, DomainError, type Clock, type Engine } from '@sdp/core';
 import { ClockError, type ManualClock } from '@sdp/clock';
 import type { FirehoseKeeper } from './firehose-keeper.ts';
+import type { PushKeeper } from './push-keeper.ts';
 import { BodyError, bodyParams, decodeUtf8, errorResponse, jsonResponse, segmentsOf, splitUrl, type WireHandler, type WireRequest, type WireResponse } from '@sdp/http';
 
 export interface OperatorOptions {
@@ -12,6 +13,8 @@ export interface OperatorOptions {
   bodyLimit: number;
   /** The synthetic firehose switch (feeds switched-on firehoses as the clock moves). */
   firehoses?: FirehoseKeeper;
+  /** Push delivery: subscriptions created since the last move are planned before the clock moves. */
+  pushes?: PushKeeper;
 }
 
 type Body = Record<string, unknown>;
@@ -31,7 +34,7 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
  * manual clock and reset. Not charged, no rate-limit headers. Off (404 everywhere) without a token.
  */
 export function createOperatorApi(options: OperatorOptions): WireHandler {
-  const { engine, clock, token, bodyLimit, firehoses } = options;
+  const { engine, clock, token, bodyLimit, firehoses, pushes } = options;
   if (token === undefined) return async () => errorResponse(404, 'Not found');
   const tokenDigest = digest(token);
   const manual = clock.kind === 'manual' ? (clock as ManualClock) : undefined;
@@ -86,6 +89,7 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
         if (!manual) throw new DomainError(409, 'The clock is the system clock; start the server with --clock manual to move it');
         const { advance_ms: advance, to } = body;
         if (advance !== undefined && to !== undefined) throw new DomainError(400, 'Send advance_ms or to, not both');
+        await pushes?.discover();
         if (typeof advance === 'number') await manual.advance(advance);
         else if (typeof to === 'number') await manual.advanceTo(to);
         else throw new DomainError(400, 'Send {"advance_ms": N} or {"to": <unix ms>}');
@@ -99,6 +103,7 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
       run: async () => {
         await engine.reset();
         firehoses?.forgetAll();
+        pushes?.forgetAll();
         return { status: 204, headers: {} };
       },
     },

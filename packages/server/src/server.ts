@@ -1,12 +1,13 @@
-import { createEngine, type Clock, type Engine, type EventStore } from '@sdp/core';
+import { createEngine, httpConnector, PushDelivery, type Clock, type Engine, type EventStore, type OutboundHttp } from '@sdp/core';
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
-import { createApiHandler, listen, type RunningServer } from '@sdp/http';
+import { createApiHandler, listen, nodeOutbound, type RunningServer } from '@sdp/http';
 import { openAccessLog } from './access-log.ts';
 import { openAccountsFromFile } from './accounts-file.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
+import { PushKeeper } from './push-keeper.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** How often switched-on firehoses are fed on the system clock. */
@@ -35,8 +36,10 @@ export interface StartHooks {
    * primary of `--workers`, which does it once before the workers start. Default true.
    */
   setup?: boolean;
-  /** false: no timed background work (firehose feeding): with `--workers` only one process does it. Default true. */
+  /** false: no timed background work (firehose feeding, push delivery): with `--workers` only one process does it. Default true. */
   background?: boolean;
+  /** Push requests go out through this (tests shorten its timeout). */
+  pushOutbound?: OutboundHttp;
 }
 
 /** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
@@ -44,7 +47,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   let http: RunningServer | undefined;
-  let stopFirehoses = async () => {};
+  let stopKeepers = async () => {};
   const log = openAccessLog(settings.accessLog);
   try {
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
@@ -55,8 +58,15 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     const firehoses = new FirehoseKeeper(engine);
     await firehoses.recover();
     if (clock instanceof SystemClock && hooks.background !== false) firehoses.every(FIREHOSE_FEED_MS);
-    stopFirehoses = () => firehoses.stop();
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses });
+    const delivery = new PushDelivery(engine).connect('http', httpConnector({ outbound: hooks.pushOutbound ?? nodeOutbound(), allowedHosts: settings.pushAllowedHosts }));
+    const pushes = new PushKeeper(engine, delivery, clock, onError);
+    await pushes.discover();
+    if (clock instanceof SystemClock && hooks.background !== false) pushes.every();
+    stopKeepers = async () => {
+      await pushes.stop();
+      await firehoses.stop();
+    };
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
@@ -80,14 +90,14 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       close: () =>
         (closing ??= (async () => {
           await running.close();
-          await stopFirehoses();
+          await stopKeepers();
           await store.close();
           await log?.close();
         })()),
     };
   } catch (error) {
     await http?.close();
-    await stopFirehoses();
+    await stopKeepers();
     await store.close();
     await log?.close();
     throw error;

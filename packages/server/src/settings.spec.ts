@@ -5,13 +5,15 @@ describe('readSettings (server.md flags and variables)', () => {
   it('has the defaults of server.md', () => {
     expect(readSettings([])).toMatchObject({ port: 8080, host: '127.0.0.1', store: 'sqlite:./data/sdp.db', clock: 'system', product: 'insight', limitingDay: 'pst', adminToken: undefined });
     expect(defaultSettings().bodyLimit).toBe(4 * 1024 * 1024);
+    expect(readSettings([], { SDP_PUSH_ALLOWED_HOSTS: 'a.test,b.test' }).pushAllowedHosts).toEqual(['a.test', 'b.test']);
+    expect(defaultSettings().pushAllowedHosts).toEqual(['127.0.0.1', 'localhost', '::1']);
   });
   it('reads every flag, in both spellings, over the environment', () => {
     const s = readSettings(
-      ['--port', '0', '--host=0.0.0.0', '--store', 'memory:', '--clock', 'manual', '--clock-start', '1700000000', '--admin-token', 't', '--product', 'pylon', '--accounts', 'a.json', '--limiting-day', 'america-los-angeles', '--body-limit', '2048', '--access-log', 'off'],
+      ['--port', '0', '--host=0.0.0.0', '--store', 'memory:', '--clock', 'manual', '--clock-start', '1700000000', '--admin-token', 't', '--product', 'pylon', '--accounts', 'a.json', '--limiting-day', 'america-los-angeles', '--body-limit', '2048', '--access-log', 'off', '--push-allowed-hosts', 'hooks.example.test, 127.0.0.1'],
       { SDP_PORT: '9999', SDP_PRODUCT: 'other' },
     );
-    expect(s).toEqual({ port: 0, host: '0.0.0.0', store: 'memory:', clock: 'manual', clockStartMs: 1_700_000_000_000, adminToken: 't', product: 'pylon', accountsFile: 'a.json', limitingDay: 'america-los-angeles', bodyLimit: 2048, accessLog: 'off', workers: 1 });
+    expect(s).toEqual({ port: 0, host: '0.0.0.0', store: 'memory:', clock: 'manual', clockStartMs: 1_700_000_000_000, adminToken: 't', product: 'pylon', accountsFile: 'a.json', limitingDay: 'america-los-angeles', bodyLimit: 2048, accessLog: 'off', pushAllowedHosts: ['hooks.example.test', '127.0.0.1'], workers: 1 });
   });
   it('reads every variable', () => {
     const s = readSettings([], { SDP_PORT: '81', SDP_HOST: 'h', SDP_STORE: 'postgres://u@h/db', SDP_CLOCK: 'manual', SDP_CLOCK_START: '10', SDP_ADMIN_TOKEN: 'x', SDP_PRODUCT: 'p', SDP_ACCOUNTS: 'f', SDP_LIMITING_DAY: 'pst' });

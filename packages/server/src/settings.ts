@@ -1,4 +1,4 @@
-import type { LimitingDayMode } from '@sdp/core';
+import { LOOPBACK_HOSTS, type LimitingDayMode } from '@sdp/core';
 
 /** Every setting of `sdp serve` (server.md): each a flag, each also readable from an environment variable. */
 export interface ServerSettings {
@@ -19,6 +19,8 @@ export interface ServerSettings {
   accessLog: string;
   /** Server processes sharing the port (node:cluster); above 1 needs a store several processes can share. */
   workers: number;
+  /** Hosts push subscriptions may deliver to (docs/push.md); loopback only by default. */
+  pushAllowedHosts: string[];
 }
 
 export class SettingsError extends Error {}
@@ -127,6 +129,14 @@ export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
     shown: (d) => String(d.workers),
     read: (v, s) => void (s.workers = wholeNumber('--workers', v, 1, 256)),
   },
+  {
+    flag: 'push-allowed-hosts',
+    env: 'SDP_PUSH_ALLOWED_HOSTS',
+    format: 'HOST,HOST',
+    summary: 'hosts http push subscriptions may deliver to; any other destination answers 400 (docs/push.md)',
+    shown: (d) => d.pushAllowedHosts.join(','),
+    read: (v, s) => void (s.pushAllowedHosts = v.split(',').map((h) => h.trim()).filter((h) => h !== '')),
+  },
 ];
 
 /** What a setting combination cannot do, said before anything starts. */
@@ -153,6 +163,7 @@ export function defaultSettings(): ServerSettings {
     bodyLimit: 4 * 1024 * 1024,
     accessLog: 'stdout',
     workers: 1,
+    pushAllowedHosts: [...LOOPBACK_HOSTS],
   };
 }
 

@@ -21,6 +21,9 @@ import {
   type PushSubscription,
 } from './push-subscription.ts';
 import { epochSeconds } from '../engine/epoch.ts';
+import { PushConnectors } from './connector.ts';
+import { deliveryOf } from './delivery.ts';
+import { waitingBytes } from './batch.ts';
 
 const HISTORICS_ID = /^[0-9a-f]{20}$/;
 
@@ -30,7 +33,12 @@ export function userIdOf(username: string): number {
 }
 
 /** The subscription object of wire-facts §3.3, as it stands at `now`. */
-export function subscriptionView(sub: PushSubscription, username: string, now: number, extra: { count?: boolean; endAsZero?: boolean } = {}): Record<string, unknown> {
+export function subscriptionView(
+  sub: PushSubscription,
+  username: string,
+  now: number,
+  extra: { count?: boolean; endAsZero?: boolean; remainingBytes?: number | null } = {},
+): Record<string, unknown> {
   return {
     id: sub.id,
     name: sub.name,
@@ -43,8 +51,8 @@ export function subscriptionView(sub: PushSubscription, username: string, now: n
     status: statusAt(sub, now),
     last_request: sub.last_request === null ? null : epochSeconds(sub.last_request),
     last_success: sub.last_success === null ? null : epochSeconds(sub.last_success),
-    remaining_bytes: null,
-    lost_data: false,
+    remaining_bytes: extra.remainingBytes ?? null,
+    lost_data: deliveryOf(sub).lost_data,
     start: epochSeconds(sub.start),
     end: sub.end === null ? (extra.endAsZero ? 0 : null) : epochSeconds(sub.end),
     ...(extra.count ? { interaction_count: sub.delivered } : {}),
@@ -82,11 +90,22 @@ function mergeSettings(old: Record<string, unknown>, changes: Record<string, unk
 }
 
 
-/** The push endpoints, fed by `feed` (the platform's recordings and historics by default). */
-export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
+/**
+ * The push endpoints, fed by `feed` (the platform's recordings and historics by default). Output types
+ * with a connector are pinged by validate and create, and report `remaining_bytes`.
+ */
+export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: PushConnectors = new PushConnectors()): HandlerTable {
+  /** Bytes queued for a connector-delivered subscription; `null` where no connector delivers. */
+  const remaining = async (ctx: CallContext, sub: PushSubscription): Promise<number | null> => {
+    if (!connectors.get(sub.output_type)) return null;
+    const until = sub.end !== null ? Math.min(sub.end, ctx.now) : ctx.now;
+    return waitingBytes(await feed(ctx, sub, sub.start, until), sub.acked);
+  };
   return {
-    'push.validate': (ctx) => {
-      validateOutput(ctx.params.string('output_type'), ctx.params.object('output_params'));
+    'push.validate': async (ctx) => {
+      const outputType = ctx.params.string('output_type');
+      const settings = validateOutput(outputType, ctx.params.object('output_params'));
+      await connectors.admit(outputType!, settings, pullFormatOf(settings), true);
       return { body: { success: true, message: 'Validated successfully' } };
     },
 
@@ -111,6 +130,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
         throw new BadRequest(`initial_status must be one of ${INITIAL_STATUSES.join(', ')}`);
       }
       await checkFeedSource(ctx, hash !== undefined ? 'stream' : 'historic', (hash ?? historicsId)!);
+      await connectors.admit(outputType!, outputParams, pullFormatOf(outputParams), true);
       const sub = await run(ctx, {
         type: 'CreatePush',
         id: ctx.ids.hex(32),
@@ -152,6 +172,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       }
       const changes = p.object('output_params');
       const outputParams = changes === undefined ? undefined : validateOutput(current.output_type, mergeSettings(current.output_params, changes));
+      if (outputParams) await connectors.admit(current.output_type, outputParams, pullFormatOf(outputParams), false);
       const sub = await run(ctx, { type: 'UpdatePush', id, at: ctx.now, name: p.string('name', { max: 255 }), output_params: outputParams });
       return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
     },
@@ -169,7 +190,8 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       oneOf('order_by', p.string('order_by') ?? 'request_time', ['request_time']);
       const paging = readPaging(p, PUSH_PAGING);
       const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
-      const ordered = sortedBy(entries, (e) => e.at * 1_000_000 + e.i, readOrderDir(p, 'desc'));
+      // Time, then place in the subscription's log (a number would lose the place: ms × 10^6 is past 2^53).
+      const ordered = sortedBy(entries, (e) => `${String(e.at).padStart(16, '0')}${String(e.i).padStart(10, '0')}`, readOrderDir(p, 'desc'));
       return {
         body: {
           success: true,
@@ -189,7 +211,10 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
       const state = await load(ctx);
       const who = ctx.account.username;
       const id = p.string('id');
-      if (id !== undefined) return { body: subscriptionView(livePushSubscription(state, id), who, ctx.now, { count: true }) };
+      if (id !== undefined) {
+        const sub = livePushSubscription(state, id);
+        return { body: subscriptionView(sub, who, ctx.now, { count: true, remainingBytes: await remaining(ctx, sub) }) };
+      }
       const hash = p.string('hash');
       const historicsId = p.string('historics_id') ?? p.string('historic_id');
       const includeFinished = p.bool('include_finished') ?? false;
@@ -206,9 +231,11 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed): HandlerTable {
         .filter((s) => (historicsId === undefined || (s.hash_type === 'historic' && s.hash === historicsId)))
         .filter((s) => includeFinished || statusAt(s, ctx.now) !== 'finished');
       const ordered = sortedBy(matching, key, readOrderDir(p, 'asc'));
+      const shown = pageOf(ordered, paging).items;
+      const bytes = await Promise.all(shown.map((s) => remaining(ctx, s)));
       return {
         body: {
-          subscriptions: pageOf(ordered, paging).items.map((s) => subscriptionView(s, who, ctx.now, { count: true })),
+          subscriptions: shown.map((s, i) => subscriptionView(s, who, ctx.now, { count: true, remainingBytes: bytes[i]! })),
           count: ordered.length,
         },
       };

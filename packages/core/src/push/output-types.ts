@@ -30,7 +30,14 @@ export const OUTPUT_TYPES: Record<string, OutputType> = {
   pull: { required: [], checks: { format, max_size: positiveInt } },
   http: {
     required: ['url'],
-    checks: { ...common, url: httpUrl, 'auth.type': oneOf('none', 'basic') },
+    checks: {
+      ...common,
+      url: httpUrl,
+      'auth.type': oneOf('none', 'basic'),
+      method: oneOf('post', 'put', 'POST', 'PUT'),
+      compression: oneOf('none', 'gzip'),
+      verify_ssl: (v) => (typeof v === 'boolean' || v === 'true' || v === 'false' ? null : 'must be true or false'),
+    },
   },
   s3: {
     required: ['bucket', 'auth.access_key', 'auth.secret_key'],

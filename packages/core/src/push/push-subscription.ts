@@ -1,6 +1,7 @@
 import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
 import { BadRequest, NotFound, illegalTransition } from '../engine/errors.ts';
+import { decideDelivery, evolveDelivery, type ConnectorDelivery, type DeliveryCommand, type DeliveryEvent } from './delivery.ts';
 
 /** The states of decisions §6. `deleted` ones answer 404 to every call. */
 export const PUSH_STATUSES = ['active', 'paused', 'waiting_for_start', 'finishing', 'finished', 'failed', 'deleted'] as const;
@@ -46,6 +47,10 @@ export interface PushSubscription {
   /** Pages served, by their first position: the same cursor always gives the same page. */
   pages: Record<string, PullPage>;
   log: PushLogEntry[];
+  /** When it was last paused (a connector's subscription paused for an hour fails). */
+  paused_at?: number;
+  /** Delivery by a connector (absent in states folded before connectors delivered): see `delivery.ts`. */
+  delivery?: ConnectorDelivery;
 }
 
 export interface PushState {
@@ -69,7 +74,8 @@ export type PushEvent =
   | DomainEvent<'PushStatusChanged', { id: string; status: PushStatus; at: number; end?: number }>
   | DomainEvent<'PushSubscriptionUpdated', { id: string; at: number; name?: string; output_params?: Record<string, unknown> }>
   | DomainEvent<'PushSubscriptionDeleted', { id: string; at: number }>
-  | DomainEvent<'PullPageServed', { id: string; from: number; to: number; bytes: number; at: number }>;
+  | DomainEvent<'PullPageServed', { id: string; from: number; to: number; bytes: number; at: number }>
+  | DeliveryEvent;
 
 export type PushCommand =
   | {
@@ -92,7 +98,8 @@ export type PushCommand =
   | { type: 'DeletePush'; id: string; at: number }
   /** Persists what time has done to a subscription (waiting → active, ended → finishing → finished). */
   | { type: 'ObservePush'; id: string; at: number }
-  | { type: 'ServePullPage'; id: string; from: number; to: number; bytes: number; at: number };
+  | { type: 'ServePullPage'; id: string; from: number; to: number; bytes: number; at: number }
+  | DeliveryCommand;
 
 export const pushStream = (username: string): string => `push:${username}`;
 
@@ -220,6 +227,8 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
         if (known && known.to !== command.to) throw new BadRequest(`The page at ${command.from} was already served up to ${known.to}`);
         return [...before, { type: 'PullPageServed', data: { id, from: command.from, to: command.to, bytes: command.bytes, at } }];
       }
+      default:
+        return [...before, ...decideDelivery(sub, now, command)];
     }
   },
   evolve: evolveWith<PushState, PushEvent>({
@@ -247,6 +256,7 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
     PushStatusChanged(draft, e) {
       const sub = draft.subscriptions[e.id]!;
       sub.status = e.status;
+      if (e.status === 'paused') sub.paused_at = e.at;
       if (e.end !== undefined) sub.end = e.end;
       sub.log.push({ at: e.at, success: true, message: statusMessage(e.status) });
     },
@@ -279,5 +289,6 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
       sub.last_request = e.at;
       sub.last_success = e.at;
     },
+    ...evolveDelivery,
   }),
 };

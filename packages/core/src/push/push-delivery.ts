@@ -1,0 +1,159 @@
+import { accountDecider, accountStream } from '../accounting/account.ts';
+import { endpointById } from '../catalogue/endpoints.ts';
+import type { Engine } from '../engine/engine.ts';
+import { DomainError } from '../engine/errors.ts';
+import type { CallContext } from '../engine/handler.ts';
+import { Params } from '../engine/params.ts';
+import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import { cutBatch } from './batch.ts';
+import { PushConnectors, type PushBatch, type PushConnector } from './connector.ts';
+import { DELIVERING, deliveryOf, pausedUntil } from './delivery.ts';
+import { subscriptionFeed, type PushFeed } from './feed.ts';
+import { pushHandlers } from './handlers.ts';
+import { pullFormatOf } from './output-types.ts';
+import { FINISHING_MS, pushDecider, pushStream, statusAt, type PushSubscription } from './push-subscription.ts';
+
+/** Seconds between two batches when `output_params.delivery_frequency` is not given. */
+export const DEFAULT_DELIVERY_FREQUENCY_S = 10;
+/** The largest batch body, in bytes, when `output_params.max_size` is not given. */
+export const DEFAULT_BATCH_MAX_SIZE = 10_485_760;
+/** How soon a subscription with nothing waiting looks again (a floor for `delivery_frequency` 0). */
+export const IDLE_CHECK_MS = 1_000;
+
+const readNumber = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+};
+
+export const deliveryFrequencyMs = (sub: PushSubscription): number => (readNumber(sub.output_params['delivery_frequency']) ?? DEFAULT_DELIVERY_FREQUENCY_S) * 1000;
+export const batchMaxSize = (sub: PushSubscription): number => Math.max(1, readNumber(sub.output_params['max_size']) ?? DEFAULT_BATCH_MAX_SIZE);
+
+/** A subscription's feed read as a push/get would, outside any call (no lane, no charge). */
+async function feedOf(feed: PushFeed, uow: UnitOfWork, username: string, sub: PushSubscription): Promise<unknown[]> {
+  const account = await uow.load(accountDecider, accountStream(username));
+  const ctx: CallContext = {
+    call: { version: '1.5', endpoint: 'push.get' },
+    version: '1.5',
+    endpoint: endpointById('push.get'),
+    params: new Params({}),
+    now: uow.now,
+    ids: { hex: () => '' },
+    account,
+    identityId: null,
+    uow,
+    settings: { limitingDay: 'pst', maxAttempts: 1 },
+  };
+  const until = sub.end !== null ? Math.min(sub.end, uow.now) : uow.now;
+  return feed(ctx, sub, sub.start, until);
+}
+
+export interface PushDeliveryOptions {
+  connectors?: PushConnectors;
+  feed?: PushFeed;
+}
+
+/**
+ * Delivery by connectors, beside the call path: an engine's push endpoints learn of the connectors (the
+ * ping, `remaining_bytes`), and `deliverDue` does what one subscription has due at the clock's time,
+ * answering when it is next due. It reads no clock and sets no timer: a keeper (the server's
+ * `PushKeeper`, or an embedder's own loop) decides when to call. Every outcome is an event of the
+ * subscription, written as timed work is, never under the account's lane.
+ */
+export class PushDelivery {
+  readonly connectors: PushConnectors;
+  private readonly feed: PushFeed;
+
+  constructor(private readonly engine: Engine, options: PushDeliveryOptions = {}) {
+    this.connectors = options.connectors ?? new PushConnectors();
+    this.feed = options.feed ?? subscriptionFeed;
+    engine.register(pushHandlers(this.feed, this.connectors));
+  }
+
+  /** Delivers subscriptions of `outputType` through `connector` from now on. */
+  connect(outputType: string, connector: PushConnector): this {
+    this.connectors.register(outputType, connector);
+    return this;
+  }
+
+  /** The account's subscriptions that a connector delivers and that may still have something to do. */
+  async subscriptions(username: string): Promise<string[]> {
+    const state = await this.engine.command((uow) => uow.load(pushDecider, pushStream(username)));
+    return state.order.filter((id) => {
+      const sub = state.subscriptions[id]!;
+      const status = statusAt(sub, this.engine.clock.now());
+      return this.connectors.get(sub.output_type) !== undefined && status !== 'finished' && status !== 'failed' && status !== 'deleted';
+    });
+  }
+
+  /**
+   * Does what subscription `id` of `username` has due now: a retry, a new batch, or nothing yet. Answers
+   * when to ask again (Unix ms), or `null` when nothing more will happen until a call changes it.
+   */
+  async deliverDue(username: string, id: string): Promise<number | null> {
+    const stream = pushStream(username);
+    const prepared = await this.engine.command(async (uow) => {
+      const state = await uow.load(pushDecider, stream);
+      const sub = state.subscriptions[id];
+      const connector = sub && this.connectors.get(sub.output_type);
+      if (!sub || !connector) return { next: null };
+      const now = uow.now;
+      const status = statusAt(sub, now);
+      if (status === 'waiting_for_start') return { next: sub.start };
+      const expires = pausedUntil(sub, status);
+      if (expires !== null && now < expires) return { next: expires };
+      if (expires !== null) {
+        const waiting = Math.max(0, (await feedOf(this.feed, uow, username, sub)).length - sub.acked);
+        await uow.execute(pushDecider, stream, { type: 'ExpirePausedPush', id, at: now, waiting });
+        return { next: null };
+      }
+      if (!DELIVERING.includes(status)) return { next: null };
+      const d = deliveryOf(sub);
+      if (d.batch && d.retry_at !== null && now < d.retry_at) return { next: d.retry_at };
+      const frequency = deliveryFrequencyMs(sub);
+      if (!d.batch && sub.last_request !== null && now < sub.last_request + frequency) return { next: sub.last_request + frequency };
+      const items = await feedOf(this.feed, uow, username, sub);
+      const format = pullFormatOf(sub.output_params);
+      let batch = d.batch;
+      if (!batch) {
+        const cut = cutBatch(items, sub.acked, batchMaxSize(sub), format, sub, now);
+        if (!cut) return { next: status === 'finishing' ? sub.end! + FINISHING_MS : now + Math.max(frequency, IDLE_CHECK_MS) };
+        const opened = await uow.execute(pushDecider, stream, { type: 'OpenPushBatch', id, delivery_id: this.engine.ids.hex(32), from: sub.acked, to: cut.to, bytes: cut.bytes, at: now });
+        batch = deliveryOf(opened.state.subscriptions[id]!).batch!;
+      }
+      const send: PushBatch = {
+        subscription: { id: sub.id, name: sub.name, output_type: sub.output_type, output_params: sub.output_params, hash: sub.hash, hash_type: sub.hash_type },
+        deliveryId: batch.delivery_id,
+        format,
+        interactions: items.slice(batch.from, batch.to),
+        openedAt: batch.opened_at,
+      };
+      return { next: undefined, send, connector, waiting: items.length - sub.acked, frequency };
+    });
+    if (prepared.next !== undefined) return prepared.next;
+    const { send, connector, waiting, frequency } = prepared as Required<typeof prepared>;
+    // The batch is on record before it leaves: a crash from here on sends it again under the same id.
+    let outcome;
+    try {
+      outcome = await connector.deliver(send);
+    } catch (error) {
+      outcome = { ok: false as const, message: `The connector failed: ${(error as Error).message}` };
+    }
+    return this.engine.command(async (uow) => {
+      const command = outcome.ok
+        ? { type: 'RecordPushDelivery' as const, id, delivery_id: send.deliveryId, at: uow.now }
+        : { type: 'RecordPushFailure' as const, id, delivery_id: send.deliveryId, at: uow.now, message: outcome.message, min_delay_ms: frequency, waiting };
+      try {
+        const { state } = await uow.execute(pushDecider, stream, command);
+        const sub = state.subscriptions[id]!;
+        const d = deliveryOf(sub);
+        if (sub.status === 'failed') return null;
+        if (d.batch) return d.retry_at ?? uow.now;
+        return waiting > send.interactions.length ? uow.now + frequency : uow.now + Math.max(frequency, IDLE_CHECK_MS);
+      } catch (error) {
+        // Deleted while the batch was on its way: nothing left to record.
+        if (error instanceof DomainError) return null;
+        throw error;
+      }
+    });
+  }
+}

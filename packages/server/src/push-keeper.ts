@@ -1,0 +1,114 @@
+import type { PushDelivery, Engine } from '@sdp/core';
+import { ManualClock, type SystemClock } from '@sdp/clock';
+
+/** How often the system clock's keeper looks for new subscriptions and due deliveries. */
+export const PUSH_TICK_MS = 1_000;
+/** After an unexpected error, a subscription is looked at again this much later. */
+const AFTER_ERROR_MS = 60_000;
+
+const keyOf = (username: string, id: string): string => `${username}\n${id}`;
+
+/**
+ * Decides when push deliveries run; `PushDelivery` decides what they do. Subscriptions are found by
+ * reading the event log from where the keeper last stopped (so a restart over a durable store finds an
+ * interrupted batch and sends it again). On the manual clock each subscription's next delivery is work
+ * scheduled on the clock, so moving it runs deliveries in time order before the operator call answers; on
+ * the system clock a timer starts what is due in the background. Either way no delivery runs under an
+ * account's lane or inside a call.
+ */
+export class PushKeeper {
+  private after = 0;
+  /** The time each subscription is next due (manual: the one scheduled item that counts). */
+  private readonly due = new Map<string, number>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly delivery: PushDelivery,
+    private readonly clock: ManualClock | SystemClock,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  /** Reads the log since the last look; every subscription of an account whose push stream moved is planned now. */
+  async discover(): Promise<void> {
+    const touched = new Set<string>();
+    for (;;) {
+      const page = await this.engine.store.readAll(this.after, 10_000);
+      if (page.length === 0) break;
+      for (const e of page) if (e.stream.startsWith('push:')) touched.add(e.stream.slice('push:'.length));
+      this.after = page[page.length - 1]!.position;
+    }
+    const now = this.clock.now();
+    for (const username of touched) {
+      for (const id of await this.delivery.subscriptions(username)) this.plan(username, id, now);
+    }
+  }
+
+  private plan(username: string, id: string, at: number): void {
+    const key = keyOf(username, id);
+    const known = this.due.get(key);
+    if (known !== undefined && known <= at) return;
+    this.due.set(key, at);
+    if (this.clock instanceof ManualClock) this.clock.at(at, (t) => this.runScheduled(username, id, at, t));
+  }
+
+  /** One delivery step on the manual clock; a stale item (its subscription re-planned since) does nothing. */
+  private async runScheduled(username: string, id: string, plannedAt: number, now: number): Promise<void> {
+    const key = keyOf(username, id);
+    if (this.due.get(key) !== plannedAt) return;
+    this.due.delete(key);
+    const next = await this.step(username, id, now);
+    if (next !== null) this.plan(username, id, Math.max(next, now));
+  }
+
+  private async step(username: string, id: string, now: number): Promise<number | null> {
+    try {
+      return await this.delivery.deliverDue(username, id);
+    } catch (error) {
+      this.onError(error);
+      return now + AFTER_ERROR_MS;
+    }
+  }
+
+  /** The system clock's round: find what changed, then start every delivery that is due and not already running. */
+  private async tick(): Promise<void> {
+    await this.discover();
+    const now = this.clock.now();
+    for (const [key, at] of this.due) {
+      if (at > now || this.inFlight.has(key)) continue;
+      const [username, id] = key.split('\n') as [string, string];
+      this.due.delete(key);
+      const run = this.step(username, id, now).then((next) => {
+        this.inFlight.delete(key);
+        if (next !== null) this.plan(username, id, next);
+      });
+      this.inFlight.set(key, run);
+    }
+  }
+
+  /** Runs rounds on a timer (system clock). */
+  every(ms: number = PUSH_TICK_MS): void {
+    this.timer = setInterval(() => {
+      if (this.ticking) return;
+      this.ticking = this.tick()
+        .catch((error) => this.onError(error))
+        .finally(() => (this.ticking = undefined));
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Forgets everything (the operator's reset): the log starts again from nothing. */
+  forgetAll(): void {
+    this.after = 0;
+    this.due.clear();
+  }
+
+  /** Stops the timer and waits for deliveries on their way. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    await Promise.all(this.inFlight.values());
+  }
+}
