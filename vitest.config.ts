@@ -9,7 +9,7 @@ export default defineConfig({
   resolve: { conditions: [SOURCE, 'module', 'node', 'development|production'] },
   ssr: { resolve: { conditions: [SOURCE, 'module', 'node', 'development|production'], externalConditions: [SOURCE] } },
   test: {
-    include: ['packages/*/src/**/*.spec.ts', 'api-report/*.spec.ts'],
+    include: ['packages/*/src/**/*.spec.ts', 'packaging/*.spec.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

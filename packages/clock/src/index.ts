@@ -1,4 +1,4 @@
-// The public face of @sdp/clock; what is not listed is internal (api-report/clock.api.md shows every change).
+// The public face of @sdp/clock; what is not listed is internal (packaging/api/clock.api.md shows every change).
 export { ClockError, ManualClock } from './manual-clock.ts';
 export { randomIds } from './random-ids.ts';
 export { Scheduler, type Due } from './scheduler.ts';

@@ -1,4 +1,4 @@
-// The public face of @sdp/http; what is not listed is internal (api-report/http.api.md shows every change).
+// The public face of @sdp/http; what is not listed is internal (packaging/api/http.api.md shows every change).
 export { DEFAULT_BODY_LIMIT, createApiHandler, encode, type HttpOptions } from './api-handler.ts';
 export { BodyError, bodyParams, decodeUtf8 } from './body.ts';
 export { type Credentials } from './credentials.ts';

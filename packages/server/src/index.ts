@@ -1,4 +1,4 @@
-// The public face of @sdp/server; what is not listed is internal (api-report/server.api.md shows every change).
+// The public face of @sdp/server; what is not listed is internal (packaging/api/server.api.md shows every change).
 export { type AccessLog } from './access-log.ts';
 export { type DemoAccount } from './demo-account.ts';
 export { type OpenedStore } from './open-store.ts';

@@ -1,4 +1,4 @@
-// The public face of @sdp/sim; what is not listed is internal (api-report/sim.api.md shows every change).
+// The public face of @sdp/sim; what is not listed is internal (packaging/api/sim.api.md shows every change).
 export { comparePackages, comparisonText, type Comparison, type PackageRun } from './compare-packages.ts';
 export { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 export { compareHtml } from './report-compare-html.ts';

@@ -11,6 +11,10 @@ describe('the engine against the model of its published limits', () => {
     (commands) => runEngineModel({ package: tight }, commands),
   );
 
+  it('agrees with the engine that a free stream charge opens the window (the counterexample that once broke it)', async () => {
+    await runEngineModel({ package: tight }, [new StreamChargeCommand(0), new AdvanceClockCommand(23_000), new StreamChargeCommand(0)]);
+  });
+
   test.prop([engineCommands({ maxCommands: 25 })], { numRuns: 25 })('the same invariants hold for every general and analyze endpoint at every version', (commands) =>
     runEngineModel({ package: { credits_per_hour: 300, analyze_credits_per_hour: 100 } }, commands),
   );

@@ -184,10 +184,9 @@ export class StreamChargeCommand implements Cmd {
       checkFigures(figures, a, w, a.limit - w.used, what);
       return;
     }
-    if (this.cost > 0) {
-      w.used += this.cost;
-      a.window = w;
-    }
+    // As for calls: a charge of 0 still opens the window when none is open (the engine's creditsDecider).
+    w.used += this.cost;
+    a.window = w;
     holds(w.used <= a.limit, 'no over-admission', () => `${what}: ${w.used} of ${a.limit}`);
     checkFigures(figures, a, w, a.limit - w.used, what);
   }

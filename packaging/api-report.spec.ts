@@ -1,6 +1,6 @@
 /**
  * The API report: every name each package exports, with its type, checked in beside this file. A change
- * of the public surface changes a report, so it shows in review; `npx vitest run api-report -u` writes
+ * of the public surface changes a report, so it shows in review; `npx vitest run packaging -u` writes
  * the reports anew after a deliberate change.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ function entries(): { name: string; subpath: string; file: string; report: strin
       const source = typeof target === 'object' && target !== null ? (target as Record<string, string>)['@sdp/source'] : undefined;
       if (!source) return [];
       const suffix = subpath === '.' ? '' : `-${subpath.slice(2).replaceAll('/', '-')}`;
-      return [{ name: pkg.name, subpath, file: join(root, 'packages', dir, source), report: `./${dir}${suffix}.api.md` }];
+      return [{ name: pkg.name, subpath, file: join(root, 'packages', dir, source), report: `./api/${dir}${suffix}.api.md` }];
     });
   });
 }
