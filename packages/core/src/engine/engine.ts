@@ -97,8 +97,9 @@ export class Engine {
     } catch {
       return { status: 404, body: { error: `No endpoint ${call.endpoint}` } };
     }
-    // The account's lane is held while the call decides and given up as soon as its events are on their way
-    // to the store: the next call of the account decides on the state they make, while they become durable.
+    // The account's lane is entered once the caller has proved who they are (so nobody can queue in another
+    // account's lane), held while the call decides, and given up as soon as its events are on their way to
+    // the store: the next call of the account decides on the state they make, while they become durable.
     const lane = call.credentials?.username;
     let inLane = false;
     const enterLane = async () => {
@@ -112,16 +113,12 @@ export class Engine {
       inLane = false;
       this.lanes.leave(lane!);
     };
-    await enterLane();
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.attempt(call, endpoint, leaveLane);
+          return await this.attempt(call, endpoint, enterLane, leaveLane);
         } catch (error) {
-          if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) {
-            await enterLane();
-            continue;
-          }
+          if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
           if (error instanceof VersionConflict) {
             return { status: 503, body: { error: 'Too many concurrent writers on this account; retry' } };
           }
@@ -134,9 +131,9 @@ export class Engine {
     }
   }
 
-  private async attempt(call: ApiCall, endpoint: Endpoint, leaveLane: () => void): Promise<CallAnswer> {
+  private async attempt(call: ApiCall, endpoint: Endpoint, enterLane: () => Promise<void>, leaveLane: () => void): Promise<CallAnswer> {
     const uow = new UnitOfWork(this.loader, this.ids, this.clock);
-    const judged = await this.judge(call, endpoint, uow);
+    const judged = await this.judge(call, endpoint, uow, enterLane);
     // A refusal writes nothing; it still answers only once the pending states it was decided on are durable.
     const appends = judged.write ? uow.appends() : uow.guards();
     if (appends.length === 0) return judged.answer;
@@ -159,7 +156,7 @@ export class Engine {
   }
 
   /** Decisions §1 in order, on the states `uow` reads: the answer, and whether the unit's events are written. */
-  private async judge(call: ApiCall, endpoint: Endpoint, uow: UnitOfWork): Promise<{ answer: CallAnswer; write: boolean }> {
+  private async judge(call: ApiCall, endpoint: Endpoint, uow: UnitOfWork, enterLane: () => Promise<void>): Promise<{ answer: CallAnswer; write: boolean }> {
     const now = uow.now;
     const params = new Params(call.params ?? {});
 
@@ -182,6 +179,7 @@ export class Engine {
       const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
       return { answer: errorAnswer(new Unauthorized(), rate), write: false };
     }
+    await enterLane();
 
     // 5. Denied for a violation
     const creditsAt = creditsStream(account.username);

@@ -125,4 +125,18 @@ describe('pipelined lanes: one account decides its next call before the last one
     expect(after.status).toBe(200);
     expect(after.rate!.remaining).toBe(0);
   });
+
+  it("a caller with a wrong key never queues in the account's lane (the lane is entered after authentication)", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const engine = new Engine({ store: new SlowStore(), clock: { now: () => T0 }, ids: seededIds(9), handlers: { 'core.validate': async () => (await gate, { body: {} }) } });
+    await engine.openAccount({ username: 'u', api_key: 'key-of-u', package: { credits_per_hour: 1000 } });
+    const held = validate(engine); // decides until the gate opens: holds the lane
+    await new Promise((r) => setImmediate(r));
+    const impostor = engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { username: 'u', apiKey: 'not-the-key' } });
+    const waited = new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 1000));
+    expect(await Promise.race([impostor.then((a) => a.status), waited])).toBe(401);
+    open();
+    expect((await held).status).toBe(200);
+  });
 });
