@@ -31,11 +31,11 @@ async function tour(sdp: RunningSdp, user: [string, string]): Promise<unknown[]>
 }
 
 async function history(sdp: RunningSdp): Promise<[string, string]> {
-  const opened = await (await admin(sdp, 'POST', '/accounts', JSON.stringify({ username: 'fixture', package: { credits_per_hour: 900 } }))).json();
+  const opened: { api_key: string } = await (await admin(sdp, 'POST', '/accounts', JSON.stringify({ username: 'fixture', package: { credits_per_hour: 900 } }))).json();
   const user: [string, string] = ['fixture', opened.api_key];
   await admin(sdp, 'POST', '/accounts', JSON.stringify({ username: 'other', api_key: 'k'.repeat(32) }));
   await admin(sdp, 'POST', '/accounts/other/deny', JSON.stringify({ reason: 'fixture' }));
-  const compiled = await (await api(sdp, '/v1.5/compile', user, { method: 'POST', body: JSON.stringify({ csdl: 'fb.content contains "coffee"' }) })).json();
+  const compiled: { hash: string } = await (await api(sdp, '/v1.5/compile', user, { method: 'POST', body: JSON.stringify({ csdl: 'fb.content contains "coffee"' }) })).json();
   expect(compiled.hash).toMatch(/^[0-9a-f]{32}$/);
   const started = await api(sdp, '/v1.5/insight/start', user, { method: 'POST', body: JSON.stringify({ hash: compiled.hash, name: 'coffee' }) });
   expect(started.status).toBe(200);
@@ -92,7 +92,7 @@ describe('portable state: GET and POST /_admin/events', () => {
       for (const bad of ['not json', '{"stream":"x"}', skipping, broken.includes('"version":1') ? `${all[0]}\n${all[0]}` : broken]) {
         const r = await admin(a, 'POST', '/events', bad, 'application/x-ndjson');
         expect(r.status).toBe(400);
-        expect((await r.json()).error).toMatch(/^line \d+: /);
+        expect(((await r.json()) as { error: string }).error).toMatch(/^line \d+: /);
       }
       expect(await a.store.head()).toBe(0);
     } finally {
