@@ -31,11 +31,11 @@ async function tour(sdp: RunningSdp, user: [string, string]): Promise<unknown[]>
 }
 
 async function history(sdp: RunningSdp): Promise<[string, string]> {
-  const opened: { api_key: string } = await (await admin(sdp, 'POST', '/accounts', JSON.stringify({ username: 'fixture', package: { credits_per_hour: 900 } }))).json();
+  const opened: { api_key: string } = await (await admin(sdp, 'POST', '/accounts', JSON.stringify({ username: 'fixture', package: { credits_per_hour: 900 } }))).json() as { api_key: string };
   const user: [string, string] = ['fixture', opened.api_key];
   await admin(sdp, 'POST', '/accounts', JSON.stringify({ username: 'other', api_key: 'k'.repeat(32) }));
   await admin(sdp, 'POST', '/accounts/other/deny', JSON.stringify({ reason: 'fixture' }));
-  const compiled: { hash: string } = await (await api(sdp, '/v1.5/compile', user, { method: 'POST', body: JSON.stringify({ csdl: 'fb.content contains "coffee"' }) })).json();
+  const compiled: { hash: string } = await (await api(sdp, '/v1.5/compile', user, { method: 'POST', body: JSON.stringify({ csdl: 'fb.content contains "coffee"' }) })).json() as { hash: string };
   expect(compiled.hash).toMatch(/^[0-9a-f]{32}$/);
   const started = await api(sdp, '/v1.5/insight/start', user, { method: 'POST', body: JSON.stringify({ hash: compiled.hash, name: 'coffee' }) });
   expect(started.status).toBe(200);
