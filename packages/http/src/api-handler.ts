@@ -112,6 +112,8 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       if (fault) return { response: faultResponse(fault, base), username: null, cost: null };
     }
     const call: ApiCall = { version: r.version, endpoint: r.endpoint.id, credentials, params, mediaType, ...(rawBody !== undefined ? { body: rawBody } : {}) };
+    const idempotencyKey = req.header('idempotency-key');
+    if (idempotencyKey !== undefined && (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE')) call.idempotencyKey = idempotencyKey;
     const answer = await engine.call(call);
     return {
       response: encode(answer, r.version, base, r.head),
