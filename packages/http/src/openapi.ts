@@ -127,7 +127,7 @@ export function openApiDocument(version: VersionId, options: OpenApiOptions = {}
   return {
     openapi: '3.1.0',
     info: {
-      title: `Social-data platform API ${version}`,
+      title: 'Social-data platform API',
       version,
       description:
         `Generated from the catalogue of the sdp engine. Released ${v.released}.` +

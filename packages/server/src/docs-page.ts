@@ -5,6 +5,9 @@ import { errorResponse, segmentsOf, splitUrl, type WireHandler } from '@sdp/http
 
 /** Redoc's self-contained bundle, served from this package so the page asks nothing of any other host. */
 const RENDERER = 'redoc/bundles/redoc.standalone.js';
+/** The one picture the bundle fetches from its maker's host (the sidebar's credit line): drawn inline instead. */
+const CREDIT_LOGO = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg/g;
+const INLINE_LOGO = 'data:image/svg+xml,' + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle cx="8" cy="8" r="6" fill="#888"/></svg>');
 
 const page = (): string => `<!doctype html>
 <html lang="en">
@@ -35,7 +38,7 @@ export function createDocsPage(): WireHandler {
     const segs = segmentsOf(splitUrl(req.url).path);
     if (segs.length === 1) return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }, body: page() };
     if (segs.length === 2 && segs[1] === 'redoc.standalone.js') {
-      script ??= readFileSync(createRequire(import.meta.url).resolve(RENDERER), 'utf8');
+      script ??= readFileSync(createRequire(import.meta.url).resolve(RENDERER), 'utf8').replace(CREDIT_LOGO, INLINE_LOGO);
       return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }, body: script };
     }
     return errorResponse(404, 'No such page under /docs');
