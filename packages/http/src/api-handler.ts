@@ -105,7 +105,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       case 'options':
         base.Allow = r.allow.join(', ');
         base['Access-Control-Allow-Methods'] = r.allow.join(', ');
-        base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type';
+        base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type, Idempotency-Key';
         base['Access-Control-Max-Age'] = '600';
         return { response: { status: 204, headers: base }, username: null, cost: null };
     }
