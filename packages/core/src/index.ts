@@ -70,3 +70,7 @@ export { PushConnectors, type DeliveryOutcome, type OutboundAnswer, type Outboun
 export { batchBody } from './push/batch.ts';
 export { LOOPBACK_HOSTS, httpConnector, type HttpConnectorOptions } from './push/http-connector.ts';
 export { DEFAULT_BATCH_MAX_SIZE, DEFAULT_DELIVERY_FREQUENCY_S, PushDelivery, type PushDeliveryOptions } from './push/push-delivery.ts';
+// The stand-in's toolbox: semantic faults (an allowance spent, a task queue full, the day's capacity
+// reached) and idempotency keys recorded with the call they answer.
+export { SEMANTIC_FAULTS, applySemanticFault, type SemanticFault } from './faults/semantic-faults.ts';
+export { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_MS, idempotencyDecider, idempotencyStream, type IdempotencyEvent, type IdempotentRecord } from './idempotency/idempotency-keys.ts';

@@ -1,7 +1,8 @@
-import { CURRENT_VERSION, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
+import { CURRENT_VERSION, VERSIONS, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { readCredentials } from './credentials.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
+import { openApiDocument } from './openapi.ts';
 import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 export interface HttpOptions {
@@ -22,7 +23,20 @@ export interface HttpOptions {
    * Express's `app.use('/api', ...)` strips its prefix itself and needs none.
    */
   basePath?: string;
+  /**
+   * Which rate-limit fields answers carry: the five `X-RateLimit-*` (`x`, the default), the IETF httpapi
+   * draft's `RateLimit-Policy` and `RateLimit` (`ietf`), or both, with the same figures.
+   */
+  rateLimitHeaders?: RateLimitHeaders;
+  /** Injected faults (the operator's `/_admin/faults`): asked before the engine, so a fault charges nothing. */
+  faults?: (target: { username: string | null; endpoint: string }) => Promise<InjectedFault | undefined> | undefined;
 }
+
+/** What an injected fault does instead of the call: answer a 5xx, or drop the connection. */
+export type InjectedFault = { kind: 'answer'; status: number; retryAfter: number | null } | { kind: 'drop' };
+
+export type RateLimitHeaders = 'x' | 'ietf' | 'both';
+export const RATE_LIMIT_HEADER_STYLES: readonly RateLimitHeaders[] = ['x', 'ietf', 'both'];
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -44,6 +58,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const mounts = new Map(Object.entries(options.mounts ?? {}));
   const requestIds = options.requestIds ?? true;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const rateStyle = options.rateLimitHeaders ?? 'x';
   // Routing is a pure function of method and path; most traffic repeats a few paths.
   const routeCache = new Map<string, Route>();
   const routeOf = (method: string, path: string): Route => {
@@ -56,7 +71,23 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
     return r;
   };
 
+  // The OpenAPI documents (server.md, Toolbox): built from the catalogue once per version, on first ask.
+  const documents = new Map<VersionId, string>();
+  const openApi = (path: string): WireResponse | undefined => {
+    const m = /^\/(?:(v[^/]*)\/)?openapi\.json$/.exec(path);
+    if (!m) return undefined;
+    const version = m[1] === undefined ? CURRENT_VERSION : parseVersionPrefix(m[1]);
+    if (version === null || !VERSIONS.some((v) => v.id === version)) return errorResponse(404, `No API version ${m[1]!.slice(1)}; versions are 1.0 to ${CURRENT_VERSION}`, { 'X-API-Version': CURRENT_VERSION });
+    let text = documents.get(version);
+    if (text === undefined) documents.set(version, (text = JSON.stringify(openApiDocument(version, { product, rateLimitHeaders: rateStyle }))));
+    return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' }, body: text };
+  };
+
   async function serve(req: WireRequest, path: string, query: string): Promise<Served> {
+    if ((req.method === 'GET' || req.method === 'HEAD') && path.endsWith('/openapi.json')) {
+      const document = openApi(path);
+      if (document) return { response: document, username: null, cost: null };
+    }
     const first = segmentsOf(path)[0];
     const mount = first !== undefined ? mounts.get(first) : undefined;
     if (mount) {
@@ -79,7 +110,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       case 'options':
         base.Allow = r.allow.join(', ');
         base['Access-Control-Allow-Methods'] = r.allow.join(', ');
-        base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type';
+        base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type, Idempotency-Key';
         base['Access-Control-Max-Age'] = '600';
         return { response: { status: 204, headers: base }, username: null, cost: null };
     }
@@ -105,10 +136,18 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
     }
 
     const credentials = readCredentials(req.header('authorization'), req.header('auth'));
+    if (options.faults) {
+      // No rules, no promise: the common call pays nothing for the feature.
+      const asked = options.faults({ username: credentials?.username ?? null, endpoint: r.endpoint.id });
+      const fault = asked && (await asked);
+      if (fault) return { response: faultResponse(fault, base), username: null, cost: null };
+    }
     const call: ApiCall = { version: r.version, endpoint: r.endpoint.id, credentials, params, mediaType, ...(rawBody !== undefined ? { body: rawBody } : {}) };
+    const idempotencyKey = req.header('idempotency-key');
+    if (idempotencyKey !== undefined && (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE')) call.idempotencyKey = idempotencyKey;
     const answer = await engine.call(call);
     return {
-      response: encode(answer, r.version, base, r.head),
+      response: encode(answer, r.version, base, r.head, rateStyle, r.endpoint.allowance === 'analyze' ? 'analyze' : 'general'),
       username: credentials && answer.status !== 401 ? credentials.username : null,
       cost: answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null,
     };
@@ -140,6 +179,12 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   };
 }
 
+function faultResponse(fault: InjectedFault, headers: Record<string, string>): WireResponse {
+  if (fault.kind === 'drop') return { status: 0, headers, drop: true };
+  if (fault.retryAfter !== null) headers['Retry-After'] = String(fault.retryAfter);
+  return errorResponse(fault.status, `Injected fault: ${fault.status} (the operator's /_admin/faults); nothing was charged`, headers);
+}
+
 /** The headers of every API answer, built as one literal so V8 keeps them on its fast path. */
 function baseHeaders(version: VersionId, requestId: boolean): Record<string, string> {
   const h: Record<string, string> = { 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' };
@@ -157,9 +202,14 @@ function baseHeaders(version: VersionId, requestId: boolean): Record<string, str
  * to `headers` in place. `x-datasift-*` names go out lowercase: one client matches them only in that
  * exact case (wire-facts §1.5).
  */
-export function encode(answer: CallAnswer, version: VersionId, headers: Record<string, string>, head = false): WireResponse {
+export function encode(answer: CallAnswer, version: VersionId, headers: Record<string, string>, head = false, style: RateLimitHeaders = 'x', policy = 'general'): WireResponse {
   const rate = answer.rate;
-  if (rate) {
+  if (rate && style !== 'x') {
+    // IETF httpapi draft: the quota and its window (one hour) as a policy; what remains and the seconds until it resets.
+    headers['RateLimit-Policy'] = `"${policy}";q=${rate.limit};w=3600`;
+    headers.RateLimit = `"${policy}";r=${rate.remaining};t=${rate.resetTtl}`;
+  }
+  if (rate && style !== 'ietf') {
     headers['X-RateLimit-Limit'] = String(rate.limit);
     headers['X-RateLimit-Remaining'] = String(rate.remaining);
     headers['X-RateLimit-Cost'] = String(rate.cost);

@@ -8,3 +8,5 @@ export { segmentsOf, splitUrl, type Route } from './route.ts';
 export { samplePath } from './sample-paths.ts';
 export { errorResponse, jsonResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 export { OUTBOUND_TIMEOUT_MS, nodeOutbound, type NodeOutboundOptions } from './outbound.ts';
+export { RATE_LIMIT_HEADER_STYLES, type InjectedFault, type RateLimitHeaders } from './api-handler.ts';
+export { openApiDocument, type OpenApiOptions } from './openapi.ts';

@@ -20,6 +20,10 @@ export interface WireResponse {
   headers: Record<string, string>;
   /** JSON text; absent for 204, HEAD and OPTIONS. */
   body?: string;
+  /** Close the connection without an answer (an injected fault). */
+  drop?: boolean;
+  /** A long body sent as it is produced (an event log export), instead of `body`. */
+  stream?: AsyncIterable<string>;
 }
 
 /** Something that answers wire requests: the API itself, or a mounted sub-API such as the operator's. */

@@ -8,9 +8,10 @@ import { wantsHelp, type Command } from './command.ts';
 import { serveCommand } from './serve-command.ts';
 import { SettingsError } from './settings.ts';
 import { simCommand } from './sim-command.ts';
+import { exportEventsCommand, importEventsCommand, openApiDocumentCommand } from './toolbox-commands.ts';
 
 /** Every subcommand of `sdp`, in the order help lists them. Add one here. */
-const COMMANDS: Command[] = [serveCommand, accountsCommand, simCommand];
+const COMMANDS: Command[] = [serveCommand, accountsCommand, simCommand, exportEventsCommand, importEventsCommand, openApiDocumentCommand];
 
 /** Read from the package's own package.json, beside `src/` and `dist/` alike. */
 function version(): string {

@@ -6,3 +6,5 @@ export { createOperatorApi, type OperatorOptions } from './operator-api.ts';
 export { startServer, type RunningSdp } from './server.ts';
 export { SettingsError, defaultSettings, readSettings, type ServerSettings, type Setting } from './settings.ts';
 export { PUSH_TICK_MS, PushKeeper } from './push-keeper.ts';
+export { ImportError, exportEvents, importEvents, parseEventLines } from './event-log.ts';
+export { FAULT_STATUSES, FaultInjector, type FaultRule, type FaultStatus } from './faults.ts';

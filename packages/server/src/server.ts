@@ -8,6 +8,10 @@ import { FirehoseKeeper } from './firehose-keeper.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
 import { PushKeeper } from './push-keeper.ts';
+import { eventRoutes } from './event-routes.ts';
+import { faultRoutes } from './fault-routes.ts';
+import { FaultInjector } from './faults.ts';
+import { createDocsPage } from './docs-page.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** How often switched-on firehoses are fed on the system clock. */
@@ -25,6 +29,8 @@ export interface RunningSdp {
   /** Set on the first start over an empty store (no `--accounts`): the demo account and a working curl line. */
   demo?: DemoAccount & { curl: string };
   accounts: { opened: string[]; existing: string[] };
+  /** The operator's injected faults (`/_admin/faults`). */
+  faults: FaultInjector;
   /** Stops accepting, lets in-flight requests finish, then closes the store and the access log. */
   close(): Promise<void>;
 }
@@ -66,11 +72,14 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       await pushes.stop();
       await firehoses.stop();
     };
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes });
+    const faults = new FaultInjector();
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses), ...faultRoutes(engine, faults)] });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
-      mounts: { _admin: operator },
+      mounts: { _admin: operator, docs: createDocsPage() },
+      ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
+      ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: (e) => log.write(e) } : {}),
       onError,
     });
@@ -87,6 +96,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       storeDescription: description,
       ...(demo ? { demo: { ...demo, curl: demoCurl(engine, running.url, demo) } } : {}),
       accounts,
+      faults,
       close: () =>
         (closing ??= (async () => {
           await running.close();

@@ -1,4 +1,5 @@
 import { LOOPBACK_HOSTS, type LimitingDayMode } from '@sdp/core';
+import type { RateLimitHeaders } from '@sdp/http';
 
 /** Every setting of `sdp serve` (server.md): each a flag, each also readable from an environment variable. */
 export interface ServerSettings {
@@ -21,6 +22,8 @@ export interface ServerSettings {
   workers: number;
   /** Hosts push subscriptions may deliver to (docs/push.md); loopback only by default. */
   pushAllowedHosts: string[];
+  /** `x` (the five X-RateLimit-* fields), `ietf` (RateLimit-Policy and RateLimit), or `both`. */
+  rateLimitHeaders?: RateLimitHeaders;
 }
 
 export class SettingsError extends Error {}
@@ -136,6 +139,17 @@ export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
     summary: 'hosts http push subscriptions may deliver to; any other destination answers 400 (docs/push.md)',
     shown: (d) => d.pushAllowedHosts.join(','),
     read: (v, s) => void (s.pushAllowedHosts = v.split(',').map((h) => h.trim()).filter((h) => h !== '')),
+  },
+  {
+    flag: 'rate-limit-headers',
+    env: 'SDP_RATE_LIMIT_HEADERS',
+    format: 'x|ietf|both',
+    summary: 'rate-limit fields: X-RateLimit-*, the IETF draft RateLimit-Policy and RateLimit, or both (docs/rate-limit-headers.md)',
+    shown: (d) => d.rateLimitHeaders ?? 'x',
+    read: (v, s) => {
+      if (v !== 'x' && v !== 'ietf' && v !== 'both') throw new SettingsError(`--rate-limit-headers must be x, ietf or both, not "${v}"`);
+      s.rateLimitHeaders = v;
+    },
   },
 ];
 

@@ -14,6 +14,7 @@ import { DEFAULT_PACKAGE, readPackageFields, type AccountPackage } from '../acco
 import { endpointById, type Endpoint } from '../catalogue/endpoints.ts';
 import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { AccountLanes } from './account-lanes.ts';
+import { callFingerprint, heldAt, idempotencyDecider, idempotencyStream, IDEMPOTENCY_KEY_MAX, replayOf } from '../idempotency/idempotency-keys.ts';
 import { AggregateLoader } from './aggregates.ts';
 import { DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
 import type { EventStore } from './event-store.ts';
@@ -68,6 +69,8 @@ export class Engine {
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
   private readonly digests = new ApiKeyDigests();
   private readonly lanes = new AccountLanes();
+  /** Idempotent calls in flight in this process (username, key and idempotency key): a repeat answers 409. */
+  private readonly keyedCalls = new Set<string>();
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -101,6 +104,15 @@ export class Engine {
     // account's lane), held while the call decides, and given up as soon as its events are on their way to
     // the store: the next call of the account decides on the state they make, while they become durable.
     const lane = call.credentials?.username;
+    let keyed: string | undefined;
+    if (call.idempotencyKey !== undefined && call.credentials) {
+      const key = call.idempotencyKey;
+      if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX) return { status: 400, body: { error: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters` } };
+      // The API key is part of the mark, so only the key's holder learns that a call is running.
+      keyed = `${call.credentials.username}\n${call.credentials.apiKey}\n${key}`;
+      if (this.keyedCalls.has(keyed)) return { status: 409, body: { error: `A call with Idempotency-Key ${key} is still running; retry when it has answered` } };
+      this.keyedCalls.add(keyed);
+    }
     let inLane = false;
     const enterLane = async () => {
       if (lane === undefined || inLane) return;
@@ -128,6 +140,7 @@ export class Engine {
       }
     } finally {
       leaveLane();
+      if (keyed !== undefined) this.keyedCalls.delete(keyed);
     }
   }
 
@@ -192,6 +205,19 @@ export class Engine {
       return { answer: errorAnswer(denied, figuresBefore(credits, reported, endpoint, now)), write: false };
     }
 
+    // An idempotent repeat: the recorded answer, before anything is charged again.
+    const idempotencyKey = call.idempotencyKey;
+    let fingerprint: string | undefined;
+    if (idempotencyKey !== undefined) {
+      fingerprint = callFingerprint(call);
+      const held = heldAt(await uow.load(idempotencyDecider, idempotencyStream(account.username)), idempotencyKey, now);
+      if (held && held.fingerprint !== fingerprint) {
+        const reused = new DomainError(422, `Idempotency-Key ${idempotencyKey} was used with other parameters; use a new key for a new call`);
+        return { answer: errorAnswer(reused, figuresBefore(credits, reported, endpoint, now)), write: false };
+      }
+      if (held) return { answer: replayOf(held), write: false };
+    }
+
     // 6. The allowance
     const lines =
       identityId === null ? accountLines(reported, endpoint) : await this.allowanceLines(uow, account, identityId, endpoint, params);
@@ -232,6 +258,9 @@ export class Engine {
       if (error.status >= 500) return { answer: errorAnswer(error, figuresBefore(credits, reported, endpoint, now)), write: false };
       uow.rollbackTo(savepoint);
       answer = errorAnswer(error, rate, call.version);
+    }
+    if (idempotencyKey !== undefined) {
+      uow.executeLoaded(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer });
     }
     return { answer, write: true };
   }
