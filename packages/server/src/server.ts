@@ -9,6 +9,9 @@ import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
 import type { ServerSettings } from './settings.ts';
 
+/** A turn of the event loop for other requests between slices of large work (timers and I/O run first). */
+const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** How often switched-on firehoses are fed on the system clock. */
 const FIREHOSE_FEED_MS = 5_000;
 
@@ -37,7 +40,7 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
   const log = openAccessLog(settings.accessLog);
   try {
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
-    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, onError: (e) => onError(e) });
+    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, onError: (e) => onError(e), yieldTurn });
 
     const firstStart = (await store.head()) === 0;
     const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : { opened: [], existing: [] };

@@ -38,6 +38,11 @@ export interface EngineOptions {
   settings?: Partial<EngineSettings>;
   /** Told of every unexpected failure (a 500); the call itself charges nothing. */
   onError?: (error: unknown, call: ApiCall) => void;
+  /**
+   * Gives other calls a turn of the event loop (a server passes `setImmediate`); the core has no timers.
+   * Without it, slices of large work follow each other at once.
+   */
+  yieldTurn?: () => Promise<void>;
 }
 
 export interface AccountView {
@@ -66,6 +71,7 @@ export class Engine {
   private handlers: HandlerTable;
   private identities: IdentityAccess | undefined;
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
+  private readonly yieldTurn: (() => Promise<void>) | undefined;
   private readonly digests = new ApiKeyDigests();
   private readonly lanes = new AccountLanes();
 
@@ -78,6 +84,7 @@ export class Engine {
     this.handlers = { ...options.handlers };
     this.identities = options.identities;
     this.onError = options.onError;
+    this.yieldTurn = options.yieldTurn;
   }
 
   /** Adds or replaces endpoint handlers (each aggregate's module registers its own). */
@@ -179,7 +186,7 @@ export class Engine {
     // 7. Charged; now validate and execute
     const handler = this.handlers[endpoint.id];
     const savepoint = uow.savepoint();
-    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings };
+    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, yieldTurn: this.yieldTurn };
     let answer: CallAnswer;
     try {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
