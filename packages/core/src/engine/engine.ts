@@ -15,7 +15,8 @@ import { endpointById, type Endpoint } from '../catalogue/endpoints.ts';
 import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { AccountLanes } from './account-lanes.ts';
 import { AggregateLoader } from './aggregates.ts';
-import { DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
+import { BadRequest, DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
+import { checkJsonDepth, prototypeKeyParam } from './input-limits.ts';
 import type { EventStore } from './event-store.ts';
 import type {
   ApiCall,
@@ -161,6 +162,10 @@ export class Engine {
     if (account.denied) {
       return errorAnswer(new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`), figuresBefore(credits, reported, endpoint, now));
     }
+
+    // Before the charge: values that would reach an object's built-ins as keys, or nest past the limit.
+    const refused = refusedInput(call.params);
+    if (refused) return errorAnswer(refused, figuresBefore(credits, reported, endpoint, now));
 
     // 6. The allowance
     const lines =
@@ -342,6 +347,23 @@ function figuresBefore(credits: Credits, reported: AllowanceLine | undefined, en
 
 function figuresAfter(credits: Credits, line: AllowanceLine, cost: number, now: number): RateFigures {
   return figuresOf(windowAt(credits, line.key, now), line.limit, cost, now);
+}
+
+function refusedInput(params: Record<string, unknown> | undefined): BadRequest | undefined {
+  if (!params) return undefined;
+  const key = prototypeKeyParam(params);
+  if (key) return new BadRequest(`${key.name} cannot be ${JSON.stringify(key.value)}: that name is reserved`);
+  for (const name in params) {
+    const v = params[name];
+    if (typeof v !== 'object' || v === null) continue;
+    try {
+      checkJsonDepth(name, v);
+    } catch (error) {
+      if (error instanceof BadRequest) return error;
+      throw error;
+    }
+  }
+  return undefined;
 }
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
