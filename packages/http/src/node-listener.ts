@@ -35,7 +35,8 @@ class NodeWireRequest implements WireRequest {
     this.url = req.url ?? '/';
   }
   header(name: string): string | undefined {
-    const v = this.req.headers[name];
+    // Node keeps only the first of repeated Authorization headers; the handler must see them all to refuse.
+    const v = name === 'authorization' ? this.req.headersDistinct[name] : this.req.headers[name];
     return Array.isArray(v) ? v.join(', ') : v;
   }
   readBody(limit: number): Promise<Uint8Array | null> {

@@ -32,7 +32,7 @@ export interface RunningSdp {
 }
 
 /** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
-export async function startServer(settings: ServerSettings, hooks: { onError?: (error: unknown) => void } = {}): Promise<RunningSdp> {
+export async function startServer(settings: ServerSettings, hooks: { onError?: (error: unknown) => void; onStoreAway?: (error: unknown) => void; onStoreBack?: () => void } = {}): Promise<RunningSdp> {
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   let http: RunningServer | undefined;
@@ -40,7 +40,12 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
   const log = openAccessLog(settings.accessLog);
   try {
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
-    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, onError: (e) => onError(e), yieldTurn });
+    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay },
+      onError: (e) => onError(e),
+      yieldTurn,
+      onStoreAway: hooks.onStoreAway ?? ((e) => console.error(`store unavailable, answering 503 until it returns: ${e instanceof Error ? e.message : String(e)}`)),
+      onStoreBack: hooks.onStoreBack ?? (() => console.error('store available again')),
+    });
 
     const firstStart = (await store.head()) === 0;
     const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : { opened: [], existing: [] };
