@@ -10,7 +10,7 @@ const mb = (): number => Math.round(process.memoryUsage().rss / 1024 / 1024);
 
 async function run(store: MemoryEventStore, calls: number): Promise<BenchLine['extra'] & { opsPerSec: number }> {
   const engine = createEngine({ store, clock: { now: () => Date.parse('2026-03-02T08:00:00Z') }, ids: seededIds(4), settings: {} });
-  await engine.openAccount({ username: 'alice', api_key: 'alice-key-0001', package: { credits_per_hour: 1e15 } });
+  await engine.openAccount({ username: 'alice', api_key: 'alice-key-0001', package: { credits_per_hour: 1e12 } });
   const call = { version: '1.5' as const, endpoint: 'core.balance', credentials: { username: 'alice', apiKey: 'alice-key-0001' }, params: {} };
   globalThis.gc?.();
   const start = mb();
