@@ -54,7 +54,17 @@ async function upload(req: ReturnType<typeof request>, body: Buffer): Promise<bo
   req.on('error', () => (failed = true));
   for (let at = 0; at < body.length; at += 64 * 1024) {
     if (req.destroyed || failed) return false;
-    if (!req.write(body.subarray(at, at + 64 * 1024))) await new Promise((r) => (req.once('drain', r), req.once('close', r)));
+    if (!req.write(body.subarray(at, at + 64 * 1024))) {
+      await new Promise<void>((r) => {
+        const go = () => {
+          req.off('drain', go);
+          req.off('close', go);
+          r();
+        };
+        req.on('drain', go);
+        req.on('close', go);
+      });
+    }
     await new Promise((r) => setImmediate(r));
   }
   await new Promise<void>((r) => req.end(r));

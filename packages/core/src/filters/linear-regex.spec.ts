@@ -47,15 +47,16 @@ describe('catastrophic patterns run in linear time with the right answers', () =
   // engine on short lines (where backtracking is still quick) and run on the long line for a count.
   const atom = fc.constantFrom('a', 'a?', 'a*', 'a+', '(a|a)', '(a|aa)', '(?:a|b)');
   const pattern = fc.letrec<{ p: string }>((tie) => ({
+    // Shallow enough that the backtracking engine used as the reference still answers on short lines.
     p: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
+      { maxDepth: 3, withCrossShrink: true },
       atom,
       fc.tuple(tie('p'), fc.constantFrom('*', '+', '?', '{2,5}', '{3}')).map(([p, q]) => `(${p})${q}`),
       fc.tuple(tie('p'), tie('p')).map(([x, y]) => x + y),
       fc.tuple(tie('p'), tie('p')).map(([x, y]) => `(${x}|${y})`),
     ),
   })).p;
-  test.prop([pattern, fc.constantFrom('', 'b', 'c'), fc.integer({ min: 0, max: 12 })], { numRuns: 80 })(
+  test.prop([pattern, fc.constantFrom('', 'b', 'c'), fc.integer({ min: 0, max: 6 })], { numRuns: 80 })(
     'nested quantifiers agree with a backtracking engine on short lines and finish on long ones',
     (p, tail, n) => {
       const re = compileLinearRegex(p);
