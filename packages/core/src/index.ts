@@ -2,7 +2,7 @@
 // What is not listed is internal and may change; packaging/api/core.api.md shows every change in review.
 export { accountDecider, type Account, type AccountCommand, type AccountEvent } from './accounting/account.ts';
 export { ApiKeyDigests, hashApiKey } from './accounting/api-key.ts';
-export { CreditsExhausted, creditsDecider, creditsStream, openWindow, type AllowanceLine, type ChargeCredits, type CreditWindow, type Credits, type CreditsEvent, type RateFigures } from './accounting/credit-window.ts';
+export { CreditsExhausted, creditsDecider, creditsStream, forgettableCharge, openWindow, type AllowanceLine, type ChargeCredits, type CreditWindow, type Credits, type CreditsEvent, type RateFigures } from './accounting/credit-window.ts';
 export { DEFAULT_PACKAGE, completePackage, readPackageFields, type AccountPackage } from './accounting/package.ts';
 export { analysisWindow, validateAnalysisRequest, type AnalysisRequest, type AnalysisSpec, type FreqDistSpec, type Interval, type TimeSeriesSpec } from './analysis/analysis-request.ts';
 export { type Bucket } from './analysis/distribution.ts';
@@ -15,9 +15,9 @@ export { AccountLanes } from './engine/account-lanes.ts';
 export { AggregateLoader, SNAPSHOT_EVERY, type Loaded } from './engine/aggregates.ts';
 export { DeciderSpecification } from './engine/decider-spec.ts';
 export { evolveWith, fold, foldMany, type Decider, type DomainEvent } from './engine/decider.ts';
-export { Engine, type AccountView, type EngineOptions } from './engine/engine.ts';
+export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type EngineOptions } from './engine/engine.ts';
 export { BadRequest, Conflict, DomainError, NotFound, VersionConflict } from './engine/errors.ts';
-export { type EventStore, type Snapshot } from './engine/event-store.ts';
+export { StoreUnavailable, type EventStore, type Snapshot } from './engine/event-store.ts';
 export { ANY_VERSION, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent, type StreamAppend } from './engine/events.ts';
 export { type ApiCall, type CallAnswer, type CallContext, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess, type LimitingDayMode } from './engine/handler.ts';
 export { MemoryEventStore } from './engine/memory-store.ts';

@@ -1,4 +1,4 @@
-import { CURRENT_VERSION, VERSIONS, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
+import { CURRENT_VERSION, STORE_RETRY_AFTER_S, VERSIONS, isStoreUnavailable, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { readCredentials } from './credentials.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
@@ -135,7 +135,10 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       throw error;
     }
 
-    const credentials = readCredentials(req.header('authorization'), req.header('auth'));
+    const authorization = req.header('authorization');
+    // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
+    if (authorization !== undefined && authorization.includes(',')) return refuse(400, 'Send one Authorization header, not several');
+    const credentials = readCredentials(authorization, req.header('auth'));
     if (options.faults) {
       // No rules, no promise: the common call pays nothing for the feature.
       const asked = options.faults({ username: credentials?.username ?? null, endpoint: r.endpoint.id });
@@ -162,8 +165,14 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
     try {
       served = await serve(req, path, query);
     } catch (error) {
-      options.onError?.(error);
-      served = { response: errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION }), username: null, cost: null };
+      if (isStoreUnavailable(error)) {
+        // The operator's side reaches the store outside engine.call; it answers as the API does.
+        const headers = { 'X-API-Version': CURRENT_VERSION, 'Retry-After': String(STORE_RETRY_AFTER_S) };
+        served = { response: errorResponse(503, 'The data store is unavailable; nothing was changed. Retry later.', headers), username: null, cost: null };
+      } else {
+        options.onError?.(error);
+        served = { response: errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION }), username: null, cost: null };
+      }
     }
     if (req.method === 'HEAD') delete served.response.body;
     options.onAccess?.({

@@ -7,6 +7,8 @@ import { route, splitUrl } from './route.ts';
 import { samplePath as fillTemplate } from './sample-paths.ts';
 
 const KEY = 'alice-key-0001';
+/** `npm run fuzz` multiplies every property's runs (a longer, still bounded run for local use); CI runs one. */
+const RUNS = Math.max(1, Number(process.env.SDP_FUZZ_RUNS ?? 1));
 const LIMIT = 64 * 1024;
 
 const engine = createEngine({ store: new MemoryEventStore(), clock: new ManualClock(Date.parse('2026-03-02T08:00:00Z')), ids: seededIds(3), settings: {} });
@@ -62,7 +64,7 @@ describe('bad input', () => {
     const charged = [...seen].filter(([s]) => s < 300).reduce((n, [, c]) => n + c, 0);
     expect(charged, JSON.stringify([...seen])).toBeGreaterThan(0);
   });
-  test.prop([method, path, auth, body], { numRuns: 400 })(
+  test.prop([method, path, auth, body], { numRuns: 400 * RUNS })(
     'every request answers below 500 with a JSON error when refused, and a refusal before the charge changes nothing',
     async (m, p, headers, [payload, type]) => {
       const withBody = payload !== undefined && m !== 'GET' && m !== 'HEAD';
@@ -92,6 +94,84 @@ describe('bad input', () => {
       const remaining = r.headers.get('x-ratelimit-remaining');
       const refusedBeforeCharge = cost === null || r.status === 401 || r.status === 405 || (r.status >= 400 && Number(cost) > Number(remaining)) || r.status >= 500;
       if (r.status >= 400 && refusedBeforeCharge) expect(after).toBe(before);
+    },
+  );
+});
+
+// ---- Hostile input (issue 12): every refusal below 500, and nothing changed by it ----
+
+const PROTOTYPE = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'];
+const KEY_PARAMS = ['id', 'hash', 'service', 'source_id', 'subscription_id', 'historics_id', 'identity_id', 'playback_id', 'source_type', 'output_type', 'order_by'];
+
+/** A catalogue path with a prototype name in one of its parameter segments (or none), and a method it takes. */
+const endpointWithPrototypeIds = fc
+  .tuple(fc.constantFrom(...ENDPOINTS.flatMap((e) => e.forms.map((f) => [f.template, e.methods] as const))), fc.constantFrom(...PROTOTYPE), fc.nat())
+  .map(([[template, methods], name, k]) => ({
+    path: '/v1.5' + template.replace(/\{(\w+)(?:=([\w|]+))?\}/g, (_, p: string, words?: string) => (words ? words.split('|')[0]! : name)),
+    method: methods[k % methods.length]!,
+  }));
+
+async function unchanged(request: Request): Promise<Response> {
+  const before = await engine.store.head();
+  const r = await handle(request);
+  expect(r.status, `${request.method} ${request.url}: ${await r.clone().text()}`).toBeLessThan(500);
+  expect(await engine.store.head()).toBe(before);
+  return r;
+}
+
+describe('hostile input', () => {
+  test.prop([endpointWithPrototypeIds, fc.constantFrom(...KEY_PARAMS), fc.constantFrom(...PROTOTYPE), fc.boolean()], { numRuns: 150 * RUNS })(
+    'a prototype name in any id, hash, service, source or sort position answers 4xx and changes nothing',
+    async ({ path, method }, param, name, inBody) => {
+      const useBody = inBody && method !== 'GET';
+      const query = useBody ? '' : `?${param}=${encodeURIComponent(name)}`;
+      const body = useBody ? JSON.stringify({ [param]: name }) : undefined;
+      const r = await unchanged(new Request(`http://sdp.test${path}${query}`, { method, headers: { authorization: `alice:${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) }));
+      expect([400, 404, 405]).toContain(r.status);
+    },
+  );
+
+  const control = fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\n');
+  test.prop([fc.constantFrom(...catalogueForms), control, fc.constantFrom('user', 'key'), fc.boolean()], { numRuns: 60 * RUNS })(
+    'control characters or over-long parts in credentials answer 401 before any store is asked',
+    async (p, c, where, long) => {
+      const user = where === 'user' ? (long ? 'a'.repeat(65) : `ali${c}ce`) : 'alice';
+      const key = where === 'key' ? (long ? 'k'.repeat(257) : `${KEY}${c}`) : KEY;
+      const r = await unchanged(new Request(`http://sdp.test/v1.5${p}`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${user}:${key}`).toString('base64')}` } }));
+      expect([401, 404, 405]).toContain(r.status);
+    },
+  );
+
+  const jsonEndpoint = fc.constantFrom('/v1.5/push/create', '/v1.5/push/update', '/v1.5/push/validate', '/v1.5/source/update', '/v1.5/source/create', '/v1.5/pull');
+  test.prop([jsonEndpoint, fc.constantFrom('output_params', 'parameters', 'resources', 'auth', 'filter'), fc.integer({ min: 65, max: 3000 }), fc.constantFrom('text', 'flattened', 'object')], { numRuns: 40 * RUNS })(
+    'JSON nested past the limit inside a parameter, as text, flattened keys or a body value, answers 4xx',
+    async (endpoint, param, depth, form) => {
+      let init: RequestInit;
+      if (form === 'flattened') init = { method: 'POST', body: new URLSearchParams({ [`${param}.${Array.from({ length: depth }, () => 'a').join('.')}`]: '1', [`${param}.b`]: '2' }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+      else if (form === 'text') init = { method: 'POST', body: JSON.stringify({ [param]: deep(depth) }), headers: { 'content-type': 'application/json' } };
+      else init = { method: 'POST', body: `{"${param}":${deep(Math.min(depth, 60))}}`, headers: { 'content-type': 'application/json' } };
+      (init.headers as Record<string, string>).authorization = `alice:${KEY}`;
+      const r = await handle(new Request(`http://sdp.test${endpoint}`, init));
+      expect(r.status, await r.clone().text()).toBeLessThan(500);
+    },
+  );
+
+  test.prop([fc.constantFrom('/v1.05', '/v01.5', '/v001.0005', '/v1.50', '/v01', '/v1.5.0', '/v00.1'), fc.constantFrom(...catalogueForms)], { numRuns: 40 * RUNS })(
+    'non-canonical version prefixes answer 404 uncharged',
+    async (v, p) => {
+      const r = await unchanged(new Request(`http://sdp.test${v}${p}`, { method: 'POST', headers: { authorization: `alice:${KEY}` } }));
+      expect(r.status).toBe(404);
+      expect(r.headers.get('x-ratelimit-cost')).toBeNull();
+    },
+  );
+
+  test.prop([fc.constantFrom(...catalogueForms), fc.constantFrom(`alice:${KEY}`, `Basic ${btoa(`alice:${KEY}`)}`, 'nobody:some-key-123')], { numRuns: 40 * RUNS })(
+    'a repeated Authorization header answers 400 (or the route\'s 404/405) uncharged',
+    async (p, second) => {
+      const headers = new Headers({ authorization: `alice:${KEY}` });
+      headers.append('authorization', second);
+      const r = await unchanged(new Request(`http://sdp.test/v1.5${p}`, { method: 'POST', headers }));
+      expect([400, 404, 405]).toContain(r.status);
     },
   );
 });

@@ -66,4 +66,7 @@ describe('mergeParams', () => {
     expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+  it('reads keys named like object built-ins as plain values', () => {
+    expect(formParams('constructor=x&toString=y&toString=z')).toEqual({ constructor: 'x', toString: ['y', 'z'] });
+  });
 });

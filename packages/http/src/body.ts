@@ -70,7 +70,8 @@ export function formParams(text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(text)) {
     if (key === '__proto__') continue;
-    const prior = out[key];
+    // Own keys only: `?constructor=x` must not find Object's constructor as an earlier value.
+    const prior = Object.hasOwn(out, key) ? out[key] : undefined;
     if (prior === undefined) out[key] = value;
     else if (Array.isArray(prior)) prior.push(value);
     else out[key] = [prior, value];

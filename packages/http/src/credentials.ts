@@ -7,6 +7,11 @@ export interface Credentials {
   apiKey: string;
 }
 
+const MAX_USERNAME = 64;
+const MAX_API_KEY = 256;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 export function readCredentials(authorization: string | undefined, auth: string | undefined): Credentials | undefined {
   if (authorization !== undefined) {
     const value = authorization.trim();
@@ -39,5 +44,7 @@ function splitPair(value: string): Credentials | undefined {
   if (colon <= 0 || colon === value.length - 1) return undefined;
   // A scheme word followed by a space (`Bearer x:y`) is not the raw form.
   if (/\s/.test(value)) return undefined;
+  // Control characters and over-long parts are refused here, at the edge, before any store sees them.
+  if (colon > MAX_USERNAME || value.length - colon - 1 > MAX_API_KEY || CONTROL.test(value)) return undefined;
   return { username: value.slice(0, colon), apiKey: value.slice(colon + 1) };
 }

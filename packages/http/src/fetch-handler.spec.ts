@@ -99,12 +99,29 @@ describe('createFetchHandler: encoding', () => {
     expect(out.headers['x-datasift-cursor-next']).toBe('c'.repeat(32));
     expect(Object.keys(out.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Cost', 'X-RateLimit-Reset', 'X-RateLimit-Reset-Ttl', 'X-API-Version']));
   });
-  it('answers HEAD like GET without the body', async () => {
-    const { fetch } = await setup();
+  it('answers HEAD 405 uncharged: no client sends it (wire-facts §2.0)', async () => {
+    const { fetch, engine } = await setup();
+    const before = await engine.store.head();
     const r = await fetch(req('/v1.5/push/get', { method: 'HEAD', headers: AUTH }));
-    expect(r.status).toBe(200);
-    expect(await r.text()).toBe('');
-    expect(r.headers.get('x-ratelimit-cost')).toBe('1');
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('GET, POST, OPTIONS');
+    expect(r.headers.get('x-ratelimit-cost')).toBeNull();
+    expect(await engine.store.head()).toBe(before);
+  });
+  it('answers 400 to repeated Authorization headers, and 401 to credentials with control characters or over-long', async () => {
+    const { fetch, engine } = await setup();
+    const before = await engine.store.head();
+    const headers = new Headers(AUTH);
+    headers.append('authorization', Object.values(AUTH)[0]!);
+    expect((await fetch(req('/v1.5/push/get', { headers }))).status).toBe(400);
+    for (const bad of ['a\u0001b:some-key-123', `${'u'.repeat(65)}:some-key-123`, `alice:${'k'.repeat(257)}`]) {
+      expect((await fetch(req('/v1.5/push/get', { headers: { authorization: `Basic ${Buffer.from(bad).toString('base64')}` } }))).status, bad).toBe(401);
+    }
+    expect(await engine.store.head()).toBe(before);
+  });
+  it('reads order_dir and order_by in any case', async () => {
+    const { fetch } = await setup();
+    expect((await fetch(req('/v1.5/push/get?order_dir=DESC&order_by=CREATED_AT', { headers: AUTH }))).status).toBe(200);
   });
   it('answers OPTIONS with the methods and CORS headers, uncharged', async () => {
     const { fetch, engine } = await setup();

@@ -12,13 +12,22 @@ export function createNodeListener(engine: Engine, options: HttpOptions = {}): (
 
 export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    handler(new NodeWireRequest(req)).then(
+    const wire = new NodeWireRequest(req, res);
+    handler(wire).then(
       (out) => {
         if (out.drop) return void req.socket.destroy();
         if (out.stream) return void sendStream(out.status, out.headers, out.stream, res);
         if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
-        res.writeHead(out.status, out.headers);
-        res.end(out.body);
+        const send = () => {
+          res.writeHead(out.status, out.headers);
+          res.end(out.body);
+        };
+        if (wire.awaitingContinue) {
+          // The client waits for 100 before sending its body and never got it: the connection cannot be reused.
+          out.headers.Connection = 'close';
+          send();
+        } else if (!req.complete && out.headers.Connection === 'close') discardThen(req, send);
+        else send();
       },
       () => {
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
@@ -46,17 +55,31 @@ async function sendStream(status: number, headers: Record<string, string>, strea
 class NodeWireRequest implements WireRequest {
   readonly method: string;
   readonly url: string;
-  constructor(private readonly req: IncomingMessage) {
+  /** An `Expect: 100-continue` request whose body was not asked for (yet). */
+  awaitingContinue: boolean;
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
     this.method = req.method ?? 'GET';
     this.url = req.url ?? '/';
+    this.awaitingContinue = /^100-continue$/i.test(req.headers.expect ?? '');
   }
   header(name: string): string | undefined {
-    const v = this.req.headers[name];
+    // Node keeps only the first of repeated Authorization headers; the handler must see them all to refuse.
+    const v = name === 'authorization' ? this.req.headersDistinct[name] : this.req.headers[name];
     return Array.isArray(v) ? v.join(', ') : v;
   }
   readBody(limit: number): Promise<Uint8Array | null> {
     const read = bodyReadBefore(this.req);
     if (read !== undefined) return Promise.resolve(read.byteLength > limit ? null : read);
+    const length = this.req.headers['content-length'];
+    // Over the limit by its own declaration: refused without inviting the body (no 100 Continue).
+    if (length !== undefined && Number(length) > limit) return Promise.resolve(null);
+    if (this.awaitingContinue) {
+      this.awaitingContinue = false;
+      this.res.writeContinue();
+    }
     return readNodeBody(this.req, limit);
   }
 }
@@ -92,6 +115,37 @@ export function bodyReadBefore(req: IncomingMessage): Uint8Array | undefined {
 const ENCODER = new TextEncoder();
 
 const EMPTY = new Uint8Array(0);
+
+/** Before a closing answer, at most this much of an unread body is read and discarded, for at most this long. */
+export const DISCARD_BYTES = 16 * 1024 * 1024;
+export const DISCARD_MS = 10_000;
+
+/**
+ * The lingering close: a socket closed with unread bytes sends a reset, and a client still uploading
+ * then loses the answer (EPIPE) before reading it. So the rest of the body is read and thrown away
+ * first, up to a bound in bytes and time; a body that goes on past it gets the answer and the close.
+ */
+function discardThen(req: IncomingMessage, answer: () => void): void {
+  let discarded = 0;
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    req.off('data', onData);
+    answer();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_BYTES) finish();
+  };
+  const timer = setTimeout(finish, DISCARD_MS);
+  timer.unref();
+  req.on('data', onData);
+  req.once('end', finish);
+  req.once('close', finish);
+  req.resume();
+}
 
 function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
   const length = req.headers['content-length'];
@@ -152,7 +206,10 @@ export interface RunningServer {
 /** Listens on a port (0 picks a free one) with a wire handler. */
 export async function listen(handler: WireHandler, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer(nodeListenerFor(handler));
+  const listener = nodeListenerFor(handler);
+  const server = createServer(listener);
+  // With this listener Node no longer sends 100 Continue by itself: the body is invited only when read.
+  server.on('checkContinue', listener);
   server.on('clientError', answerClientError);
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;

@@ -41,16 +41,21 @@ describe('route', () => {
     expect(r.kind === 'endpoint' && r.endpoint.id).toBe('insight.analyze');
     expect(route('POST', '/v1.5/pylon/analyze', 'insight').kind).toBe('not-found');
   });
-  it('answers 405 with Allow listing the accepted methods, HEAD with GET, OPTIONS always', () => {
+  it('answers 405 with Allow listing the accepted methods and OPTIONS', () => {
     const r = route('GET', '/v1.5/validate', 'insight');
     expect(r).toMatchObject({ kind: 'method-not-allowed', allow: ['POST', 'OPTIONS'] });
     const get = route('PATCH', '/v1.5/push/get', 'insight');
-    expect(get).toMatchObject({ kind: 'method-not-allowed', allow: ['GET', 'POST', 'HEAD', 'OPTIONS'] });
+    expect(get).toMatchObject({ kind: 'method-not-allowed', allow: ['GET', 'POST', 'OPTIONS'] });
   });
-  it('serves HEAD where GET is served, and OPTIONS everywhere', () => {
-    expect(route('HEAD', '/v1.5/push/get', 'insight')).toMatchObject({ kind: 'endpoint', head: true });
+  it('refuses HEAD, which no client sends (wire-facts §2.0), and answers OPTIONS everywhere', () => {
+    expect(route('HEAD', '/v1.5/push/get', 'insight')).toMatchObject({ kind: 'method-not-allowed', allow: ['GET', 'POST', 'OPTIONS'] });
     expect(route('HEAD', '/v1.5/validate', 'insight').kind).toBe('method-not-allowed');
     expect(route('OPTIONS', '/v1.5/validate', 'insight')).toMatchObject({ kind: 'options', allow: ['POST', 'OPTIONS'] });
+  });
+  it('reads canonical version prefixes only', () => {
+    expect(route('POST', '/v1/validate', 'insight')).toMatchObject({ kind: 'endpoint', version: '1.0' });
+    expect(route('POST', '/v1.5/validate', 'insight')).toMatchObject({ kind: 'endpoint', version: '1.5' });
+    for (const v of ['/v1.05', '/v01.5', '/v001.0005', '/v1.50', '/v1.5.0']) expect(route('POST', `${v}/validate`, 'insight').kind, v).toBe('not-found');
   });
   it('splits absolute-form and fragment targets', () => {
     expect(splitUrl('http://h:1/v1/validate?x=1#f')).toEqual({ path: '/v1/validate', query: 'x=1' });

@@ -50,17 +50,18 @@ export function route(method: string, path: string, product: string): Route {
   const match = resolvePath(version, '/' + segs.join('/'));
   if (!match) return { kind: 'not-found', version, message: `No endpoint at ${truncate(path)} in API ${version}` };
   if (method === 'OPTIONS') return { kind: 'options', version, allow: withExtras((pickMethod(match, '') as { allow: string[] }).allow) };
-  const head = method === 'HEAD';
-  const picked = pickMethod(match, head ? 'GET' : method);
+  // Only the methods the catalogue lists (wire-facts §2.0): HEAD is no GET here, so it is never charged.
+  const head = false;
+  const picked = pickMethod(match, method);
   if ('allow' in picked) {
     return { kind: 'method-not-allowed', version, allow: withExtras(picked.allow), message: `Method ${truncate(method)} not allowed for this endpoint; allowed: ${picked.allow.join(', ')}` };
   }
   return { kind: 'endpoint', version, endpoint: picked, pathParams: match.params, head };
 }
 
-/** HEAD is served wherever GET is, and OPTIONS everywhere. */
+/** OPTIONS (the browser's preflight, never charged) is answered everywhere. */
 function withExtras(allow: string[]): string[] {
-  return [...allow, ...(allow.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
+  return [...allow, 'OPTIONS'];
 }
 
 function safeDecode(segment: string): string | undefined {

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { MemoryEventStore, type EventStore } from '@sdp/core';
+import { MemoryEventStore, forgettableCharge, type EventStore } from '@sdp/core';
 
 export interface OpenedStore {
   store: EventStore;
@@ -13,7 +13,8 @@ export interface OpenedStore {
  * memory server needs neither native SQLite nor a PostgreSQL driver.
  */
 export async function openStore(url: string): Promise<OpenedStore> {
-  if (url === 'memory:') return { store: new MemoryEventStore(), description: 'memory (nothing kept after exit)' };
+  // Bounded on a long run: charges a snapshot covers are forgotten (docs/security.md).
+  if (url === 'memory:') return { store: new MemoryEventStore({ compactable: forgettableCharge }), description: 'memory (nothing kept after exit)' };
   if (url.startsWith('sqlite:')) {
     const path = resolve(url.slice('sqlite:'.length));
     mkdirSync(dirname(path), { recursive: true });

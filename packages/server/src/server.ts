@@ -14,6 +14,9 @@ import { FaultInjector } from './faults.ts';
 import { createDocsPage } from './docs-page.ts';
 import type { ServerSettings } from './settings.ts';
 
+/** A turn of the event loop for other requests between slices of large work (timers and I/O run first). */
+const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** How often switched-on firehoses are fed on the system clock. */
 const FIREHOSE_FEED_MS = 5_000;
 
@@ -46,6 +49,9 @@ export interface StartHooks {
   background?: boolean;
   /** Push requests go out through this (tests shorten its timeout). */
   pushOutbound?: OutboundHttp;
+  /** Told once when the store stops answering (calls answer 503 meanwhile), and once when it is back. */
+  onStoreAway?: (error: unknown) => void;
+  onStoreBack?: () => void;
 }
 
 /** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
@@ -57,7 +63,12 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   const log = openAccessLog(settings.accessLog);
   try {
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
-    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, onError: (e) => onError(e) });
+    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay },
+      onError: (e) => onError(e),
+      yieldTurn,
+      onStoreAway: hooks.onStoreAway ?? ((e) => console.error(`store unavailable, answering 503 until it returns: ${e instanceof Error ? e.message : String(e)}`)),
+      onStoreBack: hooks.onStoreBack ?? (() => console.error('store available again')),
+    });
 
     const { accounts, demo } = hooks.setup === false ? { accounts: { opened: [], existing: [] }, demo: undefined } : await firstStartWork(engine, store, settings);
 

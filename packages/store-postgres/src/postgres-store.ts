@@ -2,6 +2,7 @@ import { deserialize, serialize } from 'node:v8';
 import pg from 'pg';
 import {
   ANY_VERSION,
+  StoreUnavailable,
   VersionConflict,
   type AppendResult,
   type EventStore,
@@ -22,13 +23,11 @@ export interface PostgresStoreOptions {
   maxGroup?: number;
 }
 
-/** The database cannot be reached (or went away mid-request). It says where, and whether a write may have landed. */
-export class StoreUnavailable extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailable';
-  }
-}
+/**
+ * The database cannot be reached (or went away mid-request). It says where, and whether a write may have
+ * landed. The core's class, so the engine answers 503 for it.
+ */
+export { StoreUnavailable };
 
 interface Request {
   batch: StreamAppend[];

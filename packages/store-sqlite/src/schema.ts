@@ -53,6 +53,10 @@ export function prepareSchema(db: Database.Database, path: string, upTo = SCHEMA
     version = db.pragma('user_version', { simple: true }) as number;
     tables = (db.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'`).get() as { n: number }).n;
   } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) {
+      throw new StoreFileError(path, `is not writable (${(error as Error).message}); check the file and folder permissions`, { cause: error });
+    }
     throw new StoreFileError(path, `not a readable SQLite database (${(error as Error).message}); the file was left untouched`, { cause: error });
   }
   const empty = appId === 0 && version === 0 && tables === 0;

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -26,7 +27,54 @@ async function openError(path: string): Promise<StoreFileError> {
   throw new Error(`opening ${path} succeeded`);
 }
 
+/**
+ * Makes a file unwritable for this process: permissions, and for root (whom permissions do not stop)
+ * the immutable attribute where the file system has it. Undoes itself; `false` when nothing works here.
+ */
+function makeUnwritable(path: string): false | (() => void) {
+  chmodSync(path, 0o444);
+  const writable = () => {
+    try {
+      closeSync(openSync(path, 'r+'));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!writable()) return () => chmodSync(path, 0o644);
+  try {
+    execFileSync('chattr', ['+i', path], { stdio: 'ignore' });
+  } catch {
+    return false;
+  }
+  const undo = () => {
+    execFileSync('chattr', ['-i', path], { stdio: 'ignore' });
+    chmodSync(path, 0o644);
+  };
+  if (writable()) {
+    undo();
+    return false;
+  }
+  return undo;
+}
+
 describe('the SQLite file', () => {
+  it('refuses a read-only file as not writable, naming it', async (t) => {
+    const path = file('readonly.db');
+    const store = new SqliteEventStore(path);
+    await store.append([{ stream: 's', expectedVersion: 0, events: [ev(1)] }]);
+    await store.close();
+    const undo = makeUnwritable(path);
+    if (!undo) return t.skip('no way to make a file unwritable for this user here');
+    try {
+      const error = await openError(path);
+      expect(error.message).toContain(path);
+      expect(error.message).toMatch(/is not writable/);
+    } finally {
+      undo();
+    }
+  });
+
   it('is created with its folders, journals in WAL and syncs every commit (synchronous=FULL)', async () => {
     const path = join(dir, 'a/b/c/sdp.db');
     const store = new SqliteEventStore(path);

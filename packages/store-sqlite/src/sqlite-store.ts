@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
@@ -56,6 +56,9 @@ export class SqliteEventStore implements EventStore {
         throw new StoreFileError(path, `cannot create its folder (${(error as Error).message})`, { cause: error });
       }
     }
+    // SQLite quietly opens a file it cannot write read-only, and the first write would fail later.
+    const denied = inMemory ? undefined : writeDenied(path);
+    if (denied) throw new StoreFileError(path, `is not writable (${denied}); check the file and folder permissions`);
     try {
       this.db = new Database(path);
     } catch (error) {
@@ -78,6 +81,9 @@ export class SqliteEventStore implements EventStore {
       this.db.close();
       if (error instanceof StoreFileError) throw error;
       const code = (error as { code?: string }).code ?? '';
+      if (code.startsWith('SQLITE_READONLY') || (code.startsWith('SQLITE_CANTOPEN') && !canWrite(path))) {
+        throw new StoreFileError(path, `is not writable (${(error as Error).message}); check the file and folder permissions`, { cause: error });
+      }
       if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
         throw new StoreFileError(path, `is damaged (${(error as Error).message}); the file was left as it is`, { cause: error });
       }
@@ -273,4 +279,25 @@ function toEvent(r: Row): StoredEvent {
 /** Opens (creating the folder and file if needed) the SQLite store at `path`; `:memory:` keeps nothing. */
 export async function openSqliteStore(path: string, options?: SqliteStoreOptions): Promise<EventStore> {
   return new SqliteEventStore(path.startsWith('sqlite:') ? path.slice('sqlite:'.length) : path, options);
+}
+
+/** Why an existing file cannot be opened for writing by this process, or undefined when it can (or is absent). */
+function writeDenied(path: string): string | undefined {
+  try {
+    closeSync(openSync(path, 'r+'));
+    return undefined;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    return code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? (error as Error).message : undefined;
+  }
+}
+
+/** Whether the file (or, when it does not exist yet, its folder) may be written by this process. */
+function canWrite(path: string): boolean {
+  try {
+    accessSync(existsSync(path) ? path : dirname(resolve(path)), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

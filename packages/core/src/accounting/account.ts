@@ -34,7 +34,14 @@ export type AccountCommand =
 
 export const accountStream = (username: string): string => `account:${username}`;
 
+/** The documented character set of usernames (docs/security.md): checked before any store is asked. */
 const USERNAME = /^[A-Za-z0-9_.@-]{1,64}$/;
+export const isWellFormedUsername = (username: string): boolean => USERNAME.test(username);
+export const USERNAME_RULE = 'username must be 1 to 64 letters, digits or _ . @ -';
+
+/** No key the platform issues is longer or holds control characters; such a key is refused unread. */
+const API_KEY_SHAPE = /^[\x21-\x7e\u00a0-\uffff]{1,256}$/;
+export const isWellFormedApiKey = (apiKey: string): boolean => API_KEY_SHAPE.test(apiKey);
 
 function checkApiKey(apiKey: string): void {
   if (apiKey.length < 8 || apiKey.length > 128 || /[\s:]/.test(apiKey)) {
@@ -58,7 +65,7 @@ export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
     if (command.type === 'OpenAccount') {
       if (state.exists) throw new Conflict(`An account named ${command.username} already exists`);
       if (!USERNAME.test(command.username)) {
-        throw new BadRequest('username must be 1 to 64 letters, digits or _ . @ -');
+        throw new BadRequest(USERNAME_RULE);
       }
       checkApiKey(command.apiKey);
       return [

@@ -140,3 +140,12 @@ export const creditsDecider: Decider<Credits, ChargeCredits, CreditsEvent> = {
     return Object.freeze(s);
   },
 };
+
+/**
+ * The credit charges a `memory:` store may forget once a snapshot covers them (`MemoryStoreOptions`):
+ * every call adds one, and only the folded window is read again, except analysis queries, which
+ * `/account/usage` lists from the stream's history.
+ */
+export function forgettableCharge(event: { stream: string; type: string; data: unknown }): boolean {
+  return event.stream.startsWith('credits:') && !(event.type === 'CreditsCharged' && (event.data as { endpoint?: string }).endpoint === 'insight.analyze');
+}

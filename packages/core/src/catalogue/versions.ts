@@ -68,7 +68,8 @@ export function atLeast(version: VersionId, min: VersionId): boolean {
  * `null` for a prefix that names no supported version (404).
  */
 export function parseVersionPrefix(segment: string): VersionId | null {
-  const m = /^v(\d+)(?:\.(\d+))?$/.exec(segment);
+  // Canonical forms only (`v1`, `v1.5`): `v1.05` or `v01.5` would otherwise alias `v1.5`.
+  const m = /^v(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?$/.exec(segment);
   if (!m) return null;
   const id = `${Number(m[1])}.${m[2] === undefined ? 0 : Number(m[2])}`;
   return ORDER.has(id as VersionId) ? (id as VersionId) : null;

@@ -1,4 +1,4 @@
-import { accountDecider, accountStream, type Account } from '../accounting/account.ts';
+import { accountDecider, accountStream, isWellFormedApiKey, isWellFormedUsername, USERNAME_RULE, type Account } from '../accounting/account.ts';
 import { ApiKeyDigests, constantTimeEqual } from '../accounting/api-key.ts';
 import {
   creditsDecider,
@@ -16,8 +16,9 @@ import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { AccountLanes } from './account-lanes.ts';
 import { callFingerprint, heldAt, idempotencyDecider, idempotencyStream, IDEMPOTENCY_KEY_MAX, replayOf } from '../idempotency/idempotency-keys.ts';
 import { AggregateLoader } from './aggregates.ts';
-import { DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
-import type { EventStore } from './event-store.ts';
+import { BadRequest, DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
+import { checkJsonDepth, prototypeKeyParam } from './input-limits.ts';
+import { StoreUnavailable, type EventStore } from './event-store.ts';
 import type {
   ApiCall,
   CallAnswer,
@@ -39,7 +40,24 @@ export interface EngineOptions {
   settings?: Partial<EngineSettings>;
   /** Told of every unexpected failure (a 500); the call itself charges nothing. */
   onError?: (error: unknown, call: ApiCall) => void;
+  /**
+   * Gives other calls a turn of the event loop (a server passes `setImmediate`); the core has no timers.
+   * Without it, slices of large work follow each other at once.
+   */
+  yieldTurn?: () => Promise<void>;
+  /**
+   * Told once when the store becomes unreachable (calls answer 503 meanwhile) and once when a call
+   * succeeds again: one log line each way, not one per request.
+   */
+  onStoreAway?: (error: unknown) => void;
+  onStoreBack?: () => void;
 }
+
+const DUMMY_SALT = '0'.repeat(32);
+const DUMMY_DIGEST = '0'.repeat(64);
+
+/** Seconds a client is asked to wait while the store is away (`Retry-After`). */
+export const STORE_RETRY_AFTER_S = 5;
 
 export interface AccountView {
   username: string;
@@ -67,6 +85,11 @@ export class Engine {
   private handlers: HandlerTable;
   private identities: IdentityAccess | undefined;
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
+  private readonly yieldTurn: (() => Promise<void>) | undefined;
+  private readonly onStoreAway: ((error: unknown) => void) | undefined;
+  private readonly onStoreBack: (() => void) | undefined;
+  /** Whether the last call found the store away (so its return is told once). */
+  private storeAway = false;
   private readonly digests = new ApiKeyDigests();
   private readonly lanes = new AccountLanes();
   /** Idempotent calls in flight in this process (username, key and idempotency key): a repeat answers 409. */
@@ -81,6 +104,9 @@ export class Engine {
     this.handlers = { ...options.handlers };
     this.identities = options.identities;
     this.onError = options.onError;
+    this.yieldTurn = options.yieldTurn;
+    this.onStoreAway = options.onStoreAway;
+    this.onStoreBack = options.onStoreBack;
   }
 
   /** Adds or replaces endpoint handlers (each aggregate's module registers its own). */
@@ -128,12 +154,15 @@ export class Engine {
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.attempt(call, endpoint, enterLane, leaveLane);
+          const answer = await this.attempt(call, endpoint, enterLane, leaveLane);
+          if (this.storeAway) this.storeReturned();
+          return answer;
         } catch (error) {
           if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
           if (error instanceof VersionConflict) {
             return { status: 503, body: { error: 'Too many concurrent writers on this account; retry' } };
           }
+          if (isStoreUnavailable(error)) return this.storeIsAway(error);
           this.onError?.(error, call);
           return { status: 500, body: { error: 'Internal error; nothing was charged' } };
         }
@@ -142,6 +171,24 @@ export class Engine {
       leaveLane();
       if (keyed !== undefined) this.keyedCalls.delete(keyed);
     }
+  }
+
+  /** 503 while the store is away; the first such call tells the operator, the others stay quiet. */
+  private storeIsAway(error: unknown): CallAnswer {
+    if (!this.storeAway) {
+      this.storeAway = true;
+      this.onStoreAway?.(error);
+    }
+    return {
+      status: 503,
+      body: { error: 'The data store is unavailable; nothing was charged. Retry later.' },
+      headers: { 'Retry-After': String(STORE_RETRY_AFTER_S) },
+    };
+  }
+
+  private storeReturned(): void {
+    this.storeAway = false;
+    this.onStoreBack?.();
   }
 
   private async attempt(call: ApiCall, endpoint: Endpoint, enterLane: () => Promise<void>, leaveLane: () => void): Promise<CallAnswer> {
@@ -174,7 +221,8 @@ export class Engine {
     const params = new Params(call.params ?? {});
 
     // 4. Authentication
-    const creds = call.credentials;
+    // Malformed credentials (control characters, over-long) are refused before any store is asked.
+    const creds = call.credentials && isWellFormedUsername(call.credentials.username) && isWellFormedApiKey(call.credentials.apiKey) ? call.credentials : undefined;
     let account = creds ? uow.read(accountDecider, accountStream(creds.username)) : undefined;
     if (account instanceof Promise) account = await account;
     let identityId: string | null = null;
@@ -186,6 +234,9 @@ export class Engine {
         identityId = await this.identities.identityForKey(uow, account, keyHash);
         authenticated = identityId !== null;
       }
+    } else if (creds) {
+      // An unknown username costs the same digest and comparison, so timing does not tell which names exist.
+      constantTimeEqual(this.digests.digest(DUMMY_SALT, creds.apiKey), DUMMY_DIGEST);
     }
     if (!account || !authenticated) {
       const fresh = windowAt({}, 'general', now);
@@ -218,6 +269,10 @@ export class Engine {
       if (held) return { answer: replayOf(held), write: false };
     }
 
+    // Before the charge: values that would reach an object's built-ins as keys, or nest past the limit.
+    const refused = refusedInput(call.params);
+    if (refused) return { answer: errorAnswer(refused, figuresBefore(credits, reported, endpoint, now)), write: false };
+
     // 6. The allowance
     const lines =
       identityId === null ? accountLines(reported, endpoint) : await this.allowanceLines(uow, account, identityId, endpoint, params);
@@ -242,7 +297,7 @@ export class Engine {
     // 7. Charged; now validate and execute
     const handler = this.handlers[endpoint.id];
     const savepoint = uow.savepoint();
-    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings };
+    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, yieldTurn: this.yieldTurn };
     let answer: CallAnswer;
     try {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
@@ -277,6 +332,7 @@ export class Engine {
   // ---- The operator's side: accounts, packages, denial, stream-product charges, reset ----
 
   async openAccount(input: { username: string; api_key?: string; package?: unknown }): Promise<{ username: string; api_key: string; package: AccountPackage }> {
+    if (!isWellFormedUsername(input.username)) throw new BadRequest(USERNAME_RULE);
     const fields = readPackageFields(input.package);
     const apiKey = input.api_key ?? this.ids.hex(32);
     const account = await this.command(async (uow) =>
@@ -299,17 +355,20 @@ export class Engine {
   }
 
   async changePackage(username: string, fields: unknown): Promise<AccountView> {
+    knownShape(username);
     const parsed = readPackageFields(fields);
     await this.command((uow) => uow.execute(accountDecider, accountStream(username), { type: 'ChangePackage', fields: parsed }));
     return this.accountView(username);
   }
 
   async deny(username: string, reason: string): Promise<AccountView> {
+    knownShape(username);
     await this.command((uow) => uow.execute(accountDecider, accountStream(username), { type: 'DenyAccount', reason }));
     return this.accountView(username);
   }
 
   async allow(username: string): Promise<AccountView> {
+    knownShape(username);
     await this.command((uow) => uow.execute(accountDecider, accountStream(username), { type: 'AllowAccount' }));
     return this.accountView(username);
   }
@@ -370,6 +429,7 @@ export class Engine {
   }
 
   private async existing(uow: UnitOfWork, username: string): Promise<Account> {
+    knownShape(username);
     const account = await uow.load(accountDecider, accountStream(username));
     if (!account.exists) throw new NotFound(`No account named ${username}`);
     return account;
@@ -401,6 +461,33 @@ function figuresBefore(credits: Credits, reported: AllowanceLine | undefined, en
 
 function figuresAfter(credits: Credits, line: AllowanceLine, cost: number, now: number): RateFigures {
   return figuresOf(windowAt(credits, line.key, now), line.limit, cost, now);
+}
+
+/** A name outside the username character set names no account: 404 before any store is asked. */
+function knownShape(username: string): void {
+  if (!isWellFormedUsername(username)) throw new NotFound(`No account named ${JSON.stringify(username)}`);
+}
+
+/** The core's class, or an adapter's own error of that name (a second copy of the core in a bundle). */
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof StoreUnavailable || (error instanceof Error && error.name === 'StoreUnavailable');
+}
+
+function refusedInput(params: Record<string, unknown> | undefined): BadRequest | undefined {
+  if (!params) return undefined;
+  const key = prototypeKeyParam(params);
+  if (key) return new BadRequest(`${key.name} cannot be ${JSON.stringify(key.value)}: that name is reserved`);
+  for (const name in params) {
+    const v = params[name];
+    if (typeof v !== 'object' || v === null) continue;
+    try {
+      checkJsonDepth(name, v);
+    } catch (error) {
+      if (error instanceof BadRequest) return error;
+      throw error;
+    }
+  }
+  return undefined;
 }
 
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {

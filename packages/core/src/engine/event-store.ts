@@ -1,6 +1,17 @@
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 
 /**
+ * The store cannot be reached (a database server away, a connection cut). Adapters throw it (or a
+ * subclass) so the engine answers 503 with `Retry-After` instead of an internal error.
+ */
+export class StoreUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailable';
+  }
+}
+
+/**
  * The storage port. Every adapter (memory, SQLite, PostgreSQL) passes the same contract suite in
  * `@sdp/testing`.
  */

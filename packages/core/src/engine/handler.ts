@@ -56,6 +56,12 @@ export interface CallContext {
   identityId: string | null;
   uow: UnitOfWork;
   settings: EngineSettings;
+  /**
+   * Lets other calls run before this one goes on: large work (a big ingestion batch) is done in slices
+   * with a turn between, so one tenant's request never holds the process for long. The engine's
+   * `yieldTurn` port; absent in tests that build a context by hand.
+   */
+  yieldTurn?: (() => Promise<void>) | undefined;
 }
 
 export interface HandlerAnswer {

@@ -3,11 +3,36 @@ import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 import { ANY_VERSION } from './events.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
 
+export interface MemoryStoreOptions {
+  /**
+   * Events this says yes to may be forgotten once a snapshot of their stream covers them: a long-running
+   * server keeps memory bounded (every call charges, so the credit streams grow by one event a call).
+   * Only events that no reader of the whole log and no reader of the stream's history needs belong here.
+   */
+  compactable?: (event: StoredEvent) => boolean;
+}
+
+interface StreamLog {
+  /** The stream's version: its events' count, including forgotten ones. */
+  version: number;
+  /** The events still held, in version order. */
+  events: StoredEvent[];
+}
+
 /** The in-memory store: for tests, simulations and embedders who keep nothing. */
 export class MemoryEventStore implements EventStore {
+  /** Held events in position order (forgotten ones are taken out in batches). */
   private log: StoredEvent[] = [];
-  private streams = new Map<string, StoredEvent[]>();
+  private position = 0;
+  private forgotten = new WeakSet<StoredEvent>();
+  private forgottenInLog = 0;
+  private streams = new Map<string, StreamLog>();
   private snapshots = new Map<string, Snapshot>();
+  private readonly compactable: ((event: StoredEvent) => boolean) | undefined;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.compactable = options.compactable;
+  }
 
   async append(batch: StreamAppend[]): Promise<AppendResult> {
     return this.appendNow(batch);
@@ -22,7 +47,7 @@ export class MemoryEventStore implements EventStore {
         if (seen.has(stream)) throw new Error(`stream ${stream} appears twice in one append`);
         seen.add(stream);
       }
-      const actual = this.streams.get(stream)?.length ?? 0;
+      const actual = this.streams.get(stream)?.version ?? 0;
       if (expectedVersion !== ANY_VERSION && expectedVersion !== actual) {
         throw new VersionConflict(stream, expectedVersion, actual);
       }
@@ -31,7 +56,7 @@ export class MemoryEventStore implements EventStore {
     for (const { stream, events } of batch) {
       let list = this.streams.get(stream);
       if (!list) {
-        list = [];
+        list = { version: 0, events: [] };
         this.streams.set(stream, list);
       }
       for (const e of events) {
@@ -41,15 +66,15 @@ export class MemoryEventStore implements EventStore {
           data: e.data,
           time: e.time,
           stream,
-          version: list.length + 1,
-          position: this.log.length + 1,
+          version: ++list.version,
+          position: ++this.position,
         };
-        list.push(stored);
+        list.events.push(stored);
         this.log.push(stored);
       }
-      versions.push(list.length);
+      versions.push(list.version);
     }
-    return { versions, lastPosition: this.log.length };
+    return { versions, lastPosition: this.position };
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
@@ -58,16 +83,24 @@ export class MemoryEventStore implements EventStore {
 
   readStreamNow(stream: string, afterVersion = 0): StoredEvent[] {
     const list = this.streams.get(stream);
-    if (!list || afterVersion >= list.length) return [];
-    return list.slice(Math.max(0, afterVersion));
+    if (!list || afterVersion >= list.version) return [];
+    const events = list.events;
+    // Without forgotten events, index = version - 1; otherwise search.
+    if (events.length === list.version) return events.slice(Math.max(0, afterVersion));
+    return events.slice(firstAfter(events, afterVersion, (e) => e.version));
   }
 
   async readAll(afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
-    return this.log.slice(afterPosition, afterPosition + limit);
+    const log = this.log;
+    const from = log.length === this.position ? Math.max(0, afterPosition) : firstAfter(log, afterPosition, (e) => e.position);
+    if (this.forgottenInLog === 0) return log.slice(from, from + limit);
+    const out: StoredEvent[] = [];
+    for (let k = from; k < log.length && out.length < limit; k++) if (!this.forgotten.has(log[k]!)) out.push(log[k]!);
+    return out;
   }
 
   async head(): Promise<number> {
-    return this.log.length;
+    return this.position;
   }
 
   async readSnapshot(stream: string, kind: string): Promise<Snapshot | undefined> {
@@ -78,14 +111,53 @@ export class MemoryEventStore implements EventStore {
   async writeSnapshot(snapshot: Snapshot): Promise<void> {
     const key = `${snapshot.kind}|${snapshot.stream}`;
     const held = this.snapshots.get(key);
-    if (!held || held.version <= snapshot.version) this.snapshots.set(key, snapshot);
+    if (!held || held.version <= snapshot.version) {
+      this.snapshots.set(key, snapshot);
+      if (this.compactable) this.forget(snapshot.stream, snapshot.version);
+    }
+  }
+
+  /** Forgets the compactable events a snapshot now covers; the log drops them in batches. */
+  private forget(stream: string, upTo: number): void {
+    const list = this.streams.get(stream);
+    if (!list) return;
+    const kept: StoredEvent[] = [];
+    let k = 0;
+    for (; k < list.events.length && list.events[k]!.version <= upTo; k++) {
+      const e = list.events[k]!;
+      if (this.compactable!(e)) {
+        this.forgotten.add(e);
+        this.forgottenInLog++;
+      } else kept.push(e);
+    }
+    if (kept.length === k) return;
+    list.events = kept.concat(list.events.slice(k));
+    if (this.forgottenInLog > 1024 && this.forgottenInLog * 2 > this.log.length) {
+      this.log = this.log.filter((e) => !this.forgotten.has(e));
+      this.forgottenInLog = 0;
+    }
   }
 
   async clear(): Promise<void> {
     this.log = [];
+    this.position = 0;
+    this.forgotten = new WeakSet();
+    this.forgottenInLog = 0;
     this.streams = new Map();
     this.snapshots = new Map();
   }
 
   async close(): Promise<void> {}
+}
+
+/** The index of the first item whose key is above `after`, in a list sorted by that key. */
+function firstAfter(items: StoredEvent[], after: number, key: (e: StoredEvent) => number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(items[mid]!) <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -58,7 +58,7 @@ export function pageEnvelope<T>(p: Page<unknown>, key: string, items: readonly T
 export type OrderDir = 'asc' | 'desc';
 
 export function readOrderDir(params: Params, fallback: OrderDir): OrderDir {
-  return oneOf('order_dir', params.string('order_dir') ?? fallback, ['asc', 'desc'] as const);
+  return oneOf('order_dir', params.string('order_dir')?.toLowerCase() ?? fallback, ['asc', 'desc'] as const);
 }
 
 /** A stable sort: items with equal keys keep the list's order. */

@@ -1,4 +1,5 @@
 import { BadRequest } from './errors.ts';
+import { MAX_FLATTENED_KEYS, MAX_PARAM_JSON_DEPTH, checkJsonDepth, checkJsonText } from './input-limits.ts';
 
 /**
  * Reads a call's parameters as real clients send them (wire-facts §1.3): numbers and booleans may arrive
@@ -60,15 +61,21 @@ export class Params {
     if (v === undefined || v === null || v === '') {
       const prefix = `${name}.`;
       let found: Record<string, unknown> | undefined;
+      let keys = 0;
       for (const [k, val] of Object.entries(this.raw)) {
         if (!k.startsWith(prefix)) continue;
+        if (++keys > MAX_FLATTENED_KEYS) throw new BadRequest(`${name} has more than the limit of ${MAX_FLATTENED_KEYS} flattened keys`);
+        const path = k.slice(prefix.length).split('.', MAX_PARAM_JSON_DEPTH + 1);
+        if (path.length > MAX_PARAM_JSON_DEPTH) throw new BadRequest(`${name} nests deeper than the limit of ${MAX_PARAM_JSON_DEPTH} levels`);
+        checkJsonDepth(name, val, path.length);
         found ??= {};
-        setPath(found, k.slice(prefix.length).split('.'), val);
+        setPath(found, path, val);
       }
       return found;
     }
     const parsed = typeof v === 'string' ? parseJson(name, v) : v;
     if (!isJsonObject(parsed)) throw new BadRequest(`${name} must be a JSON object`);
+    if (typeof v !== 'string') checkJsonDepth(name, parsed);
     return parsed;
   }
 
@@ -76,7 +83,10 @@ export class Params {
   list(name: string): unknown[] | undefined {
     const v = this.raw[name];
     if (v === undefined || v === null || v === '') return undefined;
-    if (Array.isArray(v)) return v;
+    if (Array.isArray(v)) {
+      checkJsonDepth(name, v);
+      return v;
+    }
     if (typeof v === 'string') {
       const t = v.trim();
       if (t.startsWith('[')) {
@@ -112,6 +122,7 @@ export function wholeNumber(where: string, v: unknown, opts: { min?: number; max
 
 /** JSON text a client sent as a parameter; 400 naming the parameter when it is not JSON. */
 export function parseJson(name: string, text: string): unknown {
+  checkJsonText(name, text);
   try {
     return JSON.parse(text);
   } catch {
@@ -124,7 +135,7 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
   for (let i = 0; i < path.length - 1; i++) {
     const key = path[i]!;
     if (key === '__proto__' || key === 'constructor' || key === 'prototype') return;
-    const next = node[key];
+    const next = Object.hasOwn(node, key) ? node[key] : undefined;
     if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
     node = node[key] as Record<string, unknown>;
   }

@@ -1,6 +1,7 @@
 import type { Argument, Condition, Definition, Expr, TagRule } from './ast.ts';
 import type { FilterKind } from './parser.ts';
 import { indexOfPhrase, normalizeUrl, tokenize, withinWindow } from './text-tokens.ts';
+import { compileLinearRegex, wildcardPattern } from './linear-regex.ts';
 
 export type Interaction = Record<string, unknown>;
 
@@ -193,9 +194,10 @@ function listItems(a: Argument | null): string[] {
   return a && a.kind === 'list' ? a.items : [];
 }
 
-function wildcardRegex(item: string, cs: boolean): RegExp {
-  const body = item.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`, cs ? 's' : 'is');
+function wildcardRegex(item: string, cs: boolean): (word: string) => boolean {
+  // Many stars (`*a*a*a*b`) backtrack polynomially in a JavaScript RegExp; the automaton does not.
+  const re = compileLinearRegex(wildcardPattern(item), { caseInsensitive: !cs, dotAll: true });
+  return re.whole;
 }
 
 interface GeoPoint {
@@ -287,7 +289,7 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     case 'wildcard': {
       const res = listItems(a).map((x) => wildcardRegex(x, cs));
       return anyTokens((t) => {
-        for (const w of t) for (const re of res) if (re.test(w)) return true;
+        for (const w of t) for (const whole of res) if (whole(w)) return true;
         return false;
       });
     }
@@ -299,9 +301,9 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     case 'regex_partial':
     case 'regex_exact': {
       const src = (a as { value: string }).value;
-      const re = new RegExp(c.op === 'regex_exact' ? `^(?:${src})$` : src);
+      const re = compileLinearRegex(src);
       const key = `S|${target}`;
-      const has = (x: string): boolean => re.test(x);
+      const has = c.op === 'regex_exact' ? re.whole : re.find;
       return (s) => textsOf(s, key, readI, true).some(has);
     }
     case 'in': {

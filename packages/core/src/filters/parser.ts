@@ -2,6 +2,7 @@ import { BadRequest } from '../engine/errors.ts';
 import type { Argument, Condition, Definition, Expr, Operator, Switch, TagRule } from './ast.ts';
 import { OPERATORS, OPERATOR_SYNONYMS } from './ast.ts';
 import { lex, lineAndColumn, parseError, type Token } from './lexer.ts';
+import { compileLinearRegex, UnsupportedRegex } from './linear-regex.ts';
 import { targetProblem } from './targets.ts';
 
 /** Nesting deeper than this (brackets and `not`) is refused, as the original engine refused it. */
@@ -408,47 +409,15 @@ export function splitList(raw: string): string[] {
 }
 
 /**
- * The platform ran patterns on RE2, which has no backreferences or lookaround: those are refused. This
- * engine backtracks, so a repeated group that itself repeats (`(a+)+`), the classic catastrophic
- * pattern, is refused too: one such filter would stall matching for everyone.
+ * Patterns run on RE2's linear-time automaton (the platform's engine too): what it cannot express
+ * (backreferences, lookaround, repeat counts over 1000) is refused here, naming the construct, so a
+ * filter that validates is a filter that runs.
  */
 function checkRegex(pattern: string, refuse: (message: string) => never): void {
-  if (/\\[1-9]|\(\?[=!<]/.test(pattern)) refuse('The regular expression uses backreferences or lookaround, which the regex engine does not support');
-  if (nestedRepetition(pattern)) refuse('The regular expression repeats a group that itself repeats (like (a+)+), which can take exponential time');
   try {
-    new RegExp(pattern);
+    compileLinearRegex(pattern);
   } catch (e) {
-    refuse(`The regular expression is not valid: ${(e as Error).message}`);
+    if (e instanceof UnsupportedRegex) refuse(`The regular expression is not valid on the linear-time regex engine (RE2 syntax): ${e.message}`);
+    throw e;
   }
-}
-
-/** Whether a quantified group contains an unbounded quantifier (star height above one). */
-function nestedRepetition(p: string): boolean {
-  const stack: boolean[] = [];
-  let inner = false;
-  let inClass = false;
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i]!;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') inClass = true;
-    else if (c === '(') {
-      stack.push(inner);
-      inner = false;
-    } else if (c === ')') {
-      const had: boolean = inner;
-      inner = stack.pop() ?? false;
-      const q = p.slice(i + 1, i + 8);
-      const repeated = /^(?:[*+]|\{\d*,\d*\}|\{\d{2,}\})/.test(q);
-      if (had && repeated) return true;
-      inner = inner || had || repeated;
-    } else if (c === '*' || c === '+' || (c === '{' && /^\{\d*,\d*\}/.test(p.slice(i, i + 12)))) inner = true;
-  }
-  return false;
 }

@@ -19,6 +19,7 @@ import {
 import { timelineCompletion, timelineProgress, timelineStatus } from './progress.ts';
 import { epochSeconds } from '../engine/epoch.ts';
 import { freshId } from '../engine/fresh-id.ts';
+import { own } from '../engine/input-limits.ts';
 
 /** The list's size parameter is `max`, 20 unless given. */
 const HISTORICS_PAGING: PagingRule = { sizeParams: ['max'], defaultSize: 20 };
@@ -31,7 +32,7 @@ export function historicsDpu(filterDpu: number, startSec: number, endSec: number
 
 /** A query of an account, as `/dpu` with `historics_id` and push delivery need it (undefined if none). */
 export async function historicsQuery(uow: UnitOfWork, username: string, id: string): Promise<HistoricsQuery | undefined> {
-  return (await uow.load(historicsDecider, historicsStream(username))).byId[id];
+  return own((await uow.load(historicsDecider, historicsStream(username))).byId, id);
 }
 
 export function historicsView(q: HistoricsQuery, now: number, version: CallContext['version']): Record<string, unknown> {

@@ -2,6 +2,7 @@ import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
 import { BadRequest, Conflict, NotFound, illegalTransition } from '../engine/errors.ts';
 import { QUEUE_MS, timelineCompletion, runMsFor, timelineStatus, timelineWork, type HistoricsPhase, type HistoricsStatus, type Timeline } from './progress.ts';
+import { own } from '../engine/input-limits.ts';
 
 /**
  * Historics queries (seed §4.6, decisions §6): a filter run over past data. All of an account's
@@ -87,7 +88,7 @@ export const HISTORICS_SOURCES: readonly string[] = [
 export const notFoundMessage = (id: string): string => `No historic found with the ID ${id} `;
 
 export function existingHistoricsQuery(state: HistoricsQueries, id: string, message = notFoundMessage): HistoricsQuery {
-  const q = state.byId[id];
+  const q = own(state.byId, id);
   if (!q) throw new NotFound(message(id));
   return q;
 }
@@ -127,7 +128,7 @@ export const historicsDecider: Decider<HistoricsQueries, HistoricsCommand, Histo
   initialState: () => ({ byId: {}, order: [], deleted: {} }),
   decide(command, state) {
     if (command.type === 'PrepareHistorics') {
-      if (state.byId[command.id] || state.deleted[command.id]) throw new Conflict(`A historics query with id ${command.id} already exists`);
+      if (own(state.byId, command.id) || own(state.deleted, command.id)) throw new Conflict(`A historics query with id ${command.id} already exists`);
       checkHistoricsName(command.name);
       checkHistoricsSpan(command.start, command.end);
       if (command.end * 1000 > command.at) throw new BadRequest('end must not be in the future: Historics queries cover past data');

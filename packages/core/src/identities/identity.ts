@@ -2,6 +2,7 @@ import { packageService } from '../accounting/package-service.ts';
 import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
 import { BadRequest, Conflict, Gone, NotFound, oneOf } from '../engine/errors.ts';
+import { own } from '../engine/input-limits.ts';
 
 /**
  * An account's identities (seed §4.3): each has its own API key (kept only as a salted digest), a
@@ -88,21 +89,21 @@ const TOKEN_SERVICE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** The identity a call names, refused as the service did: unknown 404, deleted 410. */
 export function liveIdentity(state: Identities, id: string): Identity {
-  const identity = state.byId[id];
+  const identity = own(state.byId, id);
   if (!identity) throw new NotFound('Identity not found');
   if (identity.deleted) throw new Gone('The Identity with the supplied id has been deleted');
   return identity;
 }
 
 export function liveToken(identity: Identity, service: string): IdentityToken {
-  const token = identity.tokens[service];
+  const token = own(identity.tokens, service);
   if (!token) throw new NotFound(`A token for ${service} was not found for the Identity`);
   if (token.deleted) throw new Gone(`The Identity's token for ${service} has been deleted`);
   return token;
 }
 
 export function liveLimit(identity: Identity, service: string): IdentityLimit {
-  const limit = identity.limits[service];
+  const limit = own(identity.limits, service);
   if (!limit) throw new NotFound(`A limit for ${service} was not found for the Identity`);
   return limit;
 }
@@ -143,7 +144,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
   decide(command, state) {
     switch (command.type) {
       case 'CreateIdentity': {
-        if (state.byId[command.id]) throw new Conflict(`An Identity with the id ${command.id} already exists`);
+        if (own(state.byId, command.id)) throw new Conflict(`An Identity with the id ${command.id} already exists`);
         checkLabel(state, command.label);
         checkStatus(command.status);
         if (state.byKeyHash[command.keyHash]) throw new Conflict('That API key is already in use');
@@ -179,7 +180,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
         const identity = liveIdentity(state, command.identityId);
         checkTokenService(command.service);
         checkToken(command.token);
-        const existing = identity.tokens[command.service];
+        const existing = own(identity.tokens, command.service);
         if (existing && !existing.deleted) throw new Conflict(`A token for ${command.service} already exists for that Identity`);
         return [{ type: 'IdentityTokenCreated', data: { identityId: identity.id, service: command.service, token: command.token, at: command.at } }];
       }
@@ -187,7 +188,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
         const identity = liveIdentity(state, command.identityId);
         checkTokenService(command.service);
         checkToken(command.token);
-        const existing = identity.tokens[command.service];
+        const existing = own(identity.tokens, command.service);
         const type = existing && !existing.deleted ? 'IdentityTokenUpdated' : 'IdentityTokenCreated';
         return [{ type, data: { identityId: identity.id, service: command.service, token: command.token, at: command.at } }];
       }
@@ -205,7 +206,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
         if ((totalAllowance ?? null) === null && (analyzeQueries ?? null) === null) {
           throw new BadRequest('A limit needs total_allowance or analyze_queries');
         }
-        if (identity.limits[command.service]) throw new Conflict(`A limit for ${command.service} already exists for that Identity`);
+        if (own(identity.limits, command.service)) throw new Conflict(`A limit for ${command.service} already exists for that Identity`);
         return [
           {
             type: 'IdentityLimitCreated',
@@ -219,7 +220,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
         const { totalAllowance, analyzeQueries } = command.figures;
         checkFigure('total_allowance', totalAllowance);
         checkFigure('analyze_queries', analyzeQueries);
-        const existing = identity.limits[command.service];
+        const existing = own(identity.limits, command.service);
         const next = {
           totalAllowance: totalAllowance === undefined ? (existing?.totalAllowance ?? null) : totalAllowance,
           analyzeQueries: analyzeQueries === undefined ? (existing?.analyzeQueries ?? null) : analyzeQueries,

@@ -2,6 +2,7 @@ import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
 import { BadRequest, Conflict, NotFound, illegalTransition } from '../engine/errors.ts';
 import type { PreviewAnalysis, PreviewData } from './preview-analyses.ts';
+import { own } from '../engine/input-limits.ts';
 
 /**
  * Historics previews (seed §4.7, decisions §6): a quick look at what a filter finds in past data.
@@ -68,7 +69,7 @@ export function previewProgressAt(p: Preview, now: number): number {
 }
 
 export function existingPreview(state: Previews, id: string): Preview {
-  const p = state.byId[id];
+  const p = own(state.byId, id);
   if (!p) throw new NotFound(`No preview found with the ID ${id}`);
   return p;
 }
@@ -78,7 +79,7 @@ export const previewsDecider: Decider<Previews, PreviewCommand, PreviewEvent> = 
   initialState: () => ({ byId: {}, order: [] }),
   decide(command, state) {
     if (command.type === 'CreatePreview') {
-      if (state.byId[command.id]) throw new Conflict(`A preview with id ${command.id} already exists`);
+      if (own(state.byId, command.id)) throw new Conflict(`A preview with id ${command.id} already exists`);
       const { id, hash, start, end, sources, parameters, analyses, at } = command;
       if (start < 0 || end < 0) throw new BadRequest('start and end must be epoch seconds of 0 or more');
       if (start >= end) throw new BadRequest('Start cannot be after end: start must be before end');

@@ -187,7 +187,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
       const state = await load(ctx);
       const id = p.string('id');
       const subs = id !== undefined ? [livePushSubscription(state, id)] : state.order.map((i) => state.subscriptions[i]!);
-      oneOf('order_by', p.string('order_by') ?? 'request_time', ['request_time']);
+      oneOf('order_by', p.string('order_by')?.toLowerCase() ?? 'request_time', ['request_time']);
       const paging = readPaging(p, PUSH_PAGING);
       const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
       // Time, then place in the subscription's log (a number would lose the place: ms × 10^6 is past 2^53).
@@ -223,7 +223,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
         id: (s) => s.id,
         request_time: (s) => s.last_request ?? 0,
       };
-      const key = keys[oneOf('order_by', p.string('order_by') ?? 'created_at', Object.keys(keys))]!;
+      const key = keys[oneOf('order_by', p.string('order_by')?.toLowerCase() ?? 'created_at', Object.keys(keys))]!;
       const paging = readPaging(p, PUSH_PAGING);
       const matching = state.order
         .map((i) => state.subscriptions[i]!)

@@ -6,6 +6,7 @@ import { namedById, recordingViews } from './recording-view.ts';
 import { recordingByHash, recordingsDecider, recordingsStream, type Recording, type Recordings } from './recording.ts';
 import { HASH } from '../filters/filter-registry.ts';
 import { namedFilter } from '../filters/index.ts';
+import { own } from '../engine/input-limits.ts';
 
 /**
  * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3
@@ -23,7 +24,7 @@ export async function namedRecording(ctx: CallContext, state?: Recordings): Prom
   if (byId(ctx)) {
     const id = ctx.params.string('id');
     if (id === undefined) throw new BadRequest('No id was supplied.');
-    const r = s.byId[id];
+    const r = own(s.byId, id);
     if (!r) throw new NotFound('Subscription not found');
     return r;
   }
@@ -110,7 +111,7 @@ async function get(ctx: CallContext) {
   if (service !== undefined) list = list.filter((r) => r.service === service);
   if (!byId(ctx)) return { body: await recordingViews(ctx, list) };
   const paging = readPaging(ctx.params, RECORDING_PAGING);
-  const orderBy = oneOf('order_by', ctx.params.string('order_by') ?? 'created_at', ORDER_BY);
+  const orderBy = oneOf('order_by', ctx.params.string('order_by')?.toLowerCase() ?? 'created_at', ORDER_BY);
   const dir = readOrderDir(ctx.params, 'asc');
   const key = (r: Recording): string | number => (orderBy === 'created_at' ? r.createdAt : orderBy === 'start' ? r.start : orderBy === 'name' ? r.name : r.status);
   const p = pageOf(sortedBy(list, key, dir), paging, RECORDING_PAGING);

@@ -1,6 +1,7 @@
 import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
 import { BadRequest, Conflict, DomainError, NotFound } from '../engine/errors.ts';
+import { own } from '../engine/input-limits.ts';
 
 /**
  * Recordings (the insight topic-data recording): a filter hash recorded into the index while `running`.
@@ -63,7 +64,7 @@ function checkName(name: string): void {
 }
 
 function existing(state: Recordings, id: string): Recording {
-  const r = state.byId[id];
+  const r = own(state.byId, id);
   if (!r) throw new NotFound('Subscription not found');
   return r;
 }
@@ -78,7 +79,7 @@ export const recordingsDecider: Decider<Recordings, RecordingCommand, RecordingE
   decide(command, state) {
     switch (command.type) {
       case 'StartRecording': {
-        if (state.byId[command.id]) throw new Conflict(`A recording with id ${command.id} already exists`);
+        if (own(state.byId, command.id)) throw new Conflict(`A recording with id ${command.id} already exists`);
         checkName(command.name);
         checkConcurrency(state, command.concurrentLimit);
         const { id, hash, name, service, at, identityId } = command;

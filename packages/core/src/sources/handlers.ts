@@ -176,7 +176,7 @@ export function sourceHandlers(limits: IngestionLimits = DEFAULT_INGESTION_LIMIT
       const id = ctx.params.requireString('source_id');
       const batch = parseIngestionBody(ctx.call.body);
       const source = await run(ctx, { type: 'Ingest', id, at: ctx.now, bytes: batch.bytes, accepted: batch.interactions.length, limits });
-      await recordIngested(ctx, source, batch.interactions);
+      await recordIngested(ctx, source, batch.interactions, batch.sizes);
       return {
         body: { accepted: batch.interactions.length, total_message_bytes: batch.bytes },
         headers: ingestionHeaders(ingestionWindowAt(source.ingestion, ctx.now), limits, ctx.now),

@@ -5,6 +5,8 @@ export interface IngestedBatch {
   interactions: Record<string, unknown>[];
   /** UTF-8 bytes of the messages (what `total_message_bytes` reports). */
   bytes: number;
+  /** Characters of each message, for slicing the matching work by text. */
+  sizes: number[];
 }
 
 /**
@@ -15,6 +17,7 @@ export interface IngestedBatch {
 export function parseIngestionBody(body: string | undefined): IngestedBatch {
   const text = body ?? '';
   const interactions: Record<string, unknown>[] = [];
+  const sizes: number[] = [];
   let bytes = 0;
   let line = 1;
   let i = 0;
@@ -43,12 +46,13 @@ export function parseIngestionBody(body: string | undefined): IngestedBatch {
       throw new BadRequest(`Line ${startLine}: an interaction must be a JSON object`, { line: startLine });
     }
     interactions.push(value as Record<string, unknown>);
+    sizes.push(message.length);
     bytes += utf8Length(message);
     for (let k = i; k < end; k++) if (text.charCodeAt(k) === 10) line++;
     i = end;
   }
   if (interactions.length === 0) throw new BadRequest('The body holds no interactions: send JSON objects, one a line');
-  return { interactions, bytes };
+  return { interactions, bytes, sizes };
 }
 
 /** Index just past the bracket that closes the one at `start`, or -1 when the text ends first. */

@@ -11,6 +11,7 @@ import { filterHandlers } from '../filters/handlers.ts';
 import { recordingHandlers } from '../recordings/handlers.ts';
 import { sourceHandlers } from './handlers.ts';
 import { parseIngestionBody } from './ingestion-body.ts';
+import { INGESTION_SLICE_CHARS, slices } from './recorded.ts';
 import type { IngestionLimits } from './ingestion-limit.ts';
 import { sourcesDecider, type SourceEvent } from './managed-source.ts';
 
@@ -80,10 +81,10 @@ describe('the per-minute ingestion limit as a property', () => {
   });
 });
 
-async function platform(limits?: IngestionLimits) {
+async function platform(limits?: IngestionLimits, yieldTurn?: () => Promise<void>) {
   const time = { now: T0 };
   const store = new MemoryEventStore();
-  const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(5), handlers: { ...filterHandlers, ...recordingHandlers, ...sourceHandlers(limits) } });
+  const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(5), handlers: { ...filterHandlers, ...recordingHandlers, ...sourceHandlers(limits) }, yieldTurn });
   await engine.openAccount({ username: 'alice', api_key: 'alice-key-01' });
   await engine.openAccount({ username: 'bob', api_key: 'bob-key-0001' });
   const call = (endpoint: EndpointId, params: Record<string, unknown> = {}, body?: string, who = 'alice', version: VersionId = '1.5') =>
@@ -113,6 +114,32 @@ describe('ingestion through engine.call', () => {
     });
     const got = await p.call('insight.get', { id: rec.id });
     expect(got.body).toMatchObject({ volume: 2 });
+  });
+
+  it('matches a large batch in slices with a turn of the event loop between, and keeps all of it', async () => {
+    let turns = 0;
+    const p = await platform(undefined, async () => {
+      turns++;
+    });
+    const hash = ((await p.call('insight.compile', { csdl: 'fb.content regex_partial "^(c|c)*offee"' })).body as { hash: string }).hash;
+    const rec = (await p.call('insight.start', { hash, name: 'c', service: 'facebook' })).body as { id: string };
+    await p.call('source.start', { id: p.id });
+    const n = 1000;
+    const a = await p.call('ingest', { source_id: p.id }, Array.from({ length: n }, (_, k) => line(k)).join('\n'));
+    expect(a).toMatchObject({ status: 200, body: { accepted: n } });
+    expect(turns).toBe(Math.ceil(n / 256));
+    expect((await p.call('insight.get', { id: rec.id })).body).toMatchObject({ volume: n });
+  });
+
+  test.prop([fc.array(fc.nat({ max: 40_000 }), { maxLength: 1200 })])('slices keep every item once, in order, each within the bounds', (sizes) => {
+    const parts = [...slices(sizes, sizes)];
+    expect(parts.flat()).toEqual(sizes);
+    for (const part of parts.slice(0, -1)) {
+      expect(part.length <= 256).toBe(true);
+      // A slice closes on the item that reached a bound.
+      expect(part.length === 256 || part.reduce((x, y) => x + y, 0) >= INGESTION_SLICE_CHARS).toBe(true);
+      expect(part.slice(0, -1).reduce((x, y) => x + y, 0) < INGESTION_SLICE_CHARS).toBe(true);
+    }
   });
 
   it('answers 404 Unknown user source for an unknown, deleted or another account\'s source', async () => {

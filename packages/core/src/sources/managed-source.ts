@@ -2,6 +2,7 @@ import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { evolveWith } from '../engine/decider.ts';
 import { BadRequest, NotFound, PayloadTooLarge, illegalTransition } from '../engine/errors.ts';
 import { ingestionRefusal, ingestionWindowAt, type IngestionLimits, type IngestionWindow } from './ingestion-limit.ts';
+import { own } from '../engine/input-limits.ts';
 
 /** The states of decisions §6; a `deleted` source answers 404 to every call. */
 export type SourceStatus = 'stopped' | 'running' | 'deleted';
@@ -101,7 +102,7 @@ export const SOURCE_NOT_FOUND_ON_DELETE = 'Source instance not found';
 
 /** The source `id` names; a deleted or unknown one is a 404 to every call, worded as the service did. */
 export function liveSource(state: SourcesState, id: string, message = `Could not find the specified source instance "${id}"`): ManagedSource {
-  const source = state.sources[id];
+  const source = own(state.sources, id);
   if (!source || source.status === 'deleted') throw new NotFound(message);
   return source;
 }
@@ -116,7 +117,7 @@ export const sourcesDecider: Decider<SourcesState, SourceCommand, SourceEvent> =
   decide(command, state) {
     const { id, at } = command;
     if (command.type === 'CreateSource') {
-      if (state.sources[id]) throw new BadRequest(`A managed source with id ${id} already exists`);
+      if (own(state.sources, id)) throw new BadRequest(`A managed source with id ${id} already exists`);
       const { type: _t, ...data } = command;
       return [{ type: 'ManagedSourceCreated', data }];
     }

@@ -1,5 +1,6 @@
 import { BadRequest } from '../engine/errors.ts';
 import { isJsonObject, parseJson, type Params } from '../engine/params.ts';
+import { own } from '../engine/input-limits.ts';
 
 export interface SourceType {
   /** What the type is called in the category listing. */
@@ -40,7 +41,7 @@ export interface SourceResourceInput {
 
 export function sourceTypeOf(name: string | undefined): SourceType {
   if (name === undefined) throw new BadRequest("Missing param 'source_type'");
-  const type = SOURCE_TYPES[name];
+  const type = own(SOURCE_TYPES, name);
   if (!type) throw new BadRequest(`source_type ${name} is not supported; supported: ${Object.keys(SOURCE_TYPES).join(', ')}`);
   return type;
 }

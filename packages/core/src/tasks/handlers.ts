@@ -24,6 +24,7 @@ import {
 } from './task-slot.ts';
 import { epochSeconds } from '../engine/epoch.ts';
 import { freshId } from '../engine/fresh-id.ts';
+import { own } from '../engine/input-limits.ts';
 
 const stream = (ctx: CallContext): string => tasksStream(ctx.account.username);
 const STATUSES = ['queued', 'completed'] as const;
@@ -101,7 +102,7 @@ export const taskHandlers: HandlerTable = {
     const name = ctx.params.requireString('name');
     const taskType = oneOf('type', typeParam(ctx) ?? 'analysis', TASK_TYPES);
     const subscriptionId = ctx.params.requireString('subscription_id');
-    const recording = (await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username))).byId[subscriptionId];
+    const recording = own((await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username))).byId, subscriptionId);
     if (!recording) throw new BadRequest(`subscription_id ${subscriptionId} names no recording of this account`);
     if (recording.service !== service) throw new BadRequest(`subscription_id ${subscriptionId} records ${recording.service}, not ${service}`);
     const parameters = ctx.params.object('parameters');

@@ -1,6 +1,7 @@
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
 import type { Decider, DomainEvent } from '../engine/decider.ts';
 import { BadRequest, Conflict, oneOf, RateLimited } from '../engine/errors.ts';
+import { own } from '../engine/input-limits.ts';
 
 /**
  * Analysis task slots (seed §8.3, decisions §5). An account has `task_slots` slots; each works its own
@@ -104,7 +105,8 @@ export const TASK_NAME_MAX = 255;
 const bucketOf = (id: string): string => id.slice(0, 2);
 
 export function taskById(state: TaskSlots, id: string): AnalysisTask | undefined {
-  return state.byId[bucketOf(id)]?.[id];
+  const bucket = own(state.byId, bucketOf(id));
+  return bucket && own(bucket, id);
 }
 
 /** Every task in the order it was queued. */

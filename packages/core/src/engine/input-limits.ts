@@ -1,0 +1,82 @@
+import { BadRequest } from './errors.ts';
+
+/**
+ * Names every plain JavaScript object answers to. A caller's id, hash, service or source used as a key
+ * must never reach them: `byId['constructor']` is a function, and writing `tokens['__proto__']` replaces
+ * an object's prototype. States keep plain objects (they are snapshotted as JSON), so these names are
+ * refused where a call enters, before anything is charged or read.
+ */
+export const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+
+/** The parameters whose values are used as keys: ids, hashes, services, sources, types, sort keys. */
+const KEY_POSITIONS = [
+  'id',
+  'ids',
+  'hash',
+  'service',
+  'source_id',
+  'source_type',
+  'subscription_id',
+  'historics_id',
+  'historic_id',
+  'playback_id',
+  'identity_id',
+  'resource_ids',
+  'output_type',
+  'type',
+  'action',
+  'order_by',
+] as const;
+
+/** The first key-position parameter whose value (or one of whose list items) is a prototype name. */
+export function prototypeKeyParam(params: Record<string, unknown>): { name: string; value: string } | undefined {
+  for (const name of KEY_POSITIONS) {
+    if (!Object.hasOwn(params, name)) continue;
+    const v = params[name];
+    if (typeof v === 'string') {
+      if (PROTOTYPE_NAMES.has(v.trim())) return { name, value: v };
+      // Comma lists and JSON lists of ids.
+      if (v.includes(',') || v.includes('"')) for (const part of v.split(/[",[\]\s]+/)) if (PROTOTYPE_NAMES.has(part)) return { name, value: part };
+    } else if (Array.isArray(v)) {
+      for (const x of v) if (typeof x === 'string' && PROTOTYPE_NAMES.has(x)) return { name, value: x };
+    }
+  }
+  return undefined;
+}
+
+/** A value read by key from a plain object, own properties only: never an inherited built-in. */
+export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** JSON carried inside a parameter nests no deeper than a request body may (decisions §7). */
+export const MAX_PARAM_JSON_DEPTH = 64;
+/** A parameter's JSON text is at most this long; bodies are bounded by the HTTP layer already. */
+export const MAX_PARAM_JSON_CHARS = 1024 * 1024;
+/** Flattened `name.key.sub` entries: at most this many for one parameter. */
+export const MAX_FLATTENED_KEYS = 1000;
+
+/** Refuses JSON text deeper or longer than the limits, before it is parsed: deep values cost stack. */
+export function checkJsonText(name: string, text: string): void {
+  if (text.length > MAX_PARAM_JSON_CHARS) throw new BadRequest(`${name} is over the limit of ${MAX_PARAM_JSON_CHARS} characters of JSON`);
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > MAX_PARAM_JSON_DEPTH) throw new BadRequest(`${name} nests deeper than the limit of ${MAX_PARAM_JSON_DEPTH} levels`);
+    } else if (c === 125 || c === 93) depth--;
+  }
+}
+
+/** The same depth limit for a value that arrived already parsed (a JSON body, or a library caller's object). */
+export function checkJsonDepth(name: string, value: unknown, depth = 0): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (depth >= MAX_PARAM_JSON_DEPTH) throw new BadRequest(`${name} nests deeper than the limit of ${MAX_PARAM_JSON_DEPTH} levels`);
+  if (Array.isArray(value)) for (const x of value) checkJsonDepth(name, x, depth + 1);
+  else for (const k in value) if (Object.hasOwn(value, k)) checkJsonDepth(name, (value as Record<string, unknown>)[k], depth + 1);
+}
