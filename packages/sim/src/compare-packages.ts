@@ -1,5 +1,10 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { completePackage, type AccountPackage } from '@sdp/core';
-import { runScenario, type RunOptions, type SimResult } from './run-scenario.ts';
+import { runScenario, type SimFigures } from './run-scenario.ts';
 import type { Scenario } from './scenario.ts';
 import { textTable } from './report-table.ts';
 import { formatDuration } from './duration.ts';
@@ -7,7 +12,7 @@ import { formatDuration } from './duration.ts';
 export interface PackageRun {
   name: string;
   package: AccountPackage;
-  result: SimResult;
+  result: SimFigures;
   /** Every refusal the run met: rate limits, full task queues, stream charges, recording capacity. */
   refusals: number;
 }
@@ -29,23 +34,68 @@ export function packageOrder(a: AccountPackage, b: AccountPackage): number {
   );
 }
 
+export interface CompareOptions {
+  /**
+   * Packages run at once, each on a worker thread (default: the machine's cores, at most the packages).
+   * 1 runs them one after another on this thread.
+   */
+  threads?: number;
+  /** Told of each package's progress (0..1), at most about ten times a second per package. */
+  progress?: (name: string, done: number) => void;
+}
+
 /** Runs one scenario under each named package (every account gets it) and finds the smallest that suffices. */
-export async function comparePackages(scenario: Scenario, names: string[], options: Omit<RunOptions, 'packageOverride'> = {}): Promise<Comparison> {
-  const runs: PackageRun[] = [];
-  for (const [i, name] of names.entries()) {
-    const fields = scenario.packages[name];
-    if (!fields) throw new Error(`no package named ${name}; packages are ${Object.keys(scenario.packages).join(', ')}`);
-    const result = await runScenario(scenario, {
-      ...options,
-      packageOverride: { name, fields },
-      ...(options.progress ? { progress: (f: number) => options.progress!((i + f) / names.length) } : {}),
-    });
+export async function comparePackages(scenario: Scenario, names: string[], options: CompareOptions = {}): Promise<Comparison> {
+  for (const name of names) if (!scenario.packages[name]) throw new Error(`no package named ${name}; packages are ${Object.keys(scenario.packages).join(', ')}`);
+  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), names.length));
+  const results: SimFigures[] = new Array(names.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < names.length; i = next++) {
+      const name = names[i]!;
+      const progress = options.progress ? (done: number) => options.progress!(name, done) : undefined;
+      results[i] = threads > 1 ? await runOnWorker(scenario, name, progress) : await runHere(scenario, name, progress);
+    }
+  };
+  await Promise.all(Array.from({ length: threads }, lane));
+  const runs = names.map((name, i) => {
+    const result = results[i]!;
     const refusals =
       result.totals.reduce((s, t) => s + t.refusedRate + t.refusedQueue + t.refusedStream, 0) + result.limitingDays.reduce((s, d) => s + d.refused, 0);
-    runs.push({ name, package: completePackage(fields), result, refusals });
-  }
+    return { name, package: completePackage(scenario.packages[name]!), result, refusals };
+  });
   const fine = runs.filter((r) => r.refusals === 0).sort((a, b) => packageOrder(a.package, b.package));
   return { runs, smallestWithoutRefusals: fine[0]?.name ?? null };
+}
+
+async function runHere(scenario: Scenario, name: string, progress: ((done: number) => void) | undefined): Promise<SimFigures> {
+  const { engine: _engine, ledger: _ledger, ...figures } = await runScenario(scenario, { packageOverride: { name, fields: scenario.packages[name]! }, ...(progress ? { progress } : {}) });
+  return figures;
+}
+
+/**
+ * The worker's entry. Run from TypeScript sources (tsx), a worker does not inherit the hooks that load
+ * TypeScript (Node 20), so it registers tsx's own before importing the worker module.
+ */
+function workerEntry(): { code: string | URL; eval: boolean } {
+  const module = new URL('./package-worker.ts', import.meta.url);
+  if (!import.meta.url.endsWith('.ts')) return { code: new URL('./package-worker.js', import.meta.url), eval: false };
+  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  return { code: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`, eval: true };
+}
+
+function runOnWorker(scenario: Scenario, name: string, progress: ((done: number) => void) | undefined): Promise<SimFigures> {
+  return new Promise((resolve, reject) => {
+    const entry = workerEntry();
+    const worker = new Worker(entry.code, { eval: entry.eval, workerData: { scenario, name, fields: scenario.packages[name]! } });
+    let figures: SimFigures | undefined;
+    worker.on('message', (m: { type: 'progress'; done: number } | { type: 'result'; figures: SimFigures }) => {
+      if (m.type === 'progress') progress?.(m.done);
+      else figures = m.figures;
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => (figures ? resolve(figures) : reject(new Error(`the run under package ${name} stopped (exit code ${code}) before it finished`))));
+  });
 }
 
 export function comparisonText(c: Comparison): string {

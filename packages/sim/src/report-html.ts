@@ -1,6 +1,6 @@
 import { dayBoundaries } from './limiting-days.ts';
 import { formatDuration } from './duration.ts';
-import type { SimResult } from './run-scenario.ts';
+import type { SimFigures } from './run-scenario.ts';
 import { barChart, downsample, escapeXml, lineChart, type BarStack } from './svg-chart.ts';
 import type { LimitingDayMode } from '@sdp/core';
 
@@ -18,7 +18,7 @@ function table(header: string[], rows: (string | number)[][]): string {
 }
 
 /** The run as one self-contained HTML page: inline SVG charts, tables, no scripts. */
-export function reportHtml(r: SimResult, mode: LimitingDayMode = 'pst'): string {
+export function reportHtml(r: SimFigures, mode: LimitingDayMode = 'pst'): string {
   const start = Date.parse(r.scenario.start);
   const end = Date.parse(r.scenario.end);
   const accounts = r.totals.map((t) => t.account);

@@ -1,5 +1,5 @@
 import { formatDuration } from './duration.ts';
-import type { SimResult } from './run-scenario.ts';
+import type { SimFigures } from './run-scenario.ts';
 
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
 
@@ -13,7 +13,7 @@ export function textTable(header: string[], rows: (string | number)[][]): string
 }
 
 /** The terminal summary of one run. */
-export function summaryText(r: SimResult): string {
+export function summaryText(r: SimFigures): string {
   const out: string[] = [];
   const hours = r.scenario.durationMs / 3_600_000;
   out.push(`${r.scenario.name}: ${r.scenario.start} to ${r.scenario.end} (${formatDuration(r.scenario.durationMs)}), API ${r.scenario.version}${r.packageName ? `, package ${r.packageName}` : ''}`);
