@@ -8,6 +8,7 @@ import { runScenario, type SimFigures } from './run-scenario.ts';
 import type { Scenario } from './scenario.ts';
 import { textTable } from './report-table.ts';
 import { formatDuration } from './duration.ts';
+import { cheapestServing, refusalsOf, smallestAllowance, type Headroom, type ServingPackage, type SmallestAllowance } from './package-answer.ts';
 
 export interface PackageRun {
   name: string;
@@ -15,12 +16,24 @@ export interface PackageRun {
   result: SimFigures;
   /** Every refusal the run met: rate limits, full task queues, stream charges, recording capacity. */
   refusals: number;
+  /** The package's price, when the scenario gives one. */
+  price: number | null;
 }
 
 export interface Comparison {
   runs: PackageRun[];
   /** The smallest package (by the order below) under which nothing was refused; null when none. */
   smallestWithoutRefusals: string | null;
+  /** What to buy: the cheapest package within the refusal budget, or the smallest allowance that would serve. */
+  answer: PackageAnswer;
+}
+
+export interface PackageAnswer {
+  /** Refusals a package may leave and still serve. */
+  budget: number;
+  cheapest: ServingPackage | null;
+  /** Found by search when no listed package serves (and the search was not turned off). */
+  smallest: SmallestAllowance | null;
 }
 
 /** Packages ordered by what they allow: credits first, then analyze credits, task slots, capacity, recordings. */
@@ -42,6 +55,8 @@ export interface CompareOptions {
   threads?: number;
   /** Told of each package's progress (0..1), at most about ten times a second per package. */
   progress?: (name: string, done: number) => void;
+  /** When no listed package serves, search for the smallest allowance that would (default true). */
+  search?: boolean;
 }
 
 /** Runs one scenario under each named package (every account gets it) and finds the smallest that suffices. */
@@ -58,14 +73,15 @@ export async function comparePackages(scenario: Scenario, names: string[], optio
     }
   };
   await Promise.all(Array.from({ length: threads }, lane));
-  const runs = names.map((name, i) => {
-    const result = results[i]!;
-    const refusals =
-      result.totals.reduce((s, t) => s + t.refusedRate + t.refusedQueue + t.refusedStream, 0) + result.limitingDays.reduce((s, d) => s + d.refused, 0);
-    return { name, package: completePackage(scenario.packages[name]!), result, refusals };
-  });
+  const runs = names.map((name, i) => ({ name, package: completePackage(scenario.packages[name]!), result: results[i]!, refusals: refusalsOf(results[i]!), price: scenario.prices[name] ?? null }));
   const fine = runs.filter((r) => r.refusals === 0).sort((a, b) => packageOrder(a.package, b.package));
-  return { runs, smallestWithoutRefusals: fine[0]?.name ?? null };
+  const cheapest = cheapestServing(runs, scenario.prices, scenario.refusalBudget, packageOrder);
+  let smallest: SmallestAllowance | null = null;
+  if (!cheapest && options.search !== false && runs.length > 0) {
+    const largest = [...runs].sort((a, b) => packageOrder(b.package, a.package))[0]!;
+    smallest = await smallestAllowance(scenario, largest.package, scenario.refusalBudget);
+  }
+  return { runs, smallestWithoutRefusals: fine[0]?.name ?? null, answer: { budget: scenario.refusalBudget, cheapest, smallest } };
 }
 
 async function runHere(scenario: Scenario, name: string, progress: ((done: number) => void) | undefined): Promise<SimFigures> {
@@ -104,6 +120,7 @@ export function comparisonText(c: Comparison): string {
     const sum = (f: (x: (typeof t)[number]) => number) => t.reduce((s, x) => s + f(x), 0);
     return [
       r.name,
+      r.price ?? '',
       r.package.credits_per_hour,
       r.package.analyze_credits_per_hour,
       r.package.task_slots,
@@ -119,11 +136,34 @@ export function comparisonText(c: Comparison): string {
     ];
   });
   const table = textTable(
-    ['package', 'credits/h', 'analyze/h', 'slots', 'capacity/mo', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'capacity refused', 'rate-limited', 'refusals'],
+    ['package', 'price', 'credits/h', 'analyze/h', 'slots', 'capacity/mo', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'capacity refused', 'rate-limited', 'refusals'],
     rows,
   );
-  const answer = c.smallestWithoutRefusals
-    ? `smallest package with no refusals: ${c.smallestWithoutRefusals}`
-    : 'no package compared ran without refusals';
-  return `${table}\n${answer}`;
+  return `${table}\n${answerLines(c).join('\n')}`;
+}
+
+const num = (x: number) => Math.round(x).toLocaleString('en-US');
+
+function headroomText(h: Headroom): string {
+  const pct = (peak: number, limit: number) => (limit > 0 ? `${((peak / limit) * 100).toFixed(0)} %` : 'n/a');
+  return `peak ${num(h.peakCredits)} of ${num(h.creditsPerHour)} credits in an hour (${pct(h.peakCredits, h.creditsPerHour)}), analyze peak ${num(h.peakAnalyzeCredits)} of ${num(h.analyzeCreditsPerHour)} (${pct(h.peakAnalyzeCredits, h.analyzeCreditsPerHour)})`;
+}
+
+/** The answer in sentences, the same in the terminal and the HTML. */
+export function answerLines(c: Comparison): string[] {
+  const a = c.answer;
+  const within = a.budget > 0 ? `within the budget of ${num(a.budget)} refusals` : 'that admits everything';
+  const out: string[] = [];
+  if (c.smallestWithoutRefusals) out.push(`smallest package with no refusals: ${c.smallestWithoutRefusals}`);
+  if (a.cheapest) {
+    out.push(`cheapest package ${within}: ${a.cheapest.name}${a.cheapest.price !== null ? ` at ${a.cheapest.price}` : ''}${a.cheapest.refusals > 0 ? ` (${num(a.cheapest.refusals)} refusals)` : ''}`);
+    out.push(`headroom under ${a.cheapest.name}: ${headroomText(a.cheapest.headroom)}`);
+  } else {
+    out.push(`no package compared serves (${within})`);
+    if (a.smallest) {
+      const raised = a.smallest.raised.map((x) => `${x.figure} ${num(x.from)} -> ${num(x.to)}`).join(', ');
+      out.push(`smallest allowance that would: ${raised || 'the largest package as it is'}; it admits ${num(a.smallest.admitted)} of ${num(a.smallest.calls)} calls with ${num(a.smallest.refusals)} refusals (found in ${a.smallest.probes} runs)`);
+    }
+  }
+  return out;
 }

@@ -94,6 +94,10 @@ export interface Scenario {
   version: VersionId;
   limitingDay: 'pst' | 'america-los-angeles';
   packages: Record<string, Partial<AccountPackage>>;
+  /** What each named package costs (`price` in its fields), where the file says. */
+  prices: Record<string, number>;
+  /** Refusals a package may leave and still serve (the answer's budget; 0 when the file sets none). */
+  refusalBudget: number;
   /** Package names to run the scenario under, side by side. */
   compare: string[];
   accounts: AccountSpec[];
@@ -139,7 +143,7 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
     return undefined;
   };
   const root = obj(raw, '(root)', bad) ?? {};
-  known(root, '', ['name', 'start', 'duration', 'seed', 'version', 'limiting_day', 'packages', 'compare', 'accounts', 'actors'], bad);
+  known(root, '', ['name', 'start', 'duration', 'seed', 'version', 'limiting_day', 'packages', 'compare', 'refusal_budget', 'accounts', 'actors'], bad);
 
   const name = root.name === undefined ? 'scenario' : str(root.name, 'name', bad) ?? 'scenario';
   let start = DEFAULT_START;
@@ -159,13 +163,23 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
   }
 
   const packages: Record<string, Partial<AccountPackage>> = { default: {} };
+  const prices: Record<string, number> = {};
   if (root.packages !== undefined) {
     const p = obj(root.packages, 'packages', bad) ?? {};
     for (const [k, v] of Object.entries(p)) {
-      const fields = pkg(v, `packages.${k}`, bad);
+      // The price is the buyer's figure, not the platform's: taken out before the core reads the fields.
+      let fieldsIn = v;
+      if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'price' in v) {
+        const { price, ...rest } = v as Record<string, unknown>;
+        fieldsIn = rest;
+        if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) bad(`packages.${k}.price`, 'must be a number from 0 up');
+        else prices[k] = price;
+      }
+      const fields = pkg(fieldsIn, `packages.${k}`, bad);
       if (fields) packages[k] = fields;
     }
   }
+  const refusalBudget = root.refusal_budget === undefined ? 0 : int(root.refusal_budget, 'refusal_budget', bad, { min: 0 }) ?? 0;
 
   const compare: string[] = [];
   if (root.compare !== undefined) {
@@ -282,7 +296,7 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
   });
 
   if (issues.length > 0) throw new ScenarioError(issues, source);
-  return { name, start, duration, seed, version, limitingDay, packages, compare, accounts, actors };
+  return { name, start, duration, seed, version, limitingDay, packages, prices, refusalBudget, compare, accounts, actors };
 }
 
 type Bad = (path: string, message: string) => undefined;

@@ -125,7 +125,7 @@ function writeComparison(dir: string, c: Comparison, scenario: Scenario): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'compare.json'),
-    JSON.stringify({ smallestWithoutRefusals: c.smallestWithoutRefusals, runs: c.runs.map((r) => ({ name: r.name, package: r.package, refusals: r.refusals, totals: r.result.totals })) }, null, 1),
+    JSON.stringify({ smallestWithoutRefusals: c.smallestWithoutRefusals, answer: c.answer, runs: c.runs.map((r) => ({ name: r.name, package: r.package, refusals: r.refusals, totals: r.result.totals })) }, null, 1),
   );
   writeFileSync(join(dir, 'compare.html'), compareHtml(c, (name) => `${slug(name)}/report.html`));
 }
