@@ -8,11 +8,14 @@ import { runScenario, type SimFigures } from './run-scenario.ts';
 import { ScenarioError, parseScenario, type Scenario } from './scenario.ts';
 import { compareHtml } from './report-compare-html.ts';
 import { progressFor } from './progress.ts';
+import { scenarioJsonSchema } from './scenario-schema.ts';
 
 const USAGE = `usage: sdp sim SCENARIO.yaml [--compare PKG,PKG,...] [--out DIR] [--quiet]
+       sdp sim --schema          prints the scenario format as a JSON Schema (for editors)
 
 Runs a scenario file (YAML or JSON) through the engine on a manual clock and writes, to DIR
 (default ./sim-out/<scenario name>): hours.json, hours.csv, days.csv and report.html.
+Progress goes to stderr (bars on a terminal, plain lines otherwise); --quiet silences it and the summary.
 --compare runs it once under each named package (from the file's "packages", or "default") and
 names the smallest package with no refusals; a "compare" list in the file does the same.`;
 
@@ -42,6 +45,9 @@ export async function simMain(argv: string[], io: Io = defaultIo): Promise<numbe
     const a = args[i]!;
     if (a === '--help' || a === '-h') {
       io.out(USAGE);
+      return 0;
+    } else if (a === '--schema') {
+      io.out(JSON.stringify(scenarioJsonSchema(), null, 2));
       return 0;
     } else if (a === '--compare' || a.startsWith('--compare=')) {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
