@@ -35,8 +35,12 @@ export default async function simBench(): Promise<BenchReport[]> {
   // agency-week, its three packages at once, as the CLI runs them.
   const agency = parseScenario(readFileSync(fileURLToPath(new URL('../examples/agency-week.yaml', import.meta.url)), 'utf8'), 'agency-week.yaml');
   const started = performance.now();
+  // CPU time of the whole process, worker threads included: on a shared machine it says more than wall time.
+  const cpuBefore = process.cpuUsage();
   const c = await comparePackages(agency, agency.compare);
   const agencySeconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const agencyCpuSeconds = (cpu.user + cpu.system) / 1e6;
   const agencyCalls = c.runs.reduce((n, r) => n + r.result.simulatedCalls, 0);
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
 
@@ -55,7 +59,9 @@ export default async function simBench(): Promise<BenchReport[]> {
     actors: [{ ...call, schedule: { type: 'steady', rate: 2000, per: 'hour' } }],
   });
   const heapBefore = process.memoryUsage().heapUsed;
+  const cpuBefore30 = process.cpuUsage();
   const r = await runScenario(scenario);
+  const cpu30 = process.cpuUsage(cpuBefore30);
   const heapAfter = process.memoryUsage().heapUsed;
   const t = r.totals[0]!;
   if (t.admitted !== days * 24 * 2000 || t.refusedRate !== 0) throw new Error(`sim bench: expected ${days * 24 * 2000} admitted and none refused, got ${t.admitted} and ${t.refusedRate}`);
@@ -68,7 +74,7 @@ export default async function simBench(): Promise<BenchReport[]> {
         {
           name: 'agency-week, every package',
           opsPerSec: agencyCalls / agencySeconds,
-          extra: { wall_s: agencySeconds.toFixed(2), peak_rss_mb: peakRssMb.toFixed(0) },
+          extra: { wall_s: agencySeconds.toFixed(2), cpu_s: agencyCpuSeconds.toFixed(1), peak_rss_mb: peakRssMb.toFixed(0) },
         },
         {
           name: 'agency-week, one package (standard) on this thread, profiled',
@@ -92,6 +98,7 @@ export default async function simBench(): Promise<BenchReport[]> {
           opsPerSec: r.simulatedCalls / seconds,
           extra: {
             wall_s: seconds.toFixed(2),
+            cpu_s: ((cpu30.user + cpu30.system) / 1e6).toFixed(1),
             simulated_days_per_s: (days / seconds).toFixed(2),
             heap_growth_mb: ((heapAfter - heapBefore) / 1e6).toFixed(0),
           },

@@ -187,7 +187,7 @@ svg .legend{font-size:11px;fill:#333}svg .axis{font-size:11px;fill:#555}
 section{padding:8px 16px}table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:2px 6px}td.num{text-align:right}
 </style></head><body>
 <header><h1>${escapeXml(r.scenario.name)}${r.packageName ? ` · package ${escapeXml(r.packageName)}` : ''}</h1>
-<div>${escapeXml(r.scenario.start)} to ${escapeXml(r.scenario.end)} (${formatDuration(r.scenario.durationMs)}), API ${escapeXml(r.scenario.version)}, ${n(r.simulatedCalls)} calls</div></header>
+<div><span title="${escapeXml(utcStamp(start))}">${escapeXml(new Date(start + zone.offsetAt(start)).toISOString().slice(0, 10))} ${escapeXml(localStamp(start, zone, false))} ${escapeXml(zone.name)}</span> to <span title="${escapeXml(utcStamp(end))}">${escapeXml(new Date(end + zone.offsetAt(end)).toISOString().slice(0, 10))} ${escapeXml(localStamp(end, zone, false))} ${escapeXml(zone.name)}</span> (${formatDuration(r.scenario.durationMs)}), API ${escapeXml(r.scenario.version)}, ${n(r.simulatedCalls)} calls</div></header>
 ${block(credits)}
 ${block(refusals)}
 ${block(capacity)}
