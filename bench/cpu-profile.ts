@@ -22,10 +22,11 @@ export async function profileShares<T>(fn: () => Promise<T>, patterns: Record<st
   await session.post('Profiler.setSamplingInterval', { interval: 1000 });
   await session.post('Profiler.start');
   let result: T;
+  let profile: Profile;
   try {
     result = await fn();
   } finally {
-    var { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
+    profile = ((await session.post('Profiler.stop')) as unknown as { profile: Profile }).profile;
     session.disconnect();
   }
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
