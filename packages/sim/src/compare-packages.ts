@@ -57,6 +57,8 @@ export interface CompareOptions {
   progress?: (name: string, done: number) => void;
   /** When no listed package serves, search for the smallest allowance that would (default true). */
   search?: boolean;
+  /** Told of each run the search makes (its number and the package tried): a search takes a while. */
+  probing?: (n: number, p: AccountPackage) => void;
 }
 
 /** Runs one scenario under each named package (every account gets it) and finds the smallest that suffices. */
@@ -79,7 +81,7 @@ export async function comparePackages(scenario: Scenario, names: string[], optio
   let smallest: SmallestAllowance | null = null;
   if (!cheapest && options.search !== false && runs.length > 0) {
     const largest = [...runs].sort((a, b) => packageOrder(b.package, a.package))[0]!;
-    smallest = await smallestAllowance(scenario, largest.package, scenario.refusalBudget);
+    smallest = await smallestAllowance(scenario, largest.package, scenario.refusalBudget, options.probing ? { probing: options.probing } : {});
   }
   return { runs, smallestWithoutRefusals: fine[0]?.name ?? null, answer: { budget: scenario.refusalBudget, cheapest, smallest } };
 }

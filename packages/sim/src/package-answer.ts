@@ -87,10 +87,17 @@ type Runner = (fields: AccountPackage) => Promise<SimFigures>;
  * whole value that still does (the others held where the doubling left them). Refusals fall as a figure
  * rises, which is what makes bisection sound. `null` when twenty doublings are not enough.
  */
-export async function smallestAllowance(scenario: Scenario, base: AccountPackage, budget: number, run: Runner = inThread(scenario)): Promise<SmallestAllowance | null> {
+export async function smallestAllowance(
+  scenario: Scenario,
+  base: AccountPackage,
+  budget: number,
+  options: { run?: Runner; probing?: (n: number, p: AccountPackage) => void } = {},
+): Promise<SmallestAllowance | null> {
+  const run = options.run ?? inThread(scenario);
   let probes = 0;
   const probe = async (p: AccountPackage) => {
     probes++;
+    options.probing?.(probes, p);
     const r = await run(p);
     return { r, refusals: refusalsOf(r) };
   };

@@ -8,6 +8,7 @@ import { runScenario, type SimFigures } from './run-scenario.ts';
 import { ScenarioError, parseScenario, type Scenario } from './scenario.ts';
 import { compareHtml } from './report-compare-html.ts';
 import { progressFor } from './progress.ts';
+import type { AccountPackage } from '@sdp/core';
 import { scenarioJsonSchema } from './scenario-schema.ts';
 
 const USAGE = `usage: sdp sim SCENARIO.yaml [--compare PKG,PKG,...] [--out DIR] [--quiet]
@@ -87,7 +88,9 @@ export async function simMain(argv: string[], io: Io = defaultIo): Promise<numbe
   const progress = quiet ? undefined : progressFor(names ?? [scenario.name], { err: io.err, tty: io.tty, ...(io.progressEveryMs !== undefined ? { everyMs: io.progressEveryMs } : {}) });
   try {
     if (names) {
-      const c = await comparePackages(scenario, names, progress ? { progress: progress.update } : {});
+      const probing = (n: number, p: AccountPackage) =>
+        io.err(`sim: no package compared serves; search run ${n}: credits_per_hour ${p.credits_per_hour}, analyze_credits_per_hour ${p.analyze_credits_per_hour}, task_slots ${p.task_slots}, index_capacity_per_month ${p.index_capacity_per_month}`);
+      const c = await comparePackages(scenario, names, progress ? { progress: progress.update, probing } : {});
       progress?.finish();
       writeComparison(dir, c, scenario);
       if (!quiet) {
