@@ -1,21 +1,39 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { completePackage, type AccountPackage } from '@sdp/core';
-import { runScenario, type RunOptions, type SimResult } from './run-scenario.ts';
+import { runScenario, type SimFigures } from './run-scenario.ts';
 import type { Scenario } from './scenario.ts';
 import { textTable } from './report-table.ts';
 import { formatDuration } from './duration.ts';
+import { cheapestServing, refusalsOf, smallestAllowance, type Headroom, type ServingPackage, type SmallestAllowance } from './package-answer.ts';
 
 export interface PackageRun {
   name: string;
   package: AccountPackage;
-  result: SimResult;
+  result: SimFigures;
   /** Every refusal the run met: rate limits, full task queues, stream charges, recording capacity. */
   refusals: number;
+  /** The package's price, when the scenario gives one. */
+  price: number | null;
 }
 
 export interface Comparison {
   runs: PackageRun[];
   /** The smallest package (by the order below) under which nothing was refused; null when none. */
   smallestWithoutRefusals: string | null;
+  /** What to buy: the cheapest package within the refusal budget, or the smallest allowance that would serve. */
+  answer: PackageAnswer;
+}
+
+export interface PackageAnswer {
+  /** Refusals a package may leave and still serve. */
+  budget: number;
+  cheapest: ServingPackage | null;
+  /** Found by search when no listed package serves (and the search was not turned off). */
+  smallest: SmallestAllowance | null;
 }
 
 /** Packages ordered by what they allow: credits first, then analyze credits, task slots, capacity, recordings. */
@@ -29,23 +47,73 @@ export function packageOrder(a: AccountPackage, b: AccountPackage): number {
   );
 }
 
+export interface CompareOptions {
+  /**
+   * Packages run at once, each on a worker thread (default: the machine's cores, at most the packages).
+   * 1 runs them one after another on this thread.
+   */
+  threads?: number;
+  /** Told of each package's progress (0..1), at most about ten times a second per package. */
+  progress?: (name: string, done: number) => void;
+  /** When no listed package serves, search for the smallest allowance that would (default true). */
+  search?: boolean;
+  /** Told of each run the search makes (its number and the package tried): a search takes a while. */
+  probing?: (n: number, p: AccountPackage) => void;
+}
+
 /** Runs one scenario under each named package (every account gets it) and finds the smallest that suffices. */
-export async function comparePackages(scenario: Scenario, names: string[], options: Omit<RunOptions, 'packageOverride'> = {}): Promise<Comparison> {
-  const runs: PackageRun[] = [];
-  for (const [i, name] of names.entries()) {
-    const fields = scenario.packages[name];
-    if (!fields) throw new Error(`no package named ${name}; packages are ${Object.keys(scenario.packages).join(', ')}`);
-    const result = await runScenario(scenario, {
-      ...options,
-      packageOverride: { name, fields },
-      ...(options.progress ? { progress: (f: number) => options.progress!((i + f) / names.length) } : {}),
-    });
-    const refusals =
-      result.totals.reduce((s, t) => s + t.refusedRate + t.refusedQueue + t.refusedStream, 0) + result.limitingDays.reduce((s, d) => s + d.refused, 0);
-    runs.push({ name, package: completePackage(fields), result, refusals });
-  }
+export async function comparePackages(scenario: Scenario, names: string[], options: CompareOptions = {}): Promise<Comparison> {
+  for (const name of names) if (!scenario.packages[name]) throw new Error(`no package named ${name}; packages are ${Object.keys(scenario.packages).join(', ')}`);
+  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), names.length));
+  const results: SimFigures[] = new Array(names.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < names.length; i = next++) {
+      const name = names[i]!;
+      const progress = options.progress ? (done: number) => options.progress!(name, done) : undefined;
+      results[i] = threads > 1 ? await runOnWorker(scenario, name, progress) : await runHere(scenario, name, progress);
+    }
+  };
+  await Promise.all(Array.from({ length: threads }, lane));
+  const runs = names.map((name, i) => ({ name, package: completePackage(scenario.packages[name]!), result: results[i]!, refusals: refusalsOf(results[i]!), price: scenario.prices[name] ?? null }));
   const fine = runs.filter((r) => r.refusals === 0).sort((a, b) => packageOrder(a.package, b.package));
-  return { runs, smallestWithoutRefusals: fine[0]?.name ?? null };
+  const cheapest = cheapestServing(runs, scenario.prices, scenario.refusalBudget, packageOrder);
+  let smallest: SmallestAllowance | null = null;
+  if (!cheapest && options.search !== false && runs.length > 0) {
+    const largest = [...runs].sort((a, b) => packageOrder(b.package, a.package))[0]!;
+    smallest = await smallestAllowance(scenario, largest.package, scenario.refusalBudget, options.probing ? { probing: options.probing } : {});
+  }
+  return { runs, smallestWithoutRefusals: fine[0]?.name ?? null, answer: { budget: scenario.refusalBudget, cheapest, smallest } };
+}
+
+async function runHere(scenario: Scenario, name: string, progress: ((done: number) => void) | undefined): Promise<SimFigures> {
+  const { engine: _engine, ledger: _ledger, ...figures } = await runScenario(scenario, { packageOverride: { name, fields: scenario.packages[name]! }, ...(progress ? { progress } : {}) });
+  return figures;
+}
+
+/**
+ * The worker's entry. Run from TypeScript sources (tsx), a worker does not inherit the hooks that load
+ * TypeScript (Node 20), so it registers tsx's own before importing the worker module.
+ */
+function workerEntry(): { code: string | URL; eval: boolean } {
+  const module = new URL('./package-worker.ts', import.meta.url);
+  if (!import.meta.url.endsWith('.ts')) return { code: new URL('./package-worker.js', import.meta.url), eval: false };
+  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  return { code: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`, eval: true };
+}
+
+function runOnWorker(scenario: Scenario, name: string, progress: ((done: number) => void) | undefined): Promise<SimFigures> {
+  return new Promise((resolve, reject) => {
+    const entry = workerEntry();
+    const worker = new Worker(entry.code, { eval: entry.eval, workerData: { scenario, name, fields: scenario.packages[name]! } });
+    let figures: SimFigures | undefined;
+    worker.on('message', (m: { type: 'progress'; done: number } | { type: 'result'; figures: SimFigures }) => {
+      if (m.type === 'progress') progress?.(m.done);
+      else figures = m.figures;
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => (figures ? resolve(figures) : reject(new Error(`the run under package ${name} stopped (exit code ${code}) before it finished`))));
+  });
 }
 
 export function comparisonText(c: Comparison): string {
@@ -54,6 +122,7 @@ export function comparisonText(c: Comparison): string {
     const sum = (f: (x: (typeof t)[number]) => number) => t.reduce((s, x) => s + f(x), 0);
     return [
       r.name,
+      r.price ?? '',
       r.package.credits_per_hour,
       r.package.analyze_credits_per_hour,
       r.package.task_slots,
@@ -69,11 +138,34 @@ export function comparisonText(c: Comparison): string {
     ];
   });
   const table = textTable(
-    ['package', 'credits/h', 'analyze/h', 'slots', 'capacity/mo', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'capacity refused', 'rate-limited', 'refusals'],
+    ['package', 'price', 'credits/h', 'analyze/h', 'slots', 'capacity/mo', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'capacity refused', 'rate-limited', 'refusals'],
     rows,
   );
-  const answer = c.smallestWithoutRefusals
-    ? `smallest package with no refusals: ${c.smallestWithoutRefusals}`
-    : 'no package compared ran without refusals';
-  return `${table}\n${answer}`;
+  return `${table}\n${answerLines(c).join('\n')}`;
+}
+
+const num = (x: number) => Math.round(x).toLocaleString('en-US');
+
+function headroomText(h: Headroom): string {
+  const pct = (peak: number, limit: number) => (limit > 0 ? `${((peak / limit) * 100).toFixed(0)} %` : 'n/a');
+  return `peak ${num(h.peakCredits)} of ${num(h.creditsPerHour)} credits in an hour (${pct(h.peakCredits, h.creditsPerHour)}), analyze peak ${num(h.peakAnalyzeCredits)} of ${num(h.analyzeCreditsPerHour)} (${pct(h.peakAnalyzeCredits, h.analyzeCreditsPerHour)})`;
+}
+
+/** The answer in sentences, the same in the terminal and the HTML. */
+export function answerLines(c: Comparison): string[] {
+  const a = c.answer;
+  const within = a.budget > 0 ? `within the budget of ${num(a.budget)} refusals` : 'that admits everything';
+  const out: string[] = [];
+  if (c.smallestWithoutRefusals) out.push(`smallest package with no refusals: ${c.smallestWithoutRefusals}`);
+  if (a.cheapest) {
+    out.push(`cheapest package ${within}: ${a.cheapest.name}${a.cheapest.price !== null ? ` at ${a.cheapest.price}` : ''}${a.cheapest.refusals > 0 ? ` (${num(a.cheapest.refusals)} refusals)` : ''}`);
+    out.push(`headroom under ${a.cheapest.name}: ${headroomText(a.cheapest.headroom)}`);
+  } else {
+    out.push(`no package compared serves (${within})`);
+    if (a.smallest) {
+      const raised = a.smallest.raised.map((x) => `${x.figure} ${num(x.from)} -> ${num(x.to)}`).join(', ');
+      out.push(`smallest allowance that would: ${raised || 'the largest package as it is'}; it admits ${num(a.smallest.admitted)} of ${num(a.smallest.calls)} calls with ${num(a.smallest.refusals)} refusals (found in ${a.smallest.probes} runs)`);
+    }
+  }
+  return out;
 }

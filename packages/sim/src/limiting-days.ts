@@ -39,3 +39,31 @@ export function dayBoundaries(from: number, to: number, mode: LimitingDayMode): 
   for (let day = limitingDayOf(from, mode); day.end <= to; day = limitingDayOf(day.end, mode)) out.push(day.end);
   return out;
 }
+
+/** The zone charts and tables show times in: the limiting day's, with its offset from UTC at an instant. */
+export interface TimeZoneView {
+  /** Short name shown beside times (PST, or PST/PDT for America/Los_Angeles). */
+  name: string;
+  /** Milliseconds to add to a UTC instant to read its wall-clock time in the zone. */
+  offsetAt(ms: number): number;
+}
+
+/** The limiting day's zone: its days start at local midnight, so a day's start gives the offset. */
+export function limitingDayZone(mode: LimitingDayMode): TimeZoneView {
+  return {
+    name: mode === 'pst' ? 'PST' : 'Los Angeles',
+    offsetAt(ms) {
+      const day = limitingDayOf(ms, mode);
+      return Date.parse(`${day.key}T00:00:00Z`) - day.start;
+    },
+  };
+}
+
+/** "01-05 14:30" in the zone. */
+export function localStamp(ms: number, zone: TimeZoneView, withDate = true): string {
+  const iso = new Date(ms + zone.offsetAt(ms)).toISOString();
+  return withDate ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16);
+}
+
+/** The instant in UTC, for hovers: "2026-01-05 22:30 UTC". */
+export const utcStamp = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

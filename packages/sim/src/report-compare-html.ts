@@ -1,4 +1,4 @@
-import type { Comparison } from './compare-packages.ts';
+import { answerLines, type Comparison } from './compare-packages.ts';
 import { formatDuration } from './duration.ts';
 import { downsample, escapeXml, lineChart } from './svg-chart.ts';
 
@@ -29,7 +29,9 @@ export function compareHtml(c: Comparison, linkOf: (name: string) => string): st
       const t = r.result.totals;
       const sum = (f: (x: (typeof t)[number]) => number) => t.reduce((s, x) => s + f(x), 0);
       const cells = [
+        
         `<a href="${escapeXml(linkOf(r.name))}">${escapeXml(r.name)}</a>`,
+        r.price === null ? '' : escapeXml(String(r.price)),
         n(r.package.credits_per_hour),
         n(r.package.analyze_credits_per_hour),
         n(r.package.task_slots),
@@ -41,17 +43,17 @@ export function compareHtml(c: Comparison, linkOf: (name: string) => string): st
         n(r.result.limitingDays.reduce((s, d) => s + d.refused, 0)),
         escapeXml(formatDuration(sum((x) => x.rateLimitedSeconds) * 1000)),
       ];
-      return `<tr${r.name === c.smallestWithoutRefusals ? ' class="pick"' : ''}>${cells.map((x) => `<td>${x}</td>`).join('')}</tr>`;
+      return `<tr${r.name === (c.answer.cheapest?.name ?? c.smallestWithoutRefusals) ? ' class="pick"' : ''}>${cells.map((x) => `<td>${x}</td>`).join('')}</tr>`;
     })
     .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Package comparison</title>
-<style>body{margin:0;font:13px/1.4 system-ui,sans-serif}header{height:60px;padding:10px 16px;box-sizing:border-box}h1{font-size:17px;margin:0}
+<style>body{margin:0 auto;max-width:1000px;font:13px/1.4 system-ui,sans-serif}svg.chart{display:block;width:100%;height:auto}.scroll{overflow-x:auto}header{padding:10px 16px;box-sizing:border-box}h1{font-size:17px;margin:0}
 figure{margin:0;height:320px}table{border-collapse:collapse;margin:8px 16px}th,td{border:1px solid #ddd;padding:2px 6px;text-align:right}tr.pick td{background:#e6fcf5;font-weight:600}
 svg .title{font-size:13px;font-weight:600}svg .tick,svg .ref{font-size:10px;fill:#555}svg .legend,svg .axis{font-size:11px}</style></head><body>
 <header><h1>${escapeXml(first?.scenario.name ?? 'scenario')}: packages compared</h1>
-<div>${escapeXml(c.smallestWithoutRefusals ? `Smallest package with no refusals: ${c.smallestWithoutRefusals}` : 'No package compared ran without refusals')}</div></header>
+${answerLines(c).map((l) => `<div class="answer">${escapeXml(l)}</div>`).join('')}</header>
 <figure>${chart}</figure>
-<table><thead><tr>${['package', 'credits/h', 'analyze/h', 'slots', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'capacity refused', 'rate-limited'].map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>
+<div class="scroll"><table><thead><tr>${['package', 'price', 'credits/h', 'analyze/h', 'slots', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'capacity refused', 'rate-limited'].map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table></div>
 </body></html>
 `;
 }

@@ -1,8 +1,8 @@
-import type { SimResult } from './run-scenario.ts';
+import type { SimFigures } from './run-scenario.ts';
 import type { HourRow } from './usage-ledger.ts';
 
 /** The run as JSON: the scenario, each account's totals, every hour, every limiting day. */
-export function resultJson(r: SimResult): unknown {
+export function resultJson(r: SimFigures): unknown {
   return {
     scenario: r.scenario,
     package: r.packageName,
@@ -45,7 +45,7 @@ export function hoursCsv(rows: HourRow[]): string {
   );
 }
 
-export function daysCsv(r: SimResult): string {
+export function daysCsv(r: SimFigures): string {
   return csv(
     ['account', 'day', 'start', 'end', 'used', 'refused', 'limit'],
     r.limitingDays.map((d) => [d.account, d.day, d.start, d.end, d.used, d.refused, d.limit]),

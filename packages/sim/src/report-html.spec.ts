@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScenario } from './run-scenario.ts';
 import { validateScenario } from './scenario.ts';
 import { CHART_BLOCK, reportHtml } from './report-html.ts';
-import { chromiumAvailable, openInChromium } from './headless-chromium.ts';
+import { CHROMIUM, chromiumAvailable, openInChromium } from './headless-chromium.ts';
 import { decodePng, saturatedPixels } from './png-pixels.ts';
 
 /**
@@ -84,6 +85,44 @@ describe('the HTML report', () => {
       const page = await openInChromium(file, { width: 200, height: 100 });
       expect(page.console.join('\n')).toContain('broken chart');
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the HTML report in a 1,000 × 800 window', () => {
+  it.skipIf(needChromium)('fits without horizontal scroll, logs no error, and every mark has a tooltip with its exact figure', async () => {
+    const { chromium } = await import('playwright-core');
+    const r = await runScenario(busyDay);
+    const dir = mkdtempSync(join(tmpdir(), 'sdp-report-'));
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const file = join(dir, 'report.html');
+      writeFileSync(file, reportHtml(r));
+      const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+      const problems: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+      });
+      page.on('pageerror', (e) => problems.push(String(e)));
+      await page.goto(`file://${file}`);
+      // Page-side code as strings: this project's type-check has no DOM library.
+      const layout = (await page.evaluate('({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })')) as { scrollWidth: number; innerWidth: number };
+      expect(layout.scrollWidth).toBeLessThanOrEqual(layout.innerWidth);
+      expect(problems).toEqual([]);
+      const tips = (await page.evaluate("[...document.querySelectorAll('svg .tip > title')].map((t) => t.textContent)")) as string[];
+      expect(tips.length).toBeGreaterThan(50);
+      // The first hour's refusals, exactly, in the limiting day's zone with UTC beside it.
+      const first = r.hours[0]!;
+      expect(tips).toContain(`rate-limited calls: ${first.refusedRate.toLocaleString('en-US')}, 01-04 22:00 to 01-04 23:00 PST (from 2026-01-05 06:00 UTC)`);
+      const shots = fileURLToPath(new URL('../../../reports/', import.meta.url));
+      mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: join(shots, 'sim-report-1000x800.png') });
+    } finally {
+      await browser.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

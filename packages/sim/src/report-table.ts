@@ -1,5 +1,6 @@
 import { formatDuration } from './duration.ts';
-import type { SimResult } from './run-scenario.ts';
+import type { SimFigures } from './run-scenario.ts';
+import type { AccountTotals } from './usage-ledger.ts';
 
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
 
@@ -12,31 +13,34 @@ export function textTable(header: string[], rows: (string | number)[][]): string
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
+/** Each account's totals: the same columns in the terminal summary and the HTML report. */
+export const TOTALS_HEADER = ['account', 'package', 'credits/h', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'retries', 'gave up', 'credits spent', 'rate-limited', 'resets', 'max queued'];
+
+export function totalsRow(t: AccountTotals): (string | number)[] {
+  return [
+    t.account,
+    t.packageName,
+    t.creditsPerHour,
+    t.calls,
+    t.admitted,
+    t.refusedRate,
+    t.refusedQueue,
+    t.refusedStream,
+    t.retries,
+    t.gaveUp,
+    Object.values(t.credits).reduce((a, b) => a + b, 0),
+    formatDuration(t.rateLimitedSeconds * 1000),
+    t.resets,
+    t.tasksQueuedMax,
+  ];
+}
+
 /** The terminal summary of one run. */
-export function summaryText(r: SimResult): string {
+export function summaryText(r: SimFigures): string {
   const out: string[] = [];
   const hours = r.scenario.durationMs / 3_600_000;
   out.push(`${r.scenario.name}: ${r.scenario.start} to ${r.scenario.end} (${formatDuration(r.scenario.durationMs)}), API ${r.scenario.version}${r.packageName ? `, package ${r.packageName}` : ''}`);
-  out.push(
-    textTable(
-      ['account', 'package', 'credits/h', 'calls', 'admitted', 'refused', 'queue full', 'stream refused', 'retries', 'credits spent', 'rate-limited', 'resets', 'max queued'],
-      r.totals.map((t) => [
-        t.account,
-        t.packageName,
-        t.creditsPerHour,
-        t.calls,
-        t.admitted,
-        t.refusedRate,
-        t.refusedQueue,
-        t.refusedStream,
-        t.retries,
-        Object.values(t.credits).reduce((a, b) => a + b, 0),
-        formatDuration(t.rateLimitedSeconds * 1000),
-        t.resets,
-        t.tasksQueuedMax,
-      ]),
-    ),
-  );
+  out.push(textTable(TOTALS_HEADER, r.totals.map(totalsRow)));
   for (const t of r.totals) {
     const groups = Object.entries(t.credits).sort((a, b) => b[1] - a[1]);
     if (groups.length > 0) out.push(`${t.account}: credits by group: ${groups.map(([g, c]) => `${g} ${n(c)}`).join(', ')}${t.analyzeCredits ? `; analyze allowance ${n(t.analyzeCredits)}` : ''}`);

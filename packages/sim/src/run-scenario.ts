@@ -19,7 +19,8 @@ export interface RunOptions {
   store?: EventStore;
 }
 
-export interface SimResult {
+/** What a run found, as plain data (it crosses from a worker thread and into the reports). */
+export interface SimFigures {
   scenario: { name: string; start: string; end: string; durationMs: number; seed: number; version: string };
   /** The package every account ran under, when the run was one of a comparison. */
   packageName: string | null;
@@ -35,6 +36,10 @@ export interface SimResult {
   simulatedCalls: number;
   wallMs: number;
   notes: string[];
+}
+
+/** A run's figures with the engine and ledger it ran on, to look further into. */
+export interface SimResult extends SimFigures {
   engine: Engine;
   ledger: UsageLedger;
 }

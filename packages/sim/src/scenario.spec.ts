@@ -56,7 +56,7 @@ actors:
   });
 
   it('refuses unknown fields, so a typo does not silently keep a default', () => {
-    expect(issuesOf(JSON.stringify({ ...minimal, durration: '1h' }))).toEqual(['durration: is not a field here; fields are name, start, duration, seed, version, limiting_day, packages, compare, accounts, actors']);
+    expect(issuesOf(JSON.stringify({ ...minimal, durration: '1h' }))).toEqual(['durration: is not a field here; fields are name, start, duration, seed, version, limiting_day, packages, compare, refusal_budget, accounts, actors']);
     expect(issuesOf(JSON.stringify({ ...minimal, actors: [{ endpoint: 'core.validate', schedule: { rate: 2, pre: 'hour' } }] }))).toEqual([
       'actors[0].schedule.pre: is not a field here; fields are type, rate, per',
     ]);

@@ -1,5 +1,7 @@
 import { parse as parseYaml } from 'yaml';
-import { DEFAULT_PACKAGE, VERSIONS, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
+import { z } from 'zod';
+import { DEFAULT_PACKAGE, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
+import { actorSchemas, scenarioFileSchema } from './scenario-schema.ts';
 import { parseDuration } from './duration.ts';
 
 /** When calls come: offsets from the actor's start, in milliseconds. */
@@ -46,7 +48,6 @@ interface ActorBase {
 
 export interface CallActor extends ActorBase {
   kind: 'calls';
-  /** Empty for an actor that only makes its setup calls. */
   endpoint: EndpointId | '';
   version: VersionId;
   params: Record<string, unknown>;
@@ -95,6 +96,10 @@ export interface Scenario {
   version: VersionId;
   limitingDay: 'pst' | 'america-los-angeles';
   packages: Record<string, Partial<AccountPackage>>;
+  /** What each named package costs (`price` in its fields), where the file says. */
+  prices: Record<string, number>;
+  /** Refusals a package may leave and still serve (the answer's budget; 0 when the file sets none). */
+  refusalBudget: number;
   /** Package names to run the scenario under, side by side. */
   compare: string[];
   accounts: AccountSpec[];
@@ -127,216 +132,223 @@ export function parseScenario(text: string, source?: string): Scenario {
   return validateScenario(raw, source);
 }
 
-const VERSION_IDS = VERSIONS.map((v) => v.id) as string[];
 const PER: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 export const DEFAULT_START = Date.parse('2026-01-05T08:00:00Z');
 
-/** Checks a parsed scenario, collecting every issue (not only the first) with its path. */
+type Raw = Record<string, unknown>;
+const isObj = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+const ms = (v: unknown): number => parseDuration(v)!;
+
+/**
+ * Checks a parsed scenario, collecting every issue (not only the first) with its path: first against
+ * the format (`scenario-schema.ts`), then what refers to something else (packages, accounts, catalogue
+ * ids) and package fields (the core's own reader). Issues come in the order of the file.
+ */
 export function validateScenario(raw: unknown, source?: string): Scenario {
   const issues: ScenarioIssue[] = [];
   const bad = (path: string, message: string): undefined => {
     issues.push({ path, message });
     return undefined;
   };
-  const root = obj(raw, '(root)', bad) ?? {};
-  known(root, '', ['name', 'start', 'duration', 'seed', 'version', 'limiting_day', 'packages', 'compare', 'accounts', 'actors'], bad);
-
-  const name = root.name === undefined ? 'scenario' : str(root.name, 'name', bad) ?? 'scenario';
-  let start = DEFAULT_START;
-  if (root.start !== undefined) {
-    const t = typeof root.start === 'string' || root.start instanceof Date ? Date.parse(String(root.start instanceof Date ? root.start.toISOString() : root.start)) : NaN;
-    if (Number.isNaN(t)) bad('start', 'must be an ISO date-time such as 2026-01-05T08:00:00Z');
-    else start = t;
-  }
-  const duration = dur(root.duration, 'duration', bad, { required: true, positive: true }) ?? 0;
+  checkFormat(raw, bad);
+  if (!isObj(raw)) throw new ScenarioError(issues, source);
+  const root = raw;
+  const duration = parseDuration(root.duration) ?? 0;
   if (duration > 400 * 86_400_000) bad('duration', 'must be at most 400 days');
-  const seed = root.seed === undefined ? 1 : int(root.seed, 'seed', bad) ?? 1;
-  const version = root.version === undefined ? '1.5' : ver(root.version, 'version', bad) ?? '1.5';
-  let limitingDay: Scenario['limitingDay'] = 'pst';
-  if (root.limiting_day !== undefined) {
-    if (root.limiting_day === 'pst' || root.limiting_day === 'america-los-angeles') limitingDay = root.limiting_day;
-    else bad('limiting_day', 'must be pst or america-los-angeles');
-  }
+  if (root.duration !== undefined && parseDuration(root.duration) === 0) bad('duration', 'must be longer than 0');
+  const seed = typeof root.seed === 'number' ? root.seed : 1;
+  const version = (typeof root.version === 'string' ? root.version : '1.5') as VersionId;
 
   const packages: Record<string, Partial<AccountPackage>> = { default: {} };
-  if (root.packages !== undefined) {
-    const p = obj(root.packages, 'packages', bad) ?? {};
-    for (const [k, v] of Object.entries(p)) {
-      const fields = pkg(v, `packages.${k}`, bad);
-      if (fields) packages[k] = fields;
-    }
+  const prices: Record<string, number> = {};
+  for (const [k, v] of Object.entries(isObj(root.packages) ? root.packages : {})) {
+    if (!isObj(v)) continue;
+    // The price is the buyer's figure, not the platform's: taken out before the core reads the fields.
+    const { price, ...platform } = v;
+    if (typeof price === 'number') prices[k] = price;
+    const fields = pkg(platform, `packages.${k}`, bad);
+    if (fields) packages[k] = fields;
   }
-
+  const names = () => Object.keys(packages).join(', ');
   const compare: string[] = [];
-  if (root.compare !== undefined) {
-    const list = arr(root.compare, 'compare', bad) ?? [];
-    list.forEach((n, i) => {
-      const s = str(n, `compare[${i}]`, bad);
-      if (s === undefined) return;
-      if (!(s in packages)) bad(`compare[${i}]`, `names no package; packages are ${Object.keys(packages).join(', ')}`);
-      else compare.push(s);
-    });
-  }
+  (Array.isArray(root.compare) ? root.compare : []).forEach((n, i) => {
+    if (typeof n !== 'string') return;
+    if (!(n in packages)) bad(`compare[${i}]`, `names no package; packages are ${names()}`);
+    else compare.push(n);
+  });
 
   const accounts: AccountSpec[] = [];
-  const accountList = arr(root.accounts, 'accounts', bad, { required: true, nonEmpty: true }) ?? [];
-  accountList.forEach((a, i) => {
+  (Array.isArray(root.accounts) ? root.accounts : []).forEach((a, i) => {
     const path = `accounts[${i}]`;
-    const o = obj(a, path, bad);
-    if (!o) return;
-    known(o, path, ['username', 'api_key', 'package'], bad);
-    const username = str(o.username, `${path}.username`, bad, { required: true });
-    if (username !== undefined && !/^[A-Za-z0-9_.@-]{1,64}$/.test(username)) bad(`${path}.username`, 'must be 1 to 64 letters, digits or _ . @ -');
-    if (username !== undefined && accounts.some((x) => x.username === username)) bad(`${path}.username`, `${username} appears twice`);
-    const apiKey = o.api_key === undefined ? undefined : str(o.api_key, `${path}.api_key`, bad);
+    if (!isObj(a) || typeof a.username !== 'string') return;
+    const username = a.username;
+    if (accounts.some((x) => x.username === username)) bad(`${path}.username`, `${username} appears twice`);
     let packageName = 'default';
     let fields: Partial<AccountPackage> = {};
-    if (typeof o.package === 'string') {
-      if (!(o.package in packages)) bad(`${path}.package`, `names no package; packages are ${Object.keys(packages).join(', ')}`);
+    if (typeof a.package === 'string') {
+      if (!(a.package in packages)) bad(`${path}.package`, `names no package; packages are ${names()}`);
       else {
-        packageName = o.package;
-        fields = packages[o.package]!;
+        packageName = a.package;
+        fields = packages[a.package]!;
       }
-    } else if (o.package !== undefined) {
+    } else if (isObj(a.package)) {
       packageName = 'inline';
-      fields = pkg(o.package, `${path}.package`, bad) ?? {};
+      fields = pkg(a.package, `${path}.package`, bad) ?? {};
     }
-    if (username !== undefined) accounts.push({ username, apiKey: apiKey ?? `sim-key-${String(i).padStart(4, '0')}-${username}`.slice(0, 128), packageName, package: fields });
+    const apiKey = typeof a.api_key === 'string' ? a.api_key : `sim-key-${String(i).padStart(4, '0')}-${username}`.slice(0, 128);
+    accounts.push({ username, apiKey, packageName, package: fields });
   });
 
   const actors: Actor[] = [];
-  const actorList = arr(root.actors, 'actors', bad, { required: true, nonEmpty: true }) ?? [];
-  actorList.forEach((a, i) => {
+  (Array.isArray(root.actors) ? root.actors : []).forEach((a, i) => {
     const path = `actors[${i}]`;
-    const o = obj(a, path, bad);
-    if (!o) return;
-    const kind = o.kind === undefined ? 'calls' : o.kind;
-    if (kind !== 'calls' && kind !== 'stream' && kind !== 'firehose') {
-      bad(`${path}.kind`, 'must be calls, stream or firehose');
-      return;
-    }
-    const common = ['name', 'kind', 'account', 'schedule', 'start', 'stop'];
-    const fields =
-      kind === 'stream' ? [...common, 'cost'] : kind === 'firehose' ? ['name', 'kind', 'account', 'start', 'stop', 'service', 'per_minute', 'seed', 'every'] : [...common, 'endpoint', 'version', 'params', 'body', 'media_type', 'setup', 'retry'];
-    known(o, path, fields, bad);
-    const actorName = o.name === undefined ? `actor-${i}` : str(o.name, `${path}.name`, bad) ?? `actor-${i}`;
+    if (!isObj(a)) return;
+    const kind = a.kind ?? 'calls';
+    const actorName = typeof a.name === 'string' ? a.name : `actor-${i}`;
     if (actors.some((x) => x.name === actorName)) bad(`${path}.name`, `${actorName} appears twice`);
     let account = accounts[0]?.username ?? '';
-    if (o.account !== undefined) {
-      const s = str(o.account, `${path}.account`, bad);
-      if (s !== undefined && !accounts.some((x) => x.username === s)) bad(`${path}.account`, `names no account; accounts are ${accounts.map((x) => x.username).join(', ')}`);
-      else if (s !== undefined) account = s;
-    } else if (accounts.length > 1) bad(`${path}.account`, 'is required when the scenario has several accounts');
-    // A calls actor with only setup calls (start a recording, say) needs no schedule.
-    const schedule = kind === 'firehose' || (o.schedule === undefined && kind === 'calls' && o.setup !== undefined) ? { type: 'once' as const, at: [] } : sched(o.schedule, `${path}.schedule`, bad);
-    const from = o.start === undefined ? 0 : dur(o.start, `${path}.start`, bad) ?? 0;
-    const to = o.stop === undefined ? duration : dur(o.stop, `${path}.stop`, bad) ?? duration;
-    if (to <= from && o.stop !== undefined) bad(`${path}.stop`, 'must be later than start');
-    const base = { name: actorName, account, schedule: schedule ?? { type: 'once' as const, at: [] }, start: from, stop: Math.min(to, duration) };
-    if (kind === 'firehose') {
-      const service = o.service === undefined ? 'facebook' : str(o.service, `${path}.service`, bad) ?? 'facebook';
-      const perMinute = int(o.per_minute, `${path}.per_minute`, bad, { required: true, min: 1 });
-      const firehoseSeed = o.seed === undefined ? seed : int(o.seed, `${path}.seed`, bad) ?? seed;
-      const every = o.every === undefined ? 10 * 60_000 : dur(o.every, `${path}.every`, bad, { positive: true }) ?? 10 * 60_000;
-      actors.push({ ...base, kind: 'firehose', service, perMinute: perMinute ?? 1, firehoseSeed, every });
-      return;
-    }
-    if (kind === 'stream') {
-      const cost = int(o.cost, `${path}.cost`, bad, { required: true, min: 1 });
-      actors.push({ ...base, kind: 'stream', cost: cost ?? 1 });
-      return;
-    }
-    const setupOnly = o.setup !== undefined && o.schedule === undefined && o.endpoint === undefined;
-    const endpoint = setupOnly ? undefined : str(o.endpoint, `${path}.endpoint`, bad, { required: true });
-    if (endpoint !== undefined && !isEndpointId(endpoint)) bad(`${path}.endpoint`, `no endpoint ${endpoint} in the catalogue (ids look like core.validate, tasks.create, ingest)`);
-    const actorVersion = o.version === undefined ? version : ver(o.version, `${path}.version`, bad) ?? version;
-    const params = o.params === undefined ? {} : obj(o.params, `${path}.params`, bad) ?? {};
-    let body: InteractionBody | undefined;
-    if (o.body !== undefined) {
-      const b = obj(o.body, `${path}.body`, bad);
-      if (b) {
-        known(b, `${path}.body`, ['interactions', 'template'], bad);
-        const n = int(b.interactions, `${path}.body.interactions`, bad, { required: true, min: 1 });
-        const template = b.template === undefined ? {} : obj(b.template, `${path}.body.template`, bad);
-        if (n !== undefined && template) body = { interactions: n, template };
-      }
-    }
-    const setup: SetupCall[] = [];
-    if (o.setup !== undefined) {
-      (arr(o.setup, `${path}.setup`, bad) ?? []).forEach((s, j) => {
-        const sp = `${path}.setup[${j}]`;
-        const so = obj(s, sp, bad);
-        if (!so) return;
-        known(so, sp, ['as', 'endpoint', 'version', 'params'], bad);
-        const as = so.as === undefined ? `setup${j}` : str(so.as, `${sp}.as`, bad) ?? `setup${j}`;
-        const ep = str(so.endpoint, `${sp}.endpoint`, bad, { required: true });
-        if (ep !== undefined && !isEndpointId(ep)) bad(`${sp}.endpoint`, `no endpoint ${ep} in the catalogue`);
-        const v = so.version === undefined ? actorVersion : ver(so.version, `${sp}.version`, bad) ?? actorVersion;
-        const p = so.params === undefined ? {} : obj(so.params, `${sp}.params`, bad) ?? {};
-        if (ep !== undefined && isEndpointId(ep)) setup.push({ as, endpoint: ep, version: v, params: p });
+    if (typeof a.account === 'string') {
+      if (!accounts.some((x) => x.username === a.account)) bad(`${path}.account`, `names no account; accounts are ${accounts.map((x) => x.username).join(', ')}`);
+      else account = a.account;
+    } else if (a.account === undefined && accounts.length > 1) bad(`${path}.account`, 'is required when the scenario has several accounts');
+    // A calls actor with only setup calls (start a recording, say) needs no schedule and no endpoint.
+    const setupOnly = kind === 'calls' && a.setup !== undefined && a.schedule === undefined && a.endpoint === undefined;
+    if (kind === 'calls' && a.schedule === undefined && a.setup === undefined) bad(`${path}.schedule`, 'is required');
+    if (kind === 'calls' && !setupOnly && a.endpoint === undefined) bad(`${path}.endpoint`, 'is required');
+    if (kind === 'calls' && typeof a.endpoint === 'string' && !isEndpointId(a.endpoint)) bad(`${path}.endpoint`, `no endpoint ${a.endpoint} in the catalogue (ids look like core.validate, tasks.create, ingest)`);
+    if (Array.isArray(a.setup)) {
+      a.setup.forEach((c, j) => {
+        if (isObj(c) && typeof c.endpoint === 'string' && !isEndpointId(c.endpoint)) bad(`${path}.setup[${j}].endpoint`, `no endpoint ${c.endpoint} in the catalogue`);
       });
     }
-    const mediaType = o.media_type === undefined ? 'application/json' : str(o.media_type, `${path}.media_type`, bad) ?? 'application/json';
-    const retry = o.retry === undefined ? undefined : retryPolicy(o.retry, `${path}.retry`, bad);
-    actors.push({ ...base, kind: 'calls', endpoint: endpoint !== undefined && isEndpointId(endpoint) ? endpoint : '', version: actorVersion, params, ...(body ? { body } : {}), mediaType, setup, ...(retry ? { retry } : {}) });
+    const schedule = isObj(a.schedule) ? sched(withType(a.schedule), `${path}.schedule`, bad) : undefined;
+    const from = a.start === undefined ? 0 : parseDuration(a.start) ?? 0;
+    const to = a.stop === undefined ? duration : parseDuration(a.stop) ?? duration;
+    if (a.stop !== undefined && to <= from) bad(`${path}.stop`, 'must be later than start');
+    if (kind === 'firehose' && a.every !== undefined && parseDuration(a.every) === 0) bad(`${path}.every`, 'must be longer than 0');
+    if (issues.length > 0) return;
+    const base = { name: actorName, account, schedule: schedule ?? { type: 'once' as const, at: [] }, start: from, stop: Math.min(to, duration) };
+    if (kind === 'firehose') {
+      actors.push({ ...base, kind: 'firehose', service: (a.service as string | undefined) ?? 'facebook', perMinute: a.per_minute as number, firehoseSeed: (a.seed as number | undefined) ?? seed, every: a.every === undefined ? 10 * 60_000 : ms(a.every) });
+    } else if (kind === 'stream') {
+      actors.push({ ...base, kind: 'stream', cost: a.cost as number });
+    } else {
+      const actorVersion = (a.version as VersionId | undefined) ?? version;
+      const body = isObj(a.body) ? { interactions: a.body.interactions as number, template: (a.body.template as Raw | undefined) ?? {} } : undefined;
+      const setup: SetupCall[] = ((a.setup as Raw[] | undefined) ?? []).map((c, j) => ({
+        as: (c.as as string | undefined) ?? `setup${j}`,
+        endpoint: c.endpoint as EndpointId,
+        version: (c.version as VersionId | undefined) ?? actorVersion,
+        params: (c.params as Raw | undefined) ?? {},
+      }));
+      const retry = isObj(a.retry) ? retryPolicy(a.retry) : undefined;
+      actors.push({
+        ...base,
+        kind: 'calls',
+        endpoint: setupOnly ? '' : (a.endpoint as EndpointId),
+        version: actorVersion,
+        params: (a.params as Raw | undefined) ?? {},
+        ...(body ? { body } : {}),
+        mediaType: (a.media_type as string | undefined) ?? 'application/json',
+        setup,
+        ...(retry ? { retry } : {}),
+      });
+    }
   });
 
-  if (issues.length > 0) throw new ScenarioError(issues, source);
-  return { name, start, duration, seed, version, limitingDay, packages, compare, accounts, actors };
+  if (issues.length > 0) throw new ScenarioError(sortByFile(issues, raw), source);
+  const start = root.start === undefined ? DEFAULT_START : Date.parse(root.start instanceof Date ? root.start.toISOString() : String(root.start));
+  const limitingDay = (root.limiting_day as Scenario['limitingDay'] | undefined) ?? 'pst';
+  const refusalBudget = (root.refusal_budget as number | undefined) ?? 0;
+  return { name: (root.name as string | undefined) ?? 'scenario', start, duration, seed, version, limitingDay, packages, prices, refusalBudget, compare, accounts, actors };
+}
+
+/** `{rate: 2, per: hour}` is a steady schedule: the type may be left out there. */
+function withType(s: Raw): Raw {
+  return s.type === undefined && s.rate !== undefined ? { type: 'steady', ...s } : s;
+}
+
+const isPackagePath = (path: (string | number | symbol)[]) => (path[0] === 'packages' && path.length > 2 && path[2] !== 'price') || (path[0] === 'accounts' && path[2] === 'package' && path.length > 3);
+
+/** The schema's verdict, as issues with this file's paths and words. Package fields are left to the core's reader. */
+function checkFormat(raw: unknown, bad: Bad): void {
+  const root = scenarioFileSchema.extend({ actors: z.array(z.unknown()).min(1) });
+  const report = (error: z.ZodError | undefined, prefix: (string | number)[]) => {
+    for (const issue of error?.issues ?? []) {
+      const at = [...prefix, ...issue.path];
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) if (!isPackagePath([...at, key])) bad(pathText([...at, key]), issue.message);
+        continue;
+      }
+      if (isPackagePath(at)) continue;
+      else if (issue.code === 'invalid_union' && at[at.length - 1] === 'schedule') bad(pathText([...at, 'type']), 'must be steady, burst, daily or once');
+      else bad(pathText(at), issue.message);
+    }
+  };
+  report(root.safeParse(raw, { error: wording }).error, []);
+  if (!isObj(raw) || !Array.isArray(raw.actors)) return;
+  raw.actors.forEach((a, i) => {
+    if (!isObj(a)) return;
+    const kind = a.kind ?? 'calls';
+    if (kind !== 'calls' && kind !== 'stream' && kind !== 'firehose') return void bad(`actors[${i}].kind`, 'must be calls, stream or firehose');
+    const actor = isObj(a.schedule) ? { ...a, schedule: withType(a.schedule) } : a;
+    report(actorSchemas[kind].safeParse(actor, { error: wording }).error, ['actors', i]);
+  });
+}
+
+/** The schema's issues in this file's words (a field's own wording, set in the schema, comes first). */
+function wording(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return 'is required';
+      return { string: 'must be a non-empty string', number: 'must be a number', int: 'must be a whole number', object: 'must be an object', record: 'must be an object', array: 'must be a list' }[issue.expected as string] ?? `must be ${issue.expected}`;
+    case 'too_small':
+      if (issue.origin === 'array' && Number(issue.minimum) === 1) return 'must not be empty';
+      if (issue.origin === 'string') return 'must be a non-empty string';
+      if (issue.origin === 'number' && Number(issue.minimum) === 0 && !issue.inclusive) return 'must be a positive number';
+      return `must be at least ${issue.minimum}`;
+    case 'too_big':
+      return `must be at most ${issue.maximum}`;
+    case 'invalid_value':
+      return `must be ${orList(issue.values.map(String))}`;
+    default:
+      return undefined;
+  }
+}
+
+const orList = (xs: string[]) => (xs.length > 4 ? `one of ${xs.join(', ')}` : xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : (xs[0] ?? ''));
+
+function pathText(path: (string | number | symbol)[]): string {
+  return path.reduce<string>((s, p) => (typeof p === 'number' ? `${s}[${p}]` : s ? `${s}.${String(p)}` : String(p)), '') || '(root)';
+}
+
+/** Issues in the order their fields appear in the file (fields it lacks after those it has, in the schema's order). */
+function sortByFile(issues: ScenarioIssue[], raw: unknown): ScenarioIssue[] {
+  const rank = (path: string): number[] => {
+    const out: number[] = [];
+    let node: unknown = raw;
+    for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
+      const key = m[2] !== undefined ? Number(m[2]) : m[1]!;
+      if (typeof key === 'number') out.push(key);
+      else {
+        const keys = isObj(node) ? Object.keys(node) : [];
+        out.push(keys.includes(key) ? keys.indexOf(key) : 1e9);
+      }
+      node = isObj(node) || Array.isArray(node) ? (node as Raw)[key as string] : undefined;
+    }
+    return out;
+  };
+  const ranks = new Map(issues.map((i) => [i, rank(i.path)]));
+  return [...issues].sort((a, b) => {
+    const ra = ranks.get(a)!;
+    const rb = ranks.get(b)!;
+    for (let k = 0; k < Math.min(ra.length, rb.length); k++) if (ra[k] !== rb[k]) return ra[k]! - rb[k]!;
+    return 0;
+  });
 }
 
 type Bad = (path: string, message: string) => undefined;
 
-function known(o: Record<string, unknown>, path: string, fields: string[], bad: Bad): void {
-  for (const k of Object.keys(o)) if (!fields.includes(k)) bad(path ? `${path}.${k}` : k, `is not a field here; fields are ${fields.join(', ')}`);
-}
-
-function obj(v: unknown, path: string, bad: Bad): Record<string, unknown> | undefined {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return bad(path, v === undefined ? 'is required' : 'must be an object');
-  return v as Record<string, unknown>;
-}
-
-function arr(v: unknown, path: string, bad: Bad, o: { required?: boolean; nonEmpty?: boolean } = {}): unknown[] | undefined {
-  if (v === undefined) return o.required ? bad(path, 'is required') : undefined;
-  if (!Array.isArray(v)) return bad(path, 'must be a list');
-  if (o.nonEmpty && v.length === 0) return bad(path, 'must not be empty');
-  return v;
-}
-
-function str(v: unknown, path: string, bad: Bad, o: { required?: boolean } = {}): string | undefined {
-  if (v === undefined) return o.required ? bad(path, 'is required') : undefined;
-  if (typeof v !== 'string' || v.length === 0) return bad(path, 'must be a non-empty string');
-  return v;
-}
-
-function int(v: unknown, path: string, bad: Bad, o: { required?: boolean; min?: number } = {}): number | undefined {
-  if (v === undefined) return o.required ? bad(path, 'is required') : undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) return bad(path, 'must be a whole number');
-  if (o.min !== undefined && v < o.min) return bad(path, `must be at least ${o.min}`);
-  return v;
-}
-
-function positive(v: unknown, path: string, bad: Bad): number | undefined {
-  if (v === undefined) return bad(path, 'is required');
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return bad(path, 'must be a positive number');
-  return v;
-}
-
-function dur(v: unknown, path: string, bad: Bad, o: { required?: boolean; positive?: boolean } = {}): number | undefined {
-  if (v === undefined) return o.required ? bad(path, 'is required') : undefined;
-  const ms = parseDuration(v);
-  if (ms === undefined) return bad(path, 'must be a duration such as 500ms, 30s, 15m, 3h, 7d, 2w or 1mo');
-  if (o.positive && ms <= 0) return bad(path, 'must be longer than zero');
-  return ms;
-}
-
-function ver(v: unknown, path: string, bad: Bad): VersionId | undefined {
-  const s = typeof v === 'number' ? v.toFixed(1) : v;
-  if (typeof s !== 'string' || !VERSION_IDS.includes(s)) return bad(path, `must be one of ${VERSION_IDS.join(', ')}`);
-  return s as VersionId;
-}
-
-/** Package fields are read by the core's own reader, so the sim accepts exactly what an operator may set. */
 function pkg(v: unknown, path: string, bad: Bad): Partial<AccountPackage> | undefined {
   try {
     return readPackageFields(v);
@@ -348,76 +360,41 @@ function pkg(v: unknown, path: string, bad: Bad): Partial<AccountPackage> | unde
   }
 }
 
-function sched(v: unknown, path: string, bad: Bad): Schedule | undefined {
-  const o = obj(v, path, bad);
-  if (!o) return undefined;
-  const type = o.type ?? (o.rate !== undefined ? 'steady' : undefined);
-  switch (type) {
+/** A schedule the format has passed, in milliseconds; what the format cannot say is checked here. */
+function sched(o: Raw, path: string, bad: Bad): Schedule | undefined {
+  switch (o.type) {
     case 'steady': {
-      known(o, path, ['type', 'rate', 'per'], bad);
-      const rate = positive(o.rate, `${path}.rate`, bad);
-      const per = o.per === undefined ? 'second' : o.per;
-      if (typeof per !== 'string' || !(per in PER)) return bad(`${path}.per`, 'must be second, minute, hour or day');
-      if (rate === undefined) return undefined;
-      const interval = PER[per]! / rate;
+      if (typeof o.rate !== 'number') return undefined;
+      const interval = PER[(o.per as string | undefined) ?? 'second']! / o.rate;
       if (interval < 1) return bad(`${path}.rate`, 'must leave at least a millisecond between calls');
       return { type: 'steady', interval };
     }
     case 'burst': {
-      known(o, path, ['type', 'size', 'every', 'spacing'], bad);
-      const size = int(o.size, `${path}.size`, bad, { required: true, min: 1 });
-      const every = dur(o.every, `${path}.every`, bad, { required: true, positive: true });
-      const spacing = o.spacing === undefined ? 0 : dur(o.spacing, `${path}.spacing`, bad);
-      if (size === undefined || every === undefined || spacing === undefined) return undefined;
+      const size = o.size as number;
+      const every = parseDuration(o.every);
+      const spacing = o.spacing === undefined ? 0 : parseDuration(o.spacing);
+      if (typeof size !== 'number' || every === undefined || spacing === undefined) return undefined;
+      if (every <= 0) return bad(`${path}.every`, 'must be longer than 0');
       if (size * spacing > every) return bad(`${path}.spacing`, 'a burst must fit in its period (size × spacing ≤ every)');
       return { type: 'burst', size, every, spacing };
     }
-    case 'daily': {
-      known(o, path, ['type', 'hourly', 'utc_offset_hours'], bad);
-      const hourly = arr(o.hourly, `${path}.hourly`, bad, { required: true });
-      if (!hourly) return undefined;
-      if (hourly.length !== 24) return bad(`${path}.hourly`, 'must list 24 figures, the calls in each hour of the day');
-      let ok = true;
-      hourly.forEach((h, i) => {
-        if (typeof h !== 'number' || !Number.isFinite(h) || h < 0) ok = bad(`${path}.hourly[${i}]`, 'must be a number of calls, 0 or more') ?? false;
-      });
-      const offset = o.utc_offset_hours === undefined ? 0 : o.utc_offset_hours;
-      if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < -12 || offset > 14) return bad(`${path}.utc_offset_hours`, 'must be a whole number from -12 to 14');
-      return ok ? { type: 'daily', hourly: hourly as number[], utcOffsetHours: offset } : undefined;
-    }
-    case 'once': {
-      known(o, path, ['type', 'at'], bad);
-      const at = arr(o.at, `${path}.at`, bad, { required: true }) ?? [];
-      const out: number[] = [];
-      at.forEach((t, i) => {
-        const ms = dur(t, `${path}.at[${i}]`, bad);
-        if (ms !== undefined) out.push(ms);
-      });
-      return { type: 'once', at: out.sort((a, b) => a - b) };
-    }
+    case 'daily':
+      return { type: 'daily', hourly: o.hourly as number[], utcOffsetHours: (o.utc_offset_hours as number | undefined) ?? 0 };
+    case 'once':
+      return { type: 'once', at: ((o.at as unknown[] | undefined) ?? []).map((t) => parseDuration(t) ?? 0).sort((x, y) => x - y) };
     default:
-      return bad(`${path}.type`, 'must be steady, burst, daily or once');
+      return undefined;
   }
 }
 
-function retryPolicy(v: unknown, path: string, bad: Bad): RetryPolicy | undefined {
-  const o = obj(v, path, bad);
-  if (!o) return undefined;
-  known(o, path, ['on', 'max_attempts', 'backoff', 'base', 'factor', 'max_delay'], bad);
-  let on = [403, 429];
-  if (o.on !== undefined) {
-    const l = arr(o.on, `${path}.on`, bad) ?? [];
-    on = [];
-    l.forEach((s, i) => {
-      if (typeof s !== 'number' || !Number.isInteger(s) || s < 400 || s > 599) bad(`${path}.on[${i}]`, 'must be an HTTP status from 400 to 599');
-      else on.push(s);
-    });
-  }
-  const maxAttempts = o.max_attempts === undefined ? 5 : int(o.max_attempts, `${path}.max_attempts`, bad, { min: 1 }) ?? 5;
-  const backoff = o.backoff === undefined ? 'exponential' : o.backoff;
-  if (backoff !== 'exponential' && backoff !== 'reset') bad(`${path}.backoff`, 'must be exponential or reset');
-  const base = o.base === undefined ? 1000 : dur(o.base, `${path}.base`, bad) ?? 1000;
-  const factor = o.factor === undefined ? 2 : positive(o.factor, `${path}.factor`, bad) ?? 2;
-  const maxDelay = o.max_delay === undefined ? 3_600_000 : dur(o.max_delay, `${path}.max_delay`, bad, { positive: true }) ?? 3_600_000;
-  return { on, maxAttempts, backoff: backoff === 'reset' ? 'reset' : 'exponential', base, factor, maxDelay };
+/** A retry policy the format has passed, with its defaults. */
+function retryPolicy(o: Raw): RetryPolicy {
+  return {
+    on: (o.on as number[] | undefined) ?? [403, 429],
+    maxAttempts: (o.max_attempts as number | undefined) ?? 5,
+    backoff: o.backoff === 'reset' ? 'reset' : 'exponential',
+    base: o.base === undefined ? 1000 : ms(o.base),
+    factor: (o.factor as number | undefined) ?? 2,
+    maxDelay: o.max_delay === undefined ? 3_600_000 : ms(o.max_delay),
+  };
 }

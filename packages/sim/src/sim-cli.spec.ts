@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
 import { simMain } from './sim-cli.ts';
 import { parseScenario } from './scenario.ts';
 import { runScenario } from './run-scenario.ts';
@@ -97,4 +98,38 @@ actors:
     expect(r.totals[0]!.statuses).toEqual({ 200: 120 + 8 + 4, 201: 1 });
     expect(r.limitingDays.map((d) => [d.day, d.used, d.refused])).toEqual([['2026-01-05', 60_000, 0]]);
   });
+});
+
+describe('progress', () => {
+  const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+  const run = (args: string[]) => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], { encoding: 'utf8', env: { ...process.env, CI: '1' } });
+    return { code: r.status, out: r.stdout, err: r.stderr.split('\n').filter((l) => l && !/npm warn/.test(l)) };
+  };
+
+  it('piped, each package says how far it got and when it ended, as plain lines', () =>
+    inTmp(async (dir) => {
+      const lines: string[] = [];
+      const r = await simMain([example('steady-validate.yaml'), '--compare', 'default', '--out', dir], {
+        out: () => {},
+        err: (s) => lines.push(s),
+        tty: false,
+        progressEveryMs: 0,
+      });
+      expect(r).toBe(0);
+      expect(lines.some((l) => /^sim: default \(1\/1\) \d+% after [\d.]+s/.test(l))).toBe(true);
+      expect(lines.filter((l) => /^sim: default \(1\/1\) done in [\d.]+s/.test(l))).toHaveLength(1);
+      expect(lines.every((l) => !l.includes('\r'))).toBe(true);
+    }));
+
+  it('a real process with its output piped writes a line per package end on stderr; --quiet writes nothing', () =>
+    inTmp(async (dir) => {
+      const loud = run([example('steady-validate.yaml'), '--out', join(dir, 'a')]);
+      expect(loud.code).toBe(0);
+      expect(loud.err).toEqual([expect.stringMatching(/^sim: steady validate \(1\/1\) done in [\d.]+s/)]);
+      const quiet = run([example('steady-validate.yaml'), '--out', join(dir, 'b'), '--quiet']);
+      expect(quiet.code).toBe(0);
+      expect([quiet.out, quiet.err]).toEqual(['', []]);
+      expect(readdirSync(join(dir, 'b'))).toContain('report.html');
+    }));
 });

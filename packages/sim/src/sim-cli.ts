@@ -4,22 +4,29 @@ import { comparePackages, comparisonText, type Comparison } from './compare-pack
 import { daysCsv, hoursCsv, resultJson } from './report-data.ts';
 import { reportHtml } from './report-html.ts';
 import { summaryText } from './report-table.ts';
-import { runScenario, type SimResult } from './run-scenario.ts';
+import { runScenario, type SimFigures } from './run-scenario.ts';
 import { ScenarioError, parseScenario, type Scenario } from './scenario.ts';
 import { compareHtml } from './report-compare-html.ts';
+import { progressFor } from './progress.ts';
+import type { AccountPackage } from '@sdp/core';
+import { scenarioJsonSchema } from './scenario-schema.ts';
 
 const USAGE = `usage: sdp sim SCENARIO.yaml [--compare PKG,PKG,...] [--out DIR] [--quiet]
+       sdp sim --schema          prints the scenario format as a JSON Schema (for editors)
 
 Runs a scenario file (YAML or JSON) through the engine on a manual clock and writes, to DIR
 (default ./sim-out/<scenario name>): hours.json, hours.csv, days.csv and report.html.
+Progress goes to stderr (bars on a terminal, plain lines otherwise); --quiet silences it and the summary.
 --compare runs it once under each named package (from the file's "packages", or "default") and
 names the smallest package with no refusals; a "compare" list in the file does the same.`;
 
 interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
-  /** Whether stderr is a terminal (the progress bar shows only there). */
+  /** Whether stderr is a terminal: progress bars there, plain lines anywhere else. */
   tty: boolean;
+  /** How often plain progress lines come (default every 3 s). */
+  progressEveryMs?: number;
 }
 
 const defaultIo: Io = {
@@ -39,6 +46,9 @@ export async function simMain(argv: string[], io: Io = defaultIo): Promise<numbe
     const a = args[i]!;
     if (a === '--help' || a === '-h') {
       io.out(USAGE);
+      return 0;
+    } else if (a === '--schema') {
+      io.out(JSON.stringify(scenarioJsonSchema(), null, 2));
       return 0;
     } else if (a === '--compare' || a.startsWith('--compare=')) {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
@@ -75,24 +85,26 @@ export async function simMain(argv: string[], io: Io = defaultIo): Promise<numbe
     }
   }
   const dir = resolve(outDir ?? join('sim-out', slug(scenario.name)));
-  const bar = progressBar(io, scenario.duration * (names?.length ?? 1));
+  const progress = quiet ? undefined : progressFor(names ?? [scenario.name], { err: io.err, tty: io.tty, ...(io.progressEveryMs !== undefined ? { everyMs: io.progressEveryMs } : {}) });
   try {
     if (names) {
-      const c = await comparePackages(scenario, names, bar ? { progress: bar.update } : {});
-      bar?.done();
+      const probing = (n: number, p: AccountPackage) =>
+        io.err(`sim: no package compared serves; search run ${n}: credits_per_hour ${p.credits_per_hour}, analyze_credits_per_hour ${p.analyze_credits_per_hour}, task_slots ${p.task_slots}, index_capacity_per_month ${p.index_capacity_per_month}`);
+      const c = await comparePackages(scenario, names, progress ? { progress: progress.update, probing } : {});
+      progress?.finish();
       writeComparison(dir, c, scenario);
       if (!quiet) {
         for (const r of c.runs) io.out(summaryText(r.result) + '\n');
         io.out(comparisonText(c));
       }
     } else {
-      const r = await runScenario(scenario, bar ? { progress: bar.update } : {});
-      bar?.done();
+      const r = await runScenario(scenario, progress ? { progress: (done) => progress.update(scenario.name, done) } : {});
+      progress?.finish();
       writeRun(dir, r, scenario);
       if (!quiet) io.out(summaryText(r));
     }
   } catch (error) {
-    bar?.done();
+    progress?.finish();
     io.err(`the simulation failed: ${(error as Error).stack ?? String(error)}`);
     return 1;
   }
@@ -109,7 +121,7 @@ function slug(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'scenario';
 }
 
-export function writeRun(dir: string, r: SimResult, scenario: Scenario): void {
+export function writeRun(dir: string, r: SimFigures, scenario: Scenario): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'hours.json'), JSON.stringify(resultJson(r), null, 1));
   writeFileSync(join(dir, 'hours.csv'), hoursCsv(r.hours));
@@ -122,29 +134,7 @@ function writeComparison(dir: string, c: Comparison, scenario: Scenario): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'compare.json'),
-    JSON.stringify({ smallestWithoutRefusals: c.smallestWithoutRefusals, runs: c.runs.map((r) => ({ name: r.name, package: r.package, refusals: r.refusals, totals: r.result.totals })) }, null, 1),
+    JSON.stringify({ smallestWithoutRefusals: c.smallestWithoutRefusals, answer: c.answer, runs: c.runs.map((r) => ({ name: r.name, package: r.package, refusals: r.refusals, totals: r.result.totals })) }, null, 1),
   );
   writeFileSync(join(dir, 'compare.html'), compareHtml(c, (name) => `${slug(name)}/report.html`));
-}
-
-/** A one-line bar on stderr, redrawn at most ten times a second; only on a terminal and for runs over a day. */
-function progressBar(io: Io, simulatedMs: number): { update: (f: number) => void; done: () => void } | undefined {
-  if (!io.tty || simulatedMs < 24 * 3_600_000) return undefined;
-  let last = 0;
-  const started = performance.now();
-  const draw = (f: number) => {
-    const width = 30;
-    const full = Math.round(f * width);
-    const secs = (performance.now() - started) / 1000;
-    process.stderr.write(`\r[${'#'.repeat(full)}${'.'.repeat(width - full)}] ${(f * 100).toFixed(0).padStart(3)}%  ${secs.toFixed(1)}s `);
-  };
-  return {
-    update: (f) => {
-      const now = performance.now();
-      if (now - last < 100 && f < 1) return;
-      last = now;
-      draw(f);
-    },
-    done: () => process.stderr.write('\r' + ' '.repeat(50) + '\r'),
-  };
 }

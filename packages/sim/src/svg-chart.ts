@@ -1,3 +1,5 @@
+import { localStamp, utcStamp, type TimeZoneView } from './limiting-days.ts';
+
 /**
  * Just enough SVG charting for the report: time on x, a figure on y, lines, stacked bars, reference lines.
  * Everything is inline markup, so the report is one self-contained file with no scripts.
@@ -37,9 +39,14 @@ export interface ChartFrame {
   /** Horizontal reference lines (values). */
   hlines?: RefLine[];
   legend?: { name: string; color: string }[];
+  /** Times on the axis and in tooltips in this zone (UTC in the tick's hover); UTC when absent. */
+  zone?: TimeZoneView;
+  /** Unit named in tooltips ("credits"). */
+  unit?: string;
 }
 
 const PAD = { left: 70, right: 20, top: 34, bottom: 40 };
+const UTC: TimeZoneView = { name: 'UTC', offsetAt: () => 0 };
 
 export function escapeXml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -68,14 +75,18 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   return out;
 }
 
-function timeTicks(x0: number, x1: number): { at: number; label: string }[] {
+function timeTicks(x0: number, x1: number, zone: TimeZoneView): { at: number; label: string }[] {
   const span = x1 - x0;
   const HOUR = 3_600_000;
   const steps = [5 * 60_000, 15 * 60_000, 30 * 60_000, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 2 * 24 * HOUR, 7 * 24 * HOUR, 14 * 24 * HOUR, 30 * 24 * HOUR];
   const step = steps.find((s) => span / s <= 8) ?? steps[steps.length - 1]!;
   const out: { at: number; label: string }[] = [];
-  for (let t = Math.ceil(x0 / step) * step; t <= x1; t += step) {
-    const iso = new Date(t).toISOString();
+  // Ticks fall on round wall-clock times of the zone (its midnights for day steps).
+  const off = zone.offsetAt(x0);
+  for (let local = Math.ceil((x0 + off) / step) * step; local - off <= x1; local += step) {
+    const t = local - zone.offsetAt(local - off);
+    if (t < x0 || t > x1) continue;
+    const iso = new Date(t + zone.offsetAt(t)).toISOString();
     out.push({ at: t, label: step >= 24 * HOUR ? iso.slice(5, 10) : span > 24 * HOUR ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16) });
   }
   return out;
@@ -90,11 +101,13 @@ function frame(f: ChartFrame, body: string): string {
     parts.push(`<line x1="${PAD.left}" x2="${PAD.left + w}" y1="${y}" y2="${y}" stroke="#e4e4e4"/>`);
     parts.push(`<text x="${PAD.left - 6}" y="${y + 4}" text-anchor="end" class="tick">${escapeXml(v.toLocaleString('en-US'))}</text>`);
   }
-  for (const t of timeTicks(f.x[0], f.x[1])) {
+  const zone = f.zone ?? UTC;
+  for (const t of timeTicks(f.x[0], f.x[1], zone)) {
     const x = r1(sx(t.at));
     parts.push(`<line x1="${x}" x2="${x}" y1="${PAD.top + h}" y2="${PAD.top + h + 5}" stroke="#888"/>`);
-    parts.push(`<text x="${x}" y="${PAD.top + h + 18}" text-anchor="middle" class="tick">${escapeXml(t.label)}</text>`);
+    parts.push(`<text x="${x}" y="${PAD.top + h + 18}" text-anchor="middle" class="tick"><title>${escapeXml(utcStamp(t.at))}</title>${escapeXml(t.label)}</text>`);
   }
+  parts.push(`<text x="${PAD.left + w}" y="${PAD.top + h + 34}" text-anchor="end" class="axis">times ${escapeXml(zone.name)} (hover a time for UTC)</text>`);
   parts.push(body);
   for (const v of f.vlines ?? []) {
     const x = r1(sx(v.at));
@@ -123,6 +136,15 @@ function frame(f: ChartFrame, body: string): string {
   );
 }
 
+/** A chart with nothing to draw: its title and a sentence, no axes (an empty axis reads as data). */
+export function emptyChart(f: Pick<ChartFrame, 'id' | 'title' | 'width' | 'height'>, message: string): string {
+  return (
+    `<svg id="${escapeXml(f.id)}" class="chart empty" xmlns="http://www.w3.org/2000/svg" width="${f.width}" height="${f.height}" viewBox="0 0 ${f.width} ${f.height}" role="img" aria-label="${escapeXml(f.title)}">` +
+    `<title>${escapeXml(f.title)}</title><text x="${PAD.left}" y="14" class="title">${escapeXml(f.title)}</text>` +
+    `<text x="${f.width / 2}" y="${f.height / 2}" text-anchor="middle" class="axis">${escapeXml(message)}</text></svg>`
+  );
+}
+
 export function lineChart(f: ChartFrame, series: LineSeries[]): string {
   const { sx, sy } = scales(f);
   const paths = series.map((s) => {
@@ -145,11 +167,25 @@ export function lineChart(f: ChartFrame, series: LineSeries[]): string {
     void prevY;
     return d ? `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2" stroke-linejoin="round"><title>${escapeXml(s.name)}</title></path>` : '';
   });
-  return frame(f, paths.join(''));
+  // Hover targets with the exact figure: a transparent dot on each of at most 240 points per series.
+  const zone = f.zone ?? UTC;
+  const dots = series.map((s) => {
+    const every = Math.max(1, Math.ceil(s.points.length / 240));
+    let out = '';
+    for (let k = 0; k < s.points.length; k += every) {
+      const [x, y] = s.points[k]!;
+      if (!Number.isFinite(y)) continue;
+      const tip = `${s.name}, ${localStamp(x, zone)} ${zone.name} (${utcStamp(x)}): ${y.toLocaleString('en-US')}${f.unit ? ` ${f.unit}` : ''}`;
+      out += `<circle class="tip" cx="${r1(sx(x))}" cy="${r1(sy(y))}" r="4" fill="${s.color}" fill-opacity="0"><title>${escapeXml(tip)}</title></circle>`;
+    }
+    return out;
+  });
+  return frame(f, paths.join('') + dots.join(''));
 }
 
 export function barChart(f: ChartFrame, bars: BarStack[]): string {
   const { sx, sy } = scales(f);
+  const zone = f.zone ?? UTC;
   const rects: string[] = [];
   for (const b of bars) {
     const x = sx(b.x0);
@@ -159,7 +195,8 @@ export function barChart(f: ChartFrame, bars: BarStack[]): string {
       if (p.value <= 0) continue;
       const top = sy(base + p.value);
       const bottom = sy(base);
-      rects.push(`<rect x="${r1(x)}" y="${r1(top)}" width="${r1(width)}" height="${r1(Math.max(1, bottom - top))}" fill="${p.color}"><title>${escapeXml(`${p.name}: ${p.value.toLocaleString('en-US')}`)}</title></rect>`);
+      const when = `${localStamp(b.x0, zone)} to ${localStamp(b.x1, zone)} ${zone.name} (from ${utcStamp(b.x0)})`;
+      rects.push(`<rect class="tip" x="${r1(x)}" y="${r1(top)}" width="${r1(width)}" height="${r1(Math.max(1, bottom - top))}" fill="${p.color}"><title>${escapeXml(`${p.name}: ${p.value.toLocaleString('en-US')}, ${when}`)}</title></rect>`);
       base += p.value;
     }
   }

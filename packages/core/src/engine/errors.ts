@@ -63,7 +63,11 @@ export class UnsupportedMediaType extends DomainError {
 /** Answers 403 before API 1.2 and 429 from 1.2; the engine fixes the status when it knows the version. */
 export class RateLimited extends DomainError {
   constructor(message = 'rate limit exceeded') {
+    // A refusal is an answer, not a fault, and a busy account meets thousands: no stack trace to build.
+    const depth = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(429, message);
+    Error.stackTraceLimit = depth;
   }
 }
 /** An endpoint whose behaviour is not built yet: a 5xx, so nothing is charged. */

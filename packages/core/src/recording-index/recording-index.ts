@@ -22,12 +22,20 @@ export class RecordedSet {
   private maxTime = -Infinity;
   /** 0, 1, 2, ...: every row, handed out when a window holds them all. */
   private readonly every = new GrowableInt32();
+  /**
+   * Whether rows are in time order (each at or after the one before), so a window is a contiguous run
+   * of rows: what lets analysis keep counts and slide them instead of rescanning.
+   */
+  ordered = true;
+  /** Bumped whenever row numbers change (retention), so anything holding row numbers starts again. */
+  generation = 0;
 
   get size(): number {
     return this.docs.length;
   }
 
   add(at: number, author: number, doc: Interaction): void {
+    if (at < this.maxTime) this.ordered = false;
     if (at < this.minTime) this.minTime = at;
     if (at > this.maxTime) this.maxTime = at;
     this.every.push(this.docs.length);
@@ -51,9 +59,11 @@ export class RecordedSet {
     let w = 0;
     let min = Infinity;
     let max = -Infinity;
+    let ordered = true;
     for (let r = 0; r < this.docs.length; r++) {
       const at = t[r]!;
       if (at < cutoff) continue;
+      if (at < max) ordered = false;
       t[w] = at;
       a[w] = a[r]!;
       this.docs[w] = this.docs[r]!;
@@ -67,7 +77,22 @@ export class RecordedSet {
     this.every.length = w;
     this.minTime = min;
     this.maxTime = max;
+    this.ordered = ordered;
+    this.generation++;
     this.columns.clear();
+  }
+
+  /** In a set in time order: the first row at or after `at` (the size when none is). */
+  firstRowAtOrAfter(at: number): number {
+    const t = this.times.data;
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (t[mid]! < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** The column of a target, caught up with every row. */

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { comparePackages, comparisonText } from './compare-packages.ts';
+import { validateScenario } from './scenario.ts';
+
+const validate = { endpoint: 'core.validate', params: { csdl: 'interaction.content contains "coffee"' } };
+// 1,800 cost-5 calls an hour: 9,000 credits demanded every hour.
+const demand = { ...validate, schedule: { type: 'steady', rate: 1800, per: 'hour' } };
+
+describe('what to buy', () => {
+  it('names the cheapest package that admits everything, by price, with the headroom it leaves', async () => {
+    const s = validateScenario({
+      duration: '2h',
+      packages: {
+        small: { credits_per_hour: 5_000, price: 50 },
+        standard: { credits_per_hour: 10_000, price: 120 },
+        large: { credits_per_hour: 20_000, price: 100 },
+      },
+      compare: ['small', 'standard', 'large'],
+      accounts: [{ username: 'alice' }],
+      actors: [demand],
+    });
+    const c = await comparePackages(s, s.compare, { threads: 1 });
+    expect(c.smallestWithoutRefusals).toBe('standard');
+    expect(c.answer.cheapest).toEqual({
+      name: 'large',
+      price: 100,
+      refusals: 0,
+      headroom: { peakCredits: 9_000, creditsPerHour: 20_000, peakAnalyzeCredits: 0, analyzeCreditsPerHour: 10_000 },
+    });
+    expect(c.answer.smallest).toBeNull();
+    expect(comparisonText(c)).toContain('cheapest package that admits everything: large at 100');
+  });
+
+  it('within a refusal budget, a package that refuses no more than the budget serves', async () => {
+    const s = validateScenario({
+      duration: '2h',
+      refusal_budget: 3_200,
+      packages: { small: { credits_per_hour: 5_000, price: 50 }, standard: { credits_per_hour: 10_000, price: 120 } },
+      compare: ['small', 'standard'],
+      accounts: [{ username: 'alice' }],
+      actors: [demand],
+    });
+    const c = await comparePackages(s, s.compare, { threads: 1 });
+    // Small admits 1,000 of 1,800 calls an hour: 1,600 refusals in two hours.
+    expect(c.runs.map((r) => r.refusals)).toEqual([1_600, 0]);
+    expect(c.answer.cheapest?.name).toBe('small');
+  });
+
+  it('when no listed package serves, finds the smallest allowance that would by search', async () => {
+    const s = validateScenario({
+      duration: '2h',
+      packages: { small: { credits_per_hour: 5_000 }, medium: { credits_per_hour: 6_000 } },
+      compare: ['small', 'medium'],
+      accounts: [{ username: 'alice' }],
+      actors: [demand],
+    });
+    const c = await comparePackages(s, s.compare, { threads: 1 });
+    expect(c.answer.cheapest).toBeNull();
+    const found = c.answer.smallest!;
+    // 9,000 credits an hour serve exactly; 8,999 leave the 1,800th call of an hour refused.
+    expect(found.raised).toEqual([{ figure: 'credits_per_hour', from: 6_000, to: 9_000 }]);
+    expect([found.calls, found.admitted, found.refusals]).toEqual([3_600, 3_600, 0]);
+    // 6,000 refuses, 12,000 serves; the peak hour's 9,000 serves and 8,999 does not: four runs, no bisection left.
+    expect(found.probes).toBe(4);
+    expect(comparisonText(c)).toContain('smallest allowance that would: credits_per_hour 6,000 -> 9,000; it admits 3,600 of 3,600 calls with 0 refusals');
+  });
+});

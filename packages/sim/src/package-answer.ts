@@ -1,0 +1,156 @@
+import { completePackage, type AccountPackage } from '@sdp/core';
+import { runScenario, type SimFigures } from './run-scenario.ts';
+import type { Scenario } from './scenario.ts';
+
+/** Every refusal a run met: rate limits, full task queues, stream charges, recording capacity. */
+export function refusalsOf(r: SimFigures): number {
+  return r.totals.reduce((s, t) => s + t.refusedRate + t.refusedQueue + t.refusedStream, 0) + r.limitingDays.reduce((s, d) => s + d.refused, 0);
+}
+
+/** The most credits any account was charged in any one hour, against what the package allows an hour. */
+export interface Headroom {
+  peakCredits: number;
+  creditsPerHour: number;
+  peakAnalyzeCredits: number;
+  analyzeCreditsPerHour: number;
+}
+
+export function headroomOf(r: SimFigures, p: AccountPackage): Headroom {
+  let peakCredits = 0;
+  let peakAnalyzeCredits = 0;
+  for (const h of r.hours) {
+    let charged = 0;
+    for (const v of Object.values(h.credits)) charged += v;
+    peakCredits = Math.max(peakCredits, charged);
+    peakAnalyzeCredits = Math.max(peakAnalyzeCredits, h.analyzeCredits);
+  }
+  return { peakCredits, creditsPerHour: p.credits_per_hour, peakAnalyzeCredits, analyzeCreditsPerHour: p.analyze_credits_per_hour };
+}
+
+export interface ServingPackage {
+  name: string;
+  price: number | null;
+  refusals: number;
+  headroom: Headroom;
+}
+
+/**
+ * The cheapest of the runs whose refusals stay within the budget: by price where the scenario gives
+ * one (a priced package before an unpriced one), then by what the package allows.
+ */
+export function cheapestServing(
+  runs: { name: string; package: AccountPackage; result: SimFigures; refusals: number }[],
+  prices: Record<string, number>,
+  budget: number,
+  order: (a: AccountPackage, b: AccountPackage) => number,
+): ServingPackage | null {
+  const fine = runs.filter((r) => r.refusals <= budget);
+  fine.sort((a, b) => (prices[a.name] ?? Infinity) - (prices[b.name] ?? Infinity) || order(a.package, b.package));
+  const best = fine[0];
+  if (!best) return null;
+  return { name: best.name, price: prices[best.name] ?? null, refusals: best.refusals, headroom: headroomOf(best.result, best.package) };
+}
+
+/** The package figures a search may raise, each for the refusals it answers. */
+export type SearchedFigure = 'credits_per_hour' | 'analyze_credits_per_hour' | 'task_slots' | 'index_capacity_per_month';
+
+/** Which figures refused in a run: the general or analyze allowance, the task queue, recording capacity. */
+export function refusingFigures(r: SimFigures): SearchedFigure[] {
+  const sum = (f: (h: SimFigures['hours'][number]) => number) => r.hours.reduce((s, h) => s + f(h), 0);
+  const out: SearchedFigure[] = [];
+  const rate = sum((h) => h.refusedRate);
+  const analyzeLimited = sum((h) => h.analyzeLimitedSeconds) > 0;
+  if (sum((h) => h.refusedStream) > 0 || sum((h) => h.rateLimitedSeconds) > 0 || (rate > 0 && !analyzeLimited)) out.push('credits_per_hour');
+  if (rate > 0 && analyzeLimited) out.push('analyze_credits_per_hour');
+  if (sum((h) => h.refusedQueue) > 0) out.push('task_slots');
+  if (r.limitingDays.some((d) => d.refused > 0)) out.push('index_capacity_per_month');
+  return out;
+}
+
+export interface SmallestAllowance {
+  /** The package found: the starting package with the searched figures raised. */
+  package: AccountPackage;
+  /** The figures raised, from what to what. */
+  raised: { figure: SearchedFigure; from: number; to: number }[];
+  calls: number;
+  admitted: number;
+  refusals: number;
+  /** Runs the search made. */
+  probes: number;
+}
+
+type Runner = (fields: AccountPackage) => Promise<SimFigures>;
+
+/**
+ * When no listed package serves: starting from `base` (the largest listed), doubles the figures that
+ * refused until the scenario runs within the budget, then bisects each figure down to the smallest
+ * whole value that still does (the others held where the doubling left them), trying the peak hour's
+ * charge and the figure below it first. Refusals fall as a figure rises, which is what makes bisection
+ * sound. `null` when twenty doublings are not enough.
+ */
+export async function smallestAllowance(
+  scenario: Scenario,
+  base: AccountPackage,
+  budget: number,
+  options: { run?: Runner; probing?: (n: number, p: AccountPackage) => void } = {},
+): Promise<SmallestAllowance | null> {
+  const run = options.run ?? inThread(scenario);
+  let probes = 0;
+  const probe = async (p: AccountPackage) => {
+    probes++;
+    options.probing?.(probes, p);
+    const r = await run(p);
+    return { r, refusals: refusalsOf(r) };
+  };
+  let high = { ...base };
+  const figures = new Set<SearchedFigure>();
+  let last = await probe(high);
+  for (let round = 0; last.refusals > budget; round++) {
+    if (round >= 20) return null;
+    for (const f of refusingFigures(last.r)) figures.add(f);
+    if (figures.size === 0) return null;
+    high = { ...high };
+    for (const f of figures) high[f] = Math.max(1, high[f] * 2);
+    last = await probe(high);
+  }
+  let found = last;
+  for (const f of figures) {
+    // `low` fails (or is the base figure, untried with the others raised); `high[f]` serves.
+    let low = base[f] - 1;
+    // The most credits charged in an hour where nothing was refused is usually the answer exactly:
+    // trying it and the figure below first spares most of the bisection (which then has nothing left).
+    const hint = f === 'credits_per_hour' ? headroomOf(found.r, high).peakCredits : f === 'analyze_credits_per_hour' ? headroomOf(found.r, high).peakAnalyzeCredits : undefined;
+    const tries = hint !== undefined && hint > low && hint < high[f] ? [hint, hint - 1] : [];
+    const step = async (mid: number) => {
+      const attempt = await probe({ ...high, [f]: mid });
+      if (attempt.refusals <= budget) {
+        high = { ...high, [f]: mid };
+        found = attempt;
+      } else low = mid;
+    };
+    for (const mid of tries) if (mid > low && mid < high[f]) await step(mid);
+    while (high[f] - low > 1) {
+      const mid = Math.floor((low + high[f]) / 2);
+      const attempt = await probe({ ...high, [f]: mid });
+      if (attempt.refusals <= budget) {
+        high = { ...high, [f]: mid };
+        found = attempt;
+      } else low = mid;
+    }
+  }
+  return {
+    package: high,
+    raised: [...figures].map((figure) => ({ figure, from: base[figure], to: high[figure] })).filter((x) => x.to !== x.from),
+    calls: found.r.totals.reduce((s, t) => s + t.calls, 0),
+    admitted: found.r.totals.reduce((s, t) => s + t.admitted, 0),
+    refusals: found.refusals,
+    probes,
+  };
+}
+
+function inThread(scenario: Scenario): Runner {
+  return async (fields) => {
+    const { engine: _engine, ledger: _ledger, ...figures } = await runScenario(scenario, { packageOverride: { name: 'searched', fields: completePackage(fields) } });
+    return figures;
+  };
+}
