@@ -12,12 +12,14 @@ export interface OperatorOptions {
   bodyLimit: number;
   /** The synthetic firehose switch (feeds switched-on firehoses as the clock moves). */
   firehoses?: FirehoseKeeper;
+  /** More operator calls behind the same token (the console's reads). */
+  routes?: OperatorRoute[];
 }
 
 type Body = Record<string, unknown>;
 type Action = (args: { params: string[]; body: Body }) => Promise<WireResponse>;
 
-interface OperatorRoute {
+export interface OperatorRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Segments after `_admin`; `*` matches one segment (a username). */
   path: string[];
@@ -109,6 +111,7 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
           { method: 'DELETE', path: ['accounts', '*', 'firehose'], run: async ({ params }) => jsonResponse(200, await firehoses.switchOff(params[0]!)) },
         ] satisfies OperatorRoute[])
       : []),
+    ...(options.routes ?? []),
   ];
 
   return async (req: WireRequest) => {

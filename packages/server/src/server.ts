@@ -2,6 +2,8 @@ import { createEngine, type Clock, type Engine, type EventStore } from '@sdp/cor
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
 import { createApiHandler, listen, type RunningServer } from '@sdp/http';
 import { openAccessLog } from './access-log.ts';
+import { createConsoleFiles } from './console/console-files.ts';
+import { consoleReadRoutes } from './console/console-reads.ts';
 import { openAccountsFromFile } from './accounts-file.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
@@ -47,11 +49,11 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
     await firehoses.recover();
     if (clock instanceof SystemClock) firehoses.every(FIREHOSE_FEED_MS);
     stopFirehoses = () => firehoses.stop();
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses });
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, routes: consoleReadRoutes(engine, clock) });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
-      mounts: { _admin: operator },
+      mounts: { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) },
       ...(log ? { onAccess: (e) => log.write(e) } : {}),
       onError,
     });

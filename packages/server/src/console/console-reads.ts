@@ -1,0 +1,146 @@
+import {
+  UnitOfWork,
+  capacityStream,
+  dailyAccountLimit,
+  dailyCapacityDecider,
+  limitingDayOf,
+  queuedAt,
+  taskSlotsDecider,
+  tasksStream,
+  type Engine,
+  type StoredEvent,
+} from '@sdp/core';
+import { jsonResponse } from '@sdp/http';
+import type { OperatorRoute } from '../operator-api.ts';
+import { AccountDirectory } from './account-directory.ts';
+import { groupWrites, type CallOfWrite } from './page/writes.js';
+
+/** The resource kinds of an account, each one stream `kind:{username}`. */
+export const RESOURCE_KINDS = ['recordings', 'historics', 'previews', 'push', 'sources', 'identities'] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+export interface Transition {
+  position: number;
+  time: number;
+  type: string;
+  /** The resource's state after this event. */
+  state: string;
+  /** The call whose write held the event; null for the operator's or the clock's work. */
+  call: (CallOfWrite & { position: number }) | null;
+}
+
+export interface ResourceView {
+  kind: ResourceKind;
+  id: string;
+  name: string | null;
+  state: string;
+  transitions: Transition[];
+}
+
+/** How far back from an event a write's charge can be (a call writes a handful of events). */
+const WRITE_REACH = 32;
+/** Transitions kept per resource, newest: a pulled subscription records every page. */
+const TRANSITIONS_KEPT = 50;
+
+// The state word an event leaves its resource in, when its data carries no `status`.
+const STATE_OF_VERB: Record<string, string> = {
+  Created: 'created',
+  Prepared: 'init',
+  Started: 'running',
+  Restarted: 'running',
+  Resumed: 'running',
+  Paused: 'paused',
+  Stopped: 'stopped',
+  Succeeded: 'succeeded',
+  Failed: 'failed',
+  Deleted: 'deleted',
+};
+
+function stateAfter(previous: string, e: StoredEvent): string {
+  const data = e.data as { status?: unknown };
+  if (typeof data?.status === 'string') return data.status;
+  const verb = /([A-Z][a-z]+)$/.exec(e.type)?.[1];
+  return (verb && STATE_OF_VERB[verb]) ?? previous;
+}
+
+/**
+ * The operator calls the console reads: every account with its gauges, and an account's resources with
+ * the transitions the log records for each. Mounted beside the operator API, behind the same token.
+ */
+export function consoleReadRoutes(engine: Engine, clock: { kind?: string }): OperatorRoute[] {
+  const directory = new AccountDirectory(engine.store);
+
+  async function gauges(username: string) {
+    const view = await engine.accountView(username);
+    const uow = new UnitOfWork(engine.loader, engine.ids, engine.clock);
+    const now = uow.now;
+    const tasks = await uow.load(taskSlotsDecider, tasksStream(username));
+    const day = limitingDayOf(now, engine.settings.limitingDay);
+    const capacity = await uow.load(dailyCapacityDecider, capacityStream(username, day.key));
+    const slots = Math.max(1, view.package.task_slots);
+    return {
+      ...view,
+      recent_charges: directory.recentCharges(username),
+      task_queues: Array.from({ length: slots }, (_, slot) => {
+        const s = tasks.slots[slot];
+        return {
+          slot,
+          queued: queuedAt(s, now),
+          // When the queued tasks finish: the console names what a clock advance made due.
+          finishes: (s?.queue ?? []).filter((q) => q.finishAt > now).slice(0, 20).map((q) => q.finishAt),
+        };
+      }),
+      capacity_today: { day: day.key, used: capacity.used, limit: dailyAccountLimit(view.package.index_capacity_per_month), ends: day.end },
+    };
+  }
+
+  async function resources(username: string): Promise<ResourceView[]> {
+    await engine.accountView(username); // 404 for an unknown account
+    const windows = new Map<number, StoredEvent[]>();
+    const callAt = async (e: StoredEvent): Promise<Transition['call']> => {
+      const from = Math.max(0, e.position - WRITE_REACH);
+      let window = windows.get(from);
+      if (!window) windows.set(from, (window = await engine.store.readAll(from, e.position - from)));
+      const write = groupWrites(window).find((w) => w.events.some((x) => x.position === e.position));
+      const first = write?.events[0];
+      return write?.call && first ? { ...write.call, position: first.position } : null;
+    };
+    const out: ResourceView[] = [];
+    for (const kind of RESOURCE_KINDS) {
+      const byId = new Map<string, ResourceView & { events: StoredEvent[] }>();
+      for (const e of await engine.store.readStream(`${kind}:${username}`)) {
+        const data = e.data as { id?: unknown; identityId?: unknown; name?: unknown; label?: unknown };
+        const id = typeof data.id === 'string' ? data.id : typeof data.identityId === 'string' ? data.identityId : undefined;
+        if (id === undefined) continue;
+        let r = byId.get(id);
+        if (!r) byId.set(id, (r = { kind, id, name: null, state: 'created', transitions: [], events: [] }));
+        const name = typeof data.name === 'string' ? data.name : typeof data.label === 'string' && data.identityId === undefined ? data.label : undefined;
+        if (name !== undefined) r.name = name;
+        r.state = stateAfter(r.state, e);
+        r.events.push(e);
+        r.transitions.push({ position: e.position, time: e.time, type: e.type, state: r.state, call: null });
+      }
+      for (const { events, ...r } of byId.values()) {
+        r.transitions = r.transitions.slice(-TRANSITIONS_KEPT);
+        const kept = events.slice(-TRANSITIONS_KEPT);
+        for (let i = 0; i < kept.length; i++) r.transitions[i]!.call = await callAt(kept[i]!);
+        out.push(r);
+      }
+    }
+    return out;
+  }
+
+  return [
+    {
+      method: 'GET',
+      path: ['accounts'],
+      run: async () => {
+        const usernames = await directory.usernames();
+        const accounts = [];
+        for (const u of usernames) accounts.push(await gauges(u));
+        return jsonResponse(200, { now: engine.clock.now(), kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
+      },
+    },
+    { method: 'GET', path: ['accounts', '*', 'resources'], run: async ({ params }) => jsonResponse(200, { resources: await resources(params[0]!) }) },
+  ];
+}

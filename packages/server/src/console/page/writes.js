@@ -1,0 +1,48 @@
+// Which stored events were one atomic write. The store keeps no write id, so the rule reads the
+// envelope: one write's events have consecutive positions and the one time the call read from the
+// clock, belong to one account (global streams such as `filter:` join any), and a charge comes first
+// (each call's write opens with its `CreditsCharged`, so a second charge starts another write).
+// Plain JavaScript so the page and the server group events by the same rule.
+
+/** The account a stream belongs to, or null for a stream every account shares. */
+export function ownerOf(stream) {
+  const colon = stream.indexOf(':');
+  if (colon < 0) return null;
+  const kind = stream.slice(0, colon);
+  if (!OWNED.has(kind)) return null;
+  const rest = stream.slice(colon + 1);
+  return kind === 'capacity' ? rest.replace(/:\d{4}-\d{2}-\d{2}$/, '') : rest;
+}
+
+const OWNED = new Set(['account', 'credits', 'recordings', 'historics', 'previews', 'push', 'sources', 'identities', 'tasks', 'firehose', 'capacity']);
+
+/** The call a write records: the endpoint its charge names and what it cost, or null (no charge). */
+export function callOf(first) {
+  if (first.type !== 'CreditsCharged') return null;
+  const lines = Array.isArray(first.data?.lines) ? first.data.lines : [];
+  const account = lines.find((l) => l.key === 'general' || l.key === 'analyze') ?? lines[0];
+  return { endpoint: String(first.data?.endpoint ?? '?'), cost: account ? Number(account.cost) : 0, allowance: account ? String(account.key) : null };
+}
+
+/** Groups events given in global order into writes, each `{ events, account, time, call }`. */
+export function groupWrites(events) {
+  const writes = [];
+  let current = null;
+  for (const e of events) {
+    const owner = ownerOf(e.stream);
+    const joins =
+      current !== null &&
+      e.position === current.last + 1 &&
+      e.time === current.time &&
+      e.type !== 'CreditsCharged' &&
+      (owner === null || current.account === null || owner === current.account);
+    if (!joins) {
+      current = { events: [], account: owner, time: e.time, call: callOf(e), last: e.position };
+      writes.push(current);
+    }
+    current.events.push(e);
+    current.last = e.position;
+    if (current.account === null) current.account = owner;
+  }
+  return writes.map(({ last, ...w }) => w);
+}
