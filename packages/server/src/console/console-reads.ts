@@ -8,6 +8,7 @@ import {
   taskSlotsDecider,
   tasksStream,
   type Engine,
+  type EventStore,
   type StoredEvent,
 } from '@sdp/core';
 import { jsonResponse } from '@sdp/http';
@@ -96,37 +97,27 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }): Ope
 
   async function resources(username: string): Promise<ResourceView[]> {
     await engine.accountView(username); // 404 for an unknown account
-    const windows = new Map<number, StoredEvent[]>();
-    const callAt = async (e: StoredEvent): Promise<Transition['call']> => {
-      const from = Math.max(0, e.position - WRITE_REACH);
-      let window = windows.get(from);
-      if (!window) windows.set(from, (window = await engine.store.readAll(from, e.position - from)));
-      const write = groupWrites(window).find((w) => w.events.some((x) => x.position === e.position));
-      const first = write?.events[0];
-      return write?.call && first ? { ...write.call, position: first.position } : null;
-    };
     const out: ResourceView[] = [];
     for (const kind of RESOURCE_KINDS) {
-      const byId = new Map<string, ResourceView & { events: StoredEvent[] }>();
+      const byId = new Map<string, ResourceView>();
       for (const e of await engine.store.readStream(`${kind}:${username}`)) {
         const data = e.data as { id?: unknown; identityId?: unknown; name?: unknown; label?: unknown };
         const id = typeof data.id === 'string' ? data.id : typeof data.identityId === 'string' ? data.identityId : undefined;
         if (id === undefined) continue;
         let r = byId.get(id);
-        if (!r) byId.set(id, (r = { kind, id, name: null, state: 'created', transitions: [], events: [] }));
+        if (!r) byId.set(id, (r = { kind, id, name: null, state: 'created', transitions: [] }));
         const name = typeof data.name === 'string' ? data.name : typeof data.label === 'string' && data.identityId === undefined ? data.label : undefined;
         if (name !== undefined) r.name = name;
         r.state = stateAfter(r.state, e);
-        r.events.push(e);
         r.transitions.push({ position: e.position, time: e.time, type: e.type, state: r.state, call: null });
       }
-      for (const { events, ...r } of byId.values()) {
+      for (const r of byId.values()) {
         r.transitions = r.transitions.slice(-TRANSITIONS_KEPT);
-        const kept = events.slice(-TRANSITIONS_KEPT);
-        for (let i = 0; i < kept.length; i++) r.transitions[i]!.call = await callAt(kept[i]!);
         out.push(r);
       }
     }
+    const calls = await callsAt(engine.store, out.flatMap((r) => r.transitions.map((t) => t.position)));
+    for (const r of out) for (const t of r.transitions) t.call = calls.get(t.position) ?? null;
     return out;
   }
 
@@ -143,4 +134,27 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }): Ope
     },
     { method: 'GET', path: ['accounts', '*', 'resources'], run: async ({ params }) => jsonResponse(200, { resources: await resources(params[0]!) }) },
   ];
+}
+
+/**
+ * The call whose write holds each event at the given positions: the log around them is read in as few
+ * ranges as the positions allow, and grouped into writes by the same rule as the page's event log.
+ */
+async function callsAt(store: EventStore, positions: number[]): Promise<Map<number, Transition['call']>> {
+  const sorted = [...new Set(positions)].sort((a, b) => a - b);
+  const ranges: { from: number; to: number }[] = [];
+  for (const p of sorted) {
+    const from = Math.max(0, p - WRITE_REACH);
+    const last = ranges[ranges.length - 1];
+    if (last && from <= last.to) last.to = p;
+    else ranges.push({ from, to: p });
+  }
+  const calls = new Map<number, Transition['call']>();
+  for (const { from, to } of ranges) {
+    for (const write of groupWrites(await store.readAll(from, to - from))) {
+      const call = write.call ? { ...write.call, position: write.events[0]!.position } : null;
+      for (const e of write.events) calls.set(e.position, call);
+    }
+  }
+  return calls;
 }
