@@ -6,3 +6,6 @@ export * from './demo-account.ts';
 export * from './access-log.ts';
 export * from './accounts-file.ts';
 export * from './firehose-keeper.ts';
+// ---- issue 13: the stand-in's toolbox ----
+export * from './event-log.ts';
+export * from './event-routes.ts';

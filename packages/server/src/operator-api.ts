@@ -12,18 +12,23 @@ export interface OperatorOptions {
   bodyLimit: number;
   /** The synthetic firehose switch (feeds switched-on firehoses as the clock moves). */
   firehoses?: FirehoseKeeper;
-  /** More operator calls behind the same token (the console's reads). */
-  routes?: OperatorRoute[];
+  /** More routes (the toolbox: events, faults), matched like the built-in ones. */
+  extraRoutes?: OperatorRoute[];
 }
 
 type Body = Record<string, unknown>;
-type Action = (args: { params: string[]; body: Body }) => Promise<WireResponse>;
+/** `query` is the decoded query string; `text` the body as sent, for routes that read it raw. */
+export type OperatorAction = (args: { params: string[]; body: Body; query: URLSearchParams; text: string }) => Promise<WireResponse>;
 
 export interface OperatorRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Segments after `_admin`; `*` matches one segment (a username). */
   path: string[];
-  run: Action;
+  run: OperatorAction;
+  /** The body is not JSON (NDJSON imports): `body` stays empty, `text` holds it. */
+  raw?: boolean;
+  /** A larger body limit than the server's (whole event logs). */
+  bodyLimit?: number;
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -111,14 +116,15 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
           { method: 'DELETE', path: ['accounts', '*', 'firehose'], run: async ({ params }) => jsonResponse(200, await firehoses.switchOff(params[0]!)) },
         ] satisfies OperatorRoute[])
       : []),
-    ...(options.routes ?? []),
+    ...(options.extraRoutes ?? []),
   ];
 
   return async (req: WireRequest) => {
     if (!authorized(req.header('authorization'), tokenDigest)) {
       return errorResponse(401, 'The operator API needs Authorization: Bearer <admin token>', { 'WWW-Authenticate': 'Bearer' });
     }
-    const segs = segmentsOf(splitUrl(req.url).path).slice(1).map((s) => {
+    const url = splitUrl(req.url);
+    const segs = segmentsOf(url.path).slice(1).map((s) => {
       try {
         return decodeURIComponent(s);
       } catch {
@@ -131,11 +137,12 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
     if (!chosen) return errorResponse(405, `Method ${req.method} not allowed here`, { Allow: atPath.map((r) => r.method).join(', ') });
     const params = segs.filter((_, i) => chosen.path[i] === '*');
     try {
-      const bytes = await req.readBody(bodyLimit);
-      if (bytes === null) return errorResponse(413, `The request body is over the limit of ${bodyLimit} bytes`, { Connection: 'close' });
+      const limit = chosen.bodyLimit ?? bodyLimit;
+      const bytes = await req.readBody(limit);
+      if (bytes === null) return errorResponse(413, `The request body is over the limit of ${limit} bytes`, { Connection: 'close' });
       const text = decodeUtf8(bytes);
-      const body = text.trim() === '' ? {} : bodyParams(text, 'application/json');
-      return await chosen.run({ params, body });
+      const body = chosen.raw || text.trim() === '' ? {} : bodyParams(text, 'application/json');
+      return await chosen.run({ params, body, query: new URLSearchParams(url.query), text });
     } catch (error) {
       if (error instanceof DomainError || error instanceof BodyError) return errorResponse(error.status, error.message);
       if (error instanceof ClockError) return errorResponse(400, error.message);

@@ -9,6 +9,7 @@ import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
+import { eventRoutes } from './event-routes.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** How often switched-on firehoses are fed on the system clock. */
@@ -49,7 +50,7 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
     await firehoses.recover();
     if (clock instanceof SystemClock) firehoses.every(FIREHOSE_FEED_MS);
     stopFirehoses = () => firehoses.stop();
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, routes: consoleReadRoutes(engine, clock) });
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, extraRoutes: [...eventRoutes(engine, firehoses), ...consoleReadRoutes(engine, clock)] });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,

@@ -130,6 +130,8 @@ export const USAGE = `sdp: the social-data platform server
 
   sdp serve [flags]     run the API server
   sdp sim ...           run billing scenarios (see docs/sim.md)
+  sdp export --store URL [FILE]   the event log as NDJSON (docs/portable-state.md)
+  sdp import --store URL FILE     an exported log into an empty store
 
 Flags of serve (each also an environment variable):
 ${SETTINGS.map((x) => `  --${x.flag.padEnd(14)} ${x.env}`).join('\n')}

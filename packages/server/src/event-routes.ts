@@ -1,0 +1,50 @@
+import { DomainError, type Engine } from '@sdp/core';
+import type { WireResponse } from '@sdp/http';
+import { exportEvents, importEvents, parseEventLines } from './event-log.ts';
+import type { FirehoseKeeper } from './firehose-keeper.ts';
+import type { OperatorRoute } from './operator-api.ts';
+
+export const NDJSON_TYPE = 'application/x-ndjson';
+/** An import carries a whole log; the API's 4 MB body limit is for calls. */
+const IMPORT_LIMIT = 512 * 1024 * 1024;
+
+function wholeNumber(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new DomainError(400, `${name} must be a whole number, 0 or more`);
+  return Number(raw);
+}
+
+/**
+ * Portable state (server.md, Toolbox): `GET /_admin/events?after=POS&limit=N` exports the log as NDJSON in
+ * global order; `POST /_admin/events` imports such a stream into an empty store.
+ */
+export function eventRoutes(engine: Engine, firehoses?: FirehoseKeeper): OperatorRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: ['events'],
+      run: async ({ query }): Promise<WireResponse> => {
+        const after = wholeNumber(query, 'after') ?? 0;
+        const limit = wholeNumber(query, 'limit');
+        let body = '';
+        for await (const line of exportEvents(engine.store, after, limit)) body += line + '\n';
+        return { status: 200, headers: { 'Content-Type': NDJSON_TYPE }, body };
+      },
+    },
+    {
+      method: 'POST',
+      path: ['events'],
+      raw: true,
+      bodyLimit: IMPORT_LIMIT,
+      run: async ({ text }): Promise<WireResponse> => {
+        const events = parseEventLines(text);
+        await importEvents(engine.store, events);
+        // States cached from before (of streams that were empty then) are read again from the store.
+        engine.loader.clear();
+        await firehoses?.recover();
+        return { status: 204, headers: {} };
+      },
+    },
+  ];
+}
