@@ -95,6 +95,19 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.waitForSelector(gauge(200));
   });
 
+  it('changes the package, denies and allows the account', async () => {
+    const row = 'tr[data-account="console-dev"]';
+    await page.click(`${row} >> text=Change package`);
+    await page.fill(`${row} input[name="credits_per_hour"]`, '300');
+    await page.click(`${row} >> text=Save package`);
+    await page.waitForSelector(gauge(300));
+    await page.click(`${row} >> text=Deny`);
+    await page.waitForSelector(`${row} .badge.bad >> text=denied`);
+    expect((await call('/v1.5/validate', { csdl: 'fb.content contains "tea"' })).status).toBe(403);
+    await page.click(`${row} >> text=Allow`);
+    await page.waitForSelector(`${row} .badge.good >> text=allowed`);
+  });
+
   it("shows an account's resources with the calls that moved them", async () => {
     const compiled = (await (await call('/v1.5/insight/facebook/compile', { csdl: 'fb.content contains "coffee"' })).json()) as { hash: string };
     expect((await call('/v1.5/insight/facebook/start', { hash: compiled.hash, name: 'coffee talk' })).status).toBe(200);

@@ -360,7 +360,7 @@ export function FaultsView({ onError }) {
           ${faults.map(
             (f) => html`<tr data-fault=${f.id}>
               <td><code>${f.id}</code></td>
-              <td>${f.drop ? 'drop' : f.status ?? ''}${f.delay_ms ? ` after ${f.delay_ms} ms` : ''}${f.retry_after != null ? `, Retry-After ${f.retry_after}` : ''}</td>
+              <td>${f.drop ? 'drop' : f.status ?? 'the normal answer'}${f.delay_ms ? ` after ${f.delay_ms} ms` : ''}${f.retry_after != null ? `, Retry-After ${f.retry_after}` : ''}</td>
               <td>${f.username ?? 'any'}</td><td>${f.endpoint ?? 'any'}</td>
               <td class="remaining">${f.remaining ?? '∞'}</td><td>${f.probability ?? 1}</td>
               <td><button class="small" disabled=${busy} onClick=${() => run(async () => { await admin('DELETE', `/faults/${encodeURIComponent(f.id)}`); await load(); })}>Remove</button></td>
