@@ -9,6 +9,7 @@ import {
   tasksStream,
   type Engine,
   type EventStore,
+  type LimitingDay,
   type StoredEvent,
 } from '@sdp/core';
 import { jsonResponse } from '@sdp/http';
@@ -71,12 +72,11 @@ function stateAfter(previous: string, e: StoredEvent): string {
 export function consoleReadRoutes(engine: Engine, clock: { kind?: string }): OperatorRoute[] {
   const directory = new AccountDirectory(engine.store);
 
-  async function gauges(username: string) {
+  // One poll reads every account at one instant and one limiting day.
+  async function gauges(username: string, uow: UnitOfWork, day: LimitingDay) {
     const view = await engine.accountView(username);
-    const uow = new UnitOfWork(engine.loader, engine.ids, engine.clock);
     const now = uow.now;
     const tasks = await uow.load(taskSlotsDecider, tasksStream(username));
-    const day = limitingDayOf(now, engine.settings.limitingDay);
     const capacity = await uow.load(dailyCapacityDecider, capacityStream(username, day.key));
     const slots = Math.max(1, view.package.task_slots);
     return {
@@ -127,9 +127,11 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }): Ope
       path: ['accounts'],
       run: async () => {
         const usernames = await directory.usernames();
+        const uow = new UnitOfWork(engine.loader, engine.ids, engine.clock);
+        const day = limitingDayOf(uow.now, engine.settings.limitingDay);
         const accounts = [];
-        for (const u of usernames) accounts.push(await gauges(u));
-        return jsonResponse(200, { now: engine.clock.now(), kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
+        for (const u of usernames) accounts.push(await gauges(u, uow, day));
+        return jsonResponse(200, { now: uow.now, kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
       },
     },
     { method: 'GET', path: ['accounts', '*', 'resources'], run: async ({ params }) => jsonResponse(200, { resources: await resources(params[0]!) }) },

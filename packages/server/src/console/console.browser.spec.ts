@@ -66,8 +66,8 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.fill('input[name="token"]', TOKEN);
     await page.keyboard.press('Enter');
     await page.waitForSelector('#accounts-h');
-    expect(await page.evaluate(() => sessionStorage.getItem('sdp-console-token'))).toBe(TOKEN);
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.getItem("sdp-console-token")')).toBe(TOKEN);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
   });
 
   it('creates an account and watches its gauge fall by the cost of each call', async () => {
