@@ -137,21 +137,25 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
   });
 
   it("filters the event log to one account and finds the call's CreditsCharged in its write", async () => {
-    expect((await call('/v1.5/validate', { csdl: 'fb.content contains "tea"' })).status).toBe(200);
     await page.keyboard.press('Alt+E');
     await page.waitForSelector('#log-h');
     await page.selectOption('select[name="account"]', 'console-dev');
     await page.waitForSelector('li.write[data-account="console-dev"] >> text=insight.start');
-    expect(await page.locator('li.write').evaluateAll((ws) => ws.every((w) => w.getAttribute('data-account') === 'console-dev'))).toBe(true);
-    // Following live: the newest write is the call made while the page was open, first in the list.
+    // Following live: a call made while the page is open arrives at the top.
+    expect((await call('/v1.5/balance')).status).toBe(200);
     const newest = page.locator('li.write').first();
-    expect(await newest.locator('.call').textContent()).toBe('call core.validate charged 5');
+    await page.waitForSelector('li.write:first-child .call >> text=call core.balance charged 25');
+    expect(await page.locator('li.write').evaluateAll((ws) => ws.every((w) => w.getAttribute('data-account') === 'console-dev'))).toBe(true);
     await newest.locator('li.event[data-type="CreditsCharged"] summary').click();
-    expect(JSON.parse((await newest.locator('pre').textContent())!)).toMatchObject({ endpoint: 'core.validate', lines: [{ key: 'general', cost: 5 }] });
+    expect(JSON.parse((await newest.locator('pre').textContent())!)).toMatchObject({ endpoint: 'core.balance', lines: [{ key: 'general', cost: 25 }] });
     // The start's charge and the recording it started are one write.
     const start = page.locator('li.write', { hasText: 'insight.start' });
     expect(await start.locator('.atomic').textContent()).toBe('one atomic write · 2 events');
     expect(await start.locator('li.event').evaluateAll((es) => es.map((e) => e.getAttribute('data-type')))).toEqual(['CreditsCharged', 'RecordingStarted']);
+    await page.selectOption('select[name="type"]', 'RecordingStarted');
+    expect(await page.locator('li.event').count()).toBe(1);
+    await page.selectOption('select[name="type"]', '');
+    await newest.locator('li.event[data-type="CreditsCharged"] summary').click();
     await shot('events');
   });
 

@@ -181,6 +181,8 @@ export function ResourcesView({ snapshot, username, setUsername, onError }) {
 // ---------------------------------------------------------------- event log
 
 const PAGE = 500;
+/** Events the page holds while following: the oldest go first ("Load older" brings them back). */
+const KEPT = 5000;
 
 export function EventLogView({ snapshot, onError }) {
   const [events, setEvents] = useState([]);
@@ -200,11 +202,19 @@ export function EventLogView({ snapshot, onError }) {
   useEffect(() => {
     if (!follow || from === null) return;
     const timer = setInterval(() => {
-      eventsAfter(last, PAGE).then((es) => {
-        if (es.length === 0) return;
-        // A reset empties the log: positions start again below what the page holds.
-        if (es[0].position <= last) { setFrom(null); setEvents([]); return; }
-        setEvents((now) => [...now, ...es]);
+      // Read from the last event held: if it is no longer there (a reset emptied the log), start over.
+      const lastEvent = events[events.length - 1];
+      const after = lastEvent ? lastEvent.position - 1 : from;
+      eventsAfter(after, PAGE + 1).then((es) => {
+        if (lastEvent && es[0]?.id !== lastEvent.id) { setFrom(null); setEvents([]); return; }
+        const fresh = lastEvent ? es.slice(1) : es;
+        if (fresh.length === 0) return;
+        setEvents((held) => {
+          const all = [...held, ...fresh];
+          if (all.length <= KEPT) return all;
+          setFrom(all[all.length - KEPT - 1].position);
+          return all.slice(-KEPT);
+        });
       }, (e) => onError(e.message));
     }, 1000);
     return () => clearInterval(timer);

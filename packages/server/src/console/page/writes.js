@@ -1,7 +1,11 @@
 // Which stored events were one atomic write. The store keeps no write id, so the rule reads the
 // envelope: one write's events have consecutive positions and the one time the call read from the
 // clock, belong to one account (global streams such as `filter:` join any), and a charge comes first
-// (each call's write opens with its `CreditsCharged`, so a second charge starts another write).
+// (each call's write opens with its `CreditsCharged`, so a second charge starts another write). An
+// event of an `account:` stream is a write of its own: only the operator's commands write there (open,
+// package, deny, allow), one event each, and a call only reads it. Writes the rule cannot tell apart: two
+// uncharged writes of one account at the same instant (the firehose's feed right after a call on a
+// manual clock) show as one.
 // Plain JavaScript so the page and the server group events by the same rule.
 
 /** The account a stream belongs to, or null for a stream every account shares. */
@@ -15,6 +19,8 @@ export function ownerOf(stream) {
 }
 
 const OWNED = new Set(['account', 'credits', 'recordings', 'historics', 'previews', 'push', 'sources', 'identities', 'tasks', 'firehose', 'capacity']);
+
+const alone = (e) => e.stream.startsWith('account:');
 
 /** The call a write records: the endpoint its charge names and what it cost, or null (no charge). */
 export function callOf(first) {
@@ -35,14 +41,16 @@ export function groupWrites(events) {
       e.position === current.last + 1 &&
       e.time === current.time &&
       e.type !== 'CreditsCharged' &&
+      !current.alone &&
+      !alone(e) &&
       (owner === null || current.account === null || owner === current.account);
     if (!joins) {
-      current = { events: [], account: owner, time: e.time, call: callOf(e), last: e.position };
+      current = { events: [], account: owner, time: e.time, call: callOf(e), last: e.position, alone: alone(e) };
       writes.push(current);
     }
     current.events.push(e);
     current.last = e.position;
     if (current.account === null) current.account = owner;
   }
-  return writes.map(({ last, ...w }) => w);
+  return writes.map(({ last, alone, ...w }) => w);
 }

@@ -26,6 +26,17 @@ describe('which events were one atomic write', () => {
     expect(writes[1]!.call).toBeNull();
   });
 
+  it("keeps the operator's commands apart, one event each, even at one instant", () => {
+    const writes = groupWrites([
+      ev(1, 'account:u', 'AccountOpened'),
+      ev(2, 'account:u', 'PackageChanged'),
+      charge(3, 'u', 'core.validate', 5),
+      ev(4, 'account:u', 'AccountDenied'),
+      ev(5, 'account:u', 'AccountAllowed'),
+    ]);
+    expect(writes.map((w) => w.events.map((e) => e.position))).toEqual([[1], [2], [3], [4], [5]]);
+  });
+
   it('names the owner of capacity streams without their day', () => {
     expect(ownerOf('capacity:ann:2026-03-02')).toBe('ann');
     expect(ownerOf('filter:abc')).toBeNull();
@@ -34,7 +45,7 @@ describe('which events were one atomic write', () => {
 
   it('every event belongs to exactly one write, in log order', () => {
     const event = fc.record({
-      stream: fc.constantFrom('credits:a', 'credits:b', 'recordings:a', 'push:b', 'filter:x', 'capacity:a:2026-01-01'),
+      stream: fc.constantFrom('account:a', 'credits:a', 'credits:b', 'recordings:a', 'push:b', 'filter:x', 'capacity:a:2026-01-01'),
       time: fc.integer({ min: 0, max: 3 }),
       gap: fc.boolean(),
     });
@@ -46,6 +57,7 @@ describe('which events were one atomic write', () => {
         expect(writes.flatMap((w) => w.events)).toEqual(events);
         for (const w of writes) {
           expect(w.events.slice(1).every((e) => e.type !== 'CreditsCharged' && e.time === w.time)).toBe(true);
+          if (w.events.some((e) => e.stream.startsWith('account:'))) expect(w.events).toHaveLength(1);
         }
       }),
     );
