@@ -15,3 +15,5 @@ export * from './recording-index/index.ts';
 export * from './analysis/index.ts';
 export * from './firehose/index.ts';
 export * from './usage/index.ts';
+// ---- issue 13: the stand-in's toolbox ----
+export * from './faults/semantic-faults.ts';

@@ -18,7 +18,12 @@ export interface HttpOptions {
   onError?: (error: unknown) => void;
   /** Adds `X-DataSift-Request-Id` (32 hex) to every API answer. Default true. */
   requestIds?: boolean;
+  /** Injected faults (the operator's `/_admin/faults`): asked before the engine, so a fault charges nothing. */
+  faults?: (target: { username: string | null; endpoint: string }) => Promise<InjectedFault | undefined> | undefined;
 }
+
+/** What an injected fault does instead of the call: answer a 5xx, or drop the connection. */
+export type InjectedFault = { kind: 'answer'; status: number; retryAfter: number | null } | { kind: 'drop' };
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -100,6 +105,12 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
     }
 
     const credentials = readCredentials(req.header('authorization'), req.header('auth'));
+    if (options.faults) {
+      // No rules, no promise: the common call pays nothing for the feature.
+      const asked = options.faults({ username: credentials?.username ?? null, endpoint: r.endpoint.id });
+      const fault = asked && (await asked);
+      if (fault) return { response: faultResponse(fault, base), username: null, cost: null };
+    }
     const call: ApiCall = { version: r.version, endpoint: r.endpoint.id, credentials, params, mediaType, ...(rawBody !== undefined ? { body: rawBody } : {}) };
     const answer = await engine.call(call);
     return {
@@ -131,6 +142,12 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
     });
     return served.response;
   };
+}
+
+function faultResponse(fault: InjectedFault, headers: Record<string, string>): WireResponse {
+  if (fault.kind === 'drop') return { status: 0, headers, drop: true };
+  if (fault.retryAfter !== null) headers['Retry-After'] = String(fault.retryAfter);
+  return errorResponse(fault.status, `Injected fault: ${fault.status} (the operator's /_admin/faults); nothing was charged`, headers);
 }
 
 /** The headers of every API answer, built as one literal so V8 keeps them on its fast path. */

@@ -13,6 +13,7 @@ export function createFetchHandler(engine: Engine, options: HttpOptions = {}): (
 export function fetchHandlerFor(handler: WireHandler): (request: Request) => Promise<Response> {
   return async (request) => {
     const out = await handler(fromFetch(request));
+    if (out.drop) return Response.error();
     return new Response(out.body ?? null, { status: out.status, headers: out.headers });
   };
 }

@@ -14,6 +14,7 @@ export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, re
   return (req, res) => {
     handler(new NodeWireRequest(req)).then(
       (out) => {
+        if (out.drop) return void req.socket.destroy();
         if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
         res.writeHead(out.status, out.headers);
         res.end(out.body);

@@ -20,6 +20,8 @@ export interface WireResponse {
   headers: Record<string, string>;
   /** JSON text; absent for 204, HEAD and OPTIONS. */
   body?: string;
+  /** Close the connection without an answer (an injected fault). */
+  drop?: boolean;
 }
 
 /** Something that answers wire requests: the API itself, or a mounted sub-API such as the operator's. */

@@ -9,3 +9,5 @@ export * from './firehose-keeper.ts';
 // ---- issue 13: the stand-in's toolbox ----
 export * from './event-log.ts';
 export * from './event-routes.ts';
+export * from './faults.ts';
+export * from './fault-routes.ts';

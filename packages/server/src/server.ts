@@ -10,6 +10,8 @@ import { FirehoseKeeper } from './firehose-keeper.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
 import { eventRoutes } from './event-routes.ts';
+import { faultRoutes } from './fault-routes.ts';
+import { FaultInjector } from './faults.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** How often switched-on firehoses are fed on the system clock. */
@@ -27,6 +29,8 @@ export interface RunningSdp {
   /** Set on the first start over an empty store (no `--accounts`): the demo account and a working curl line. */
   demo?: DemoAccount & { curl: string };
   accounts: { opened: string[]; existing: string[] };
+  /** The operator's injected faults (`/_admin/faults`). */
+  faults: FaultInjector;
   /** Stops accepting, lets in-flight requests finish, then closes the store and the access log. */
   close(): Promise<void>;
 }
@@ -50,11 +54,13 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
     await firehoses.recover();
     if (clock instanceof SystemClock) firehoses.every(FIREHOSE_FEED_MS);
     stopFirehoses = () => firehoses.stop();
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, extraRoutes: [...eventRoutes(engine, firehoses), ...consoleReadRoutes(engine, clock)] });
+    const faults = new FaultInjector();
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, extraRoutes: [...eventRoutes(engine, firehoses), ...faultRoutes(engine, faults), ...consoleReadRoutes(engine, clock)] });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
       mounts: { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) },
+      ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: (e) => log.write(e) } : {}),
       onError,
     });
@@ -71,6 +77,7 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
       storeDescription: description,
       ...(demo ? { demo: { ...demo, curl: demoCurl(engine, running.url, demo) } } : {}),
       accounts,
+      faults,
       close: () =>
         (closing ??= (async () => {
           await running.close();

@@ -54,12 +54,12 @@ describe('daily capacity', () => {
         for (const e of events) state = dailyCapacityDecider.evolve(state, e);
         log.push(...events);
         const offeredPairs = b.reduce((n, rs) => n + rs.length, 0);
-        const kept = events.reduce((n, e) => n + Object.values(e.data.kept).reduce((a, x) => a + x, 0), 0);
-        const refused = events.reduce((n, e) => n + Object.values(e.data.refused).reduce((a, x) => a + x, 0), 0);
+        const kept = events.reduce((n, e) => n + Object.values(e.type === 'InteractionsRecorded' ? e.data.kept : {}).reduce((a, x) => a + x, 0), 0);
+        const refused = events.reduce((n, e) => n + Object.values(e.type === 'InteractionsRecorded' ? e.data.refused : {}).reduce((a, x) => a + x, 0), 0);
         expect(kept + refused).toBe(offeredPairs);
         // A refusal only happens once a cap is full.
         for (const e of events) {
-          for (const id of Object.keys(e.data.refused)) {
+          for (const id of Object.keys(e.type === 'InteractionsRecorded' ? e.data.refused : {})) {
             expect((state.byRecording[id] ?? 0) === perFilterCap || state.used === accountLimit).toBe(true);
           }
         }

@@ -39,16 +39,19 @@ export interface DailyCapacity {
   refused: Record<string, number>;
 }
 
-export type CapacityEvent = DomainEvent<
-  'InteractionsRecorded',
-  {
-    day: string;
-    /** Only what was kept: every item has at least one match. */
-    items: OfferedInteraction[];
-    kept: Record<string, number>;
-    refused: Record<string, number>;
-  }
->;
+export type CapacityEvent = InteractionsRecordedEvent | CapacityReachedEvent;
+export type InteractionsRecordedEvent = DomainEvent<
+      'InteractionsRecorded',
+      {
+        day: string;
+        /** Only what was kept: every item has at least one match. */
+        items: OfferedInteraction[];
+        kept: Record<string, number>;
+        refused: Record<string, number>;
+      }
+    >;
+/** The operator's semantic fault: the day's account capacity counts as used up, with nothing stored. */
+export type CapacityReachedEvent = DomainEvent<'CapacityReached', { day: string; used: number }>;
 
 export interface RecordInteractionsCommand {
   type: 'RecordInteractions';
@@ -57,6 +60,13 @@ export interface RecordInteractionsCommand {
   /** Per-recording daily cap; `PER_FILTER_DAILY_CAP` unless a test narrows it. */
   perFilterCap?: number;
   items: OfferedInteraction[];
+}
+
+/** The operator's fault (`/_admin/faults/effects`): the rest of the day's account capacity is spent. */
+export interface ReachCapacityCommand {
+  type: 'ReachCapacity';
+  day: string;
+  accountLimit: number;
 }
 
 export const capacityStream = (username: string, dayKey: string): string => `capacity:${username}:${dayKey}`;
@@ -74,10 +84,13 @@ export function remainingFor(state: DailyCapacity, recording: string, accountLim
   };
 }
 
-export const dailyCapacityDecider: Decider<DailyCapacity, RecordInteractionsCommand, CapacityEvent> = {
+export const dailyCapacityDecider: Decider<DailyCapacity, RecordInteractionsCommand | ReachCapacityCommand, CapacityEvent> = {
   name: 'capacity.v1',
   initialState: () => ({ used: 0, byRecording: {}, refused: {} }),
   decide(command, state) {
+    if (command.type === 'ReachCapacity') {
+      return state.used >= command.accountLimit ? [] : [{ type: 'CapacityReached', data: { day: command.day, used: command.accountLimit } }];
+    }
     let used = state.used;
     const perRecording = new Map<string, number>();
     const kept: Record<string, number> = {};
@@ -109,6 +122,9 @@ export const dailyCapacityDecider: Decider<DailyCapacity, RecordInteractionsComm
         s.used += n;
       }
       for (const [id, n] of Object.entries(d.refused)) s.refused[id] = (s.refused[id] ?? 0) + n;
+    },
+    CapacityReached(s, d) {
+      s.used = Math.max(s.used, d.used);
     },
   }),
 };

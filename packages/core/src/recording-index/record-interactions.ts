@@ -70,7 +70,7 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
       accountLimit,
       items,
     });
-    for (const e of events) recorded += e.data.items.length;
+    for (const e of events) if (e.type === 'InteractionsRecorded') recorded += e.data.items.length;
   }
   return { accepted: interactions.length, recorded };
 }

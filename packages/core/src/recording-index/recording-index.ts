@@ -1,7 +1,7 @@
 import type { EventStore } from '../engine/event-store.ts';
 import type { StoredEvent } from '../engine/events.ts';
 import { applyTags, readTarget, type Interaction } from '../filters/index.ts';
-import type { CapacityEvent } from './capacity.ts';
+import type { InteractionsRecordedEvent } from './capacity.ts';
 import { GrowableFloat64, GrowableInt32, TargetColumn } from './columns.ts';
 import { authorOf } from './interaction-facts.ts';
 
@@ -159,7 +159,7 @@ export class RecordingIndex {
 
   private apply(e: StoredEvent): void {
     if (e.type !== 'InteractionsRecorded' || !e.stream.startsWith('capacity:')) return;
-    const data = e.data as CapacityEvent['data'];
+    const data = e.data as InteractionsRecordedEvent['data'];
     for (const item of data.items) {
       const author = this.authorCode(item.interaction);
       for (const m of item.matches) {

@@ -85,3 +85,12 @@ describe('task slots: completion', () => {
     expect(taskById(state, id(1))).toMatchObject({ completed: true, result });
   });
 });
+
+describe('task slots: the operator fills the queue (a semantic fault)', () => {
+  it('a filled queue refuses a new task as a full one would, until one task would have finished', () => {
+    const filled: TaskEvent = { type: 'TaskQueueFilled', data: { at: T0, until: T0 + TASK_MS } };
+    spec().given([]).when({ type: 'FillTaskQueue', at: T0 }).then([filled]);
+    spec().given([filled]).when(queue(1, T0 + TASK_MS - 1)).thenThrows(429, /task queue is full/);
+    spec().given([filled]).when(queue(1, T0 + TASK_MS)).then([queued(1, T0 + TASK_MS, T0 + 2 * TASK_MS)]);
+  });
+});

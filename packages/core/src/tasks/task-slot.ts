@@ -48,6 +48,8 @@ export interface TaskSlots {
   byId: Record<string, Record<string, AnalysisTask>>;
   order: string[];
   slots: TaskSlot[];
+  /** Set by the operator's fault: every slot counts as full before this time. */
+  fullUntil?: number;
 }
 
 export type TaskEvent =
@@ -66,7 +68,9 @@ export type TaskEvent =
         at: number;
       }
     >
-  | DomainEvent<'TaskCompleted', { id: string; at: number } & TaskOutcome>;
+  | DomainEvent<'TaskCompleted', { id: string; at: number } & TaskOutcome>
+  /** The operator's semantic fault: the queue answers "full" until a place would free in a full queue. */
+  | DomainEvent<'TaskQueueFilled', { at: number; until: number }>;
 
 /** What a finished task carries: the analysis result, or `null` and why it could not run. */
 export interface TaskOutcome {
@@ -89,7 +93,9 @@ export type TaskCommand =
       at: number;
     }
   /** Records every task finished by `at`, with the results computed for them (see `dueTasks`). */
-  | { type: 'CompleteTasks'; at: number; results: Record<string, TaskOutcome> };
+  | { type: 'CompleteTasks'; at: number; results: Record<string, TaskOutcome> }
+  /** The operator's fault (`/_admin/faults/effects`): full for as long as one task takes. */
+  | { type: 'FillTaskQueue'; at: number };
 
 export const tasksStream = (username: string): string => `tasks:${username}`;
 
@@ -156,12 +162,13 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
         return { type: 'TaskCompleted', data: { id: t.id, at: t.finishAt, result: outcome.result, message: outcome.message } };
       });
     }
+    if (command.type === 'FillTaskQueue') return [{ type: 'TaskQueueFilled', data: { at: command.at, until: command.at + TASK_MS } }];
     if (taskById(state, command.id)) throw new Conflict(`A task with id ${command.id} already exists`);
     oneOf('type', command.taskType, TASK_TYPES);
     if (command.name.trim().length === 0) throw new BadRequest("Missing param 'name'");
     if (command.name.length > TASK_NAME_MAX) throw new BadRequest(`name must be at most ${TASK_NAME_MAX} characters`);
     const { slot, queued } = chooseSlot(state, command.slots, command.at);
-    if (queued >= TASK_QUEUE_LIMIT) throw new TaskQueueFull(Math.max(1, command.slots));
+    if (queued >= TASK_QUEUE_LIMIT || (state.fullUntil ?? 0) > command.at) throw new TaskQueueFull(Math.max(1, command.slots));
     const finishAt = Math.max(command.at, state.slots[slot]?.lastFinish ?? 0) + TASK_MS;
     const { id, service, taskType, name, subscriptionId, parameters, identityId, at } = command;
     return [{ type: 'TaskQueued', data: { id, service, type: taskType, name, subscriptionId, parameters, identityId, slot, finishAt, at } }];
@@ -193,7 +200,7 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
         const slot = slots[d.slot]!;
         slots[d.slot] = { lastFinish: d.finishAt, queue: [...slot.queue, { id: d.id, finishAt: d.finishAt }] };
         const b = bucketOf(d.id);
-        return { byId: { ...s.byId, [b]: { ...s.byId[b], [d.id]: task } }, order: [...s.order, d.id], slots };
+        return { ...s, byId: { ...s.byId, [b]: { ...s.byId[b], [d.id]: task } }, order: [...s.order, d.id], slots };
       }
       case 'TaskCompleted': {
         const d = e.data;
@@ -203,8 +210,10 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
         const slots = s.slots.slice();
         const slot = slots[t.slot]!;
         slots[t.slot] = { lastFinish: slot.lastFinish, queue: slot.queue.filter((q) => q.id !== d.id) };
-        return { byId: { ...s.byId, [b]: { ...s.byId[b], [d.id]: { ...t, completed: true, result: d.result, message: d.message } } }, order: s.order, slots };
+        return { ...s, byId: { ...s.byId, [b]: { ...s.byId[b], [d.id]: { ...t, completed: true, result: d.result, message: d.message } } }, order: s.order, slots };
       }
+      case 'TaskQueueFilled':
+        return { ...s, fullUntil: Math.max(s.fullUntil ?? 0, e.data.until) };
       default:
         return s;
     }
