@@ -71,6 +71,16 @@ describe('the operator reads the console shows', () => {
       ['RecordingStopped', 'stopped', 'insight.stop'],
     ]);
     expect(rec.transitions[0].call.cost).toBe(25);
+
+    const identity = (await (await call('/v1.5/account/identity', 'rec-owner', key, { label: 'shop' })).json()) as { id: string };
+    await admin('POST', '/accounts/rec-owner/deny', { reason: 'checking' });
+    const after = (await admin('GET', '/accounts/rec-owner/resources')).body.resources;
+    expect(after.find((r: { id: string }) => r.id === identity.id)).toMatchObject({
+      kind: 'identities',
+      name: 'shop',
+      state: 'active',
+      transitions: [{ type: 'IdentityCreated', call: { endpoint: 'account.identity.create', cost: 5 } }],
+    });
     expect((await admin('GET', '/accounts/nobody/resources')).status).toBe(404);
   });
 });

@@ -155,6 +155,9 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.selectOption('select[name="type"]', 'RecordingStarted');
     expect(await page.locator('li.event').count()).toBe(1);
     await page.selectOption('select[name="type"]', '');
+    await page.fill('input[name="stream"]', 'recordings:');
+    expect(await page.locator('li.event').evaluateAll((es) => es.map((e) => e.getAttribute('data-type')))).toEqual(['RecordingStarted']);
+    await page.fill('input[name="stream"]', '');
     await page.waitForSelector('li.write:first-child pre');
     await shot('events');
   });
