@@ -1,6 +1,7 @@
 import { createEngine, MemoryEventStore, seededIds } from '@sdp/core';
 import { ManualClock } from '@sdp/clock';
 import { consoleReadRoutes } from '../packages/server/src/console/console-reads.ts';
+import { WriteLog } from '../packages/server/src/console/write-log.ts';
 import { opsPerSecond, type BenchReport } from './lib.ts';
 
 const ACCOUNTS = 100;
@@ -20,7 +21,7 @@ export default async function consoleBench(): Promise<BenchReport> {
     await engine.openAccount({ username });
     for (let c = 0; c < 5; c++) await engine.chargeStream(username, 5);
   }
-  const list = consoleReadRoutes(engine, clock).find((r) => r.method === 'GET' && r.path.join('/') === 'accounts')!;
+  const list = consoleReadRoutes(engine, clock, new WriteLog()).find((r) => r.method === 'GET' && r.path.join('/') === 'accounts')!;
   const views = await opsPerSecond(async () => {
     for (const u of names) await engine.accountView(u);
   }, 1500, 1);

@@ -4,6 +4,7 @@ import { createApiHandler, listen, type RunningServer } from '@sdp/http';
 import { openAccessLog } from './access-log.ts';
 import { createConsoleFiles } from './console/console-files.ts';
 import { consoleReadRoutes } from './console/console-reads.ts';
+import { recordWrites, WriteLog } from './console/write-log.ts';
 import { openAccountsFromFile } from './accounts-file.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
@@ -39,6 +40,8 @@ export interface RunningSdp {
 export async function startServer(settings: ServerSettings, hooks: { onError?: (error: unknown) => void } = {}): Promise<RunningSdp> {
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
   const { store, description } = await openStore(settings.store);
+  const writes = new WriteLog();
+  recordWrites(store, clock, writes);
   let http: RunningServer | undefined;
   let stopFirehoses = async () => {};
   const log = openAccessLog(settings.accessLog);
@@ -55,7 +58,7 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
     if (clock instanceof SystemClock) firehoses.every(FIREHOSE_FEED_MS);
     stopFirehoses = () => firehoses.stop();
     const faults = new FaultInjector();
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, extraRoutes: [...eventRoutes(engine, firehoses), ...faultRoutes(engine, faults), ...consoleReadRoutes(engine, clock)] });
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, extraRoutes: [...eventRoutes(engine, firehoses), ...faultRoutes(engine, faults), ...consoleReadRoutes(engine, clock, writes)] });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,

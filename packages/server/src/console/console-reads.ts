@@ -1,4 +1,5 @@
 import {
+  DomainError,
   UnitOfWork,
   capacityStream,
   dailyAccountLimit,
@@ -15,6 +16,7 @@ import {
 import { jsonResponse } from '@sdp/http';
 import type { OperatorRoute } from '../operator-api.ts';
 import { AccountDirectory } from './account-directory.ts';
+import type { WriteLog } from './write-log.ts';
 import { groupWrites, type CallOfWrite } from './page/writes.js';
 
 /** The resource kinds of an account, each one stream `kind:{username}`. */
@@ -69,7 +71,7 @@ function stateAfter(previous: string, e: StoredEvent): string {
  * The operator calls the console reads: every account with its gauges, and an account's resources with
  * the transitions the log records for each. Mounted beside the operator API, behind the same token.
  */
-export function consoleReadRoutes(engine: Engine, clock: { kind?: string }): OperatorRoute[] {
+export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writes: WriteLog): OperatorRoute[] {
   const directory = new AccountDirectory(engine.store);
 
   // One poll reads every account at one instant and one limiting day.
@@ -116,7 +118,7 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }): Ope
         out.push(r);
       }
     }
-    const calls = await callsAt(engine.store, out.flatMap((r) => r.transitions.map((t) => t.position)));
+    const calls = await callsAt(engine.store, writes, out.flatMap((r) => r.transitions.map((t) => t.position)));
     for (const r of out) for (const t of r.transitions) t.call = calls.get(t.position) ?? null;
     return out;
   }
@@ -134,15 +136,30 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }): Ope
         return jsonResponse(200, { now: uow.now, kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
       },
     },
+    {
+      method: 'GET',
+      path: ['writes'],
+      run: async ({ query }) => {
+        const after = wholeNumber(query.get('after'), 'after') ?? 0;
+        const until = wholeNumber(query.get('until'), 'until');
+        return jsonResponse(200, { writes: writes.between(after, until) });
+      },
+    },
     { method: 'GET', path: ['accounts', '*', 'resources'], run: async ({ params }) => jsonResponse(200, { resources: await resources(params[0]!) }) },
   ];
+}
+
+function wholeNumber(raw: string | null, name: string): number | undefined {
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new DomainError(400, `${name} must be a whole number, 0 or more`);
+  return Number(raw);
 }
 
 /**
  * The call whose write holds each event at the given positions: the log around them is read in as few
  * ranges as the positions allow, and grouped into writes by the same rule as the page's event log.
  */
-async function callsAt(store: EventStore, positions: number[]): Promise<Map<number, Transition['call']>> {
+async function callsAt(store: EventStore, writes: WriteLog, positions: number[]): Promise<Map<number, Transition['call']>> {
   const sorted = [...new Set(positions)].sort((a, b) => a - b);
   const ranges: { from: number; to: number }[] = [];
   for (const p of sorted) {
@@ -153,7 +170,7 @@ async function callsAt(store: EventStore, positions: number[]): Promise<Map<numb
   }
   const calls = new Map<number, Transition['call']>();
   for (const { from, to } of ranges) {
-    for (const write of groupWrites(await store.readAll(from, to - from))) {
+    for (const write of groupWrites(await store.readAll(from, to - from), writes.between(from, to))) {
       const call = write.call ? { ...write.call, position: write.events[0]!.position } : null;
       for (const e of write.events) calls.set(e.position, call);
     }

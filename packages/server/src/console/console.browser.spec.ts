@@ -27,6 +27,7 @@ let sdp: RunningSdp;
 let browser: Browser;
 let page: Page;
 let apiKey = '';
+let recordingId = '';
 const requestsElsewhere: string[] = [];
 
 async function shot(name: string): Promise<void> {
@@ -90,7 +91,6 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.click('text=Advance to next reset');
     await page.waitForSelector('.due >> text=console-dev: general allowance refilled to 200');
     expect(await page.textContent('.now time')).toBe('2026-03-02T09:05:00Z');
-    await shot('clock');
     await page.keyboard.press('Alt+A');
     await page.waitForSelector(gauge(200));
   });
@@ -110,7 +110,9 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
 
   it("shows an account's resources with the calls that moved them", async () => {
     const compiled = (await (await call('/v1.5/insight/facebook/compile', { csdl: 'fb.content contains "coffee"' })).json()) as { hash: string };
-    expect((await call('/v1.5/insight/facebook/start', { hash: compiled.hash, name: 'coffee talk' })).status).toBe(200);
+    const started = await call('/v1.5/insight/facebook/start', { hash: compiled.hash, name: 'coffee talk' });
+    expect(started.status).toBe(200);
+    recordingId = ((await started.json()) as { id: string }).id;
     await page.click('tr[data-account="console-dev"] th button');
     await page.waitForSelector('#resources-h');
     const row = '.kind[data-kind="recordings"] tr[data-resource]';
@@ -119,6 +121,28 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.click(`${row} summary`);
     expect(await page.textContent(`${row} ol.transitions`)).toContain('RecordingStarted → running by insight.start (cost 25');
     await shot('resources');
+  });
+
+  it('shows the task queue, and the tasks a clock advance finished', async () => {
+    const task = {
+      subscription_id: recordingId,
+      name: 'ages',
+      type: 'analysis',
+      parameters: { parameters: { analysis_type: 'freqDist', parameters: { target: 'fb.author.age', threshold: 5 } } },
+    };
+    for (let i = 0; i < 2; i++) {
+      const r = await fetch(`${sdp.url}/v1.5/insight/facebook/task`, { method: 'POST', headers: { authorization: `console-dev:${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(task) });
+      expect(r.status).toBe(202);
+    }
+    await view('accounts');
+    await page.waitForSelector('tr[data-account="console-dev"] [data-slot="0"] >> text=2 queued');
+    await view('clock');
+    await page.click('text=+1 hour');
+    await page.waitForSelector('.due h3 >> text=Moved one hour');
+    expect(await page.locator('.due li', { hasText: 'console-dev: a task on slot 0 finished' }).count()).toBe(2);
+    await shot('clock');
+    await view('accounts');
+    await page.waitForSelector('tr[data-account="console-dev"] [data-slot="0"] >> text=0 queued');
   });
 
   it('adds a 503 fault: the next call fails and the rule counts down', async () => {
@@ -145,11 +169,14 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     expect((await call('/v1.5/balance')).status).toBe(200);
     const newest = page.locator('li.write').first();
     await page.waitForSelector('li.write:first-child .call >> text=call core.balance charged 25');
+    console.log(await page.locator('li.write').evaluateAll((ws) => ws.map((w) => w.querySelector('.write-head')!.textContent + ' :: ' + [...w.querySelectorAll('li.event')].map((e) => e.getAttribute('data-type')).join(','))));
+    // The call also recorded the two tasks the clock had finished: one write, the charge first.
+    expect(await newest.locator('li.event').evaluateAll((es) => es.map((e) => e.getAttribute('data-type')))).toEqual(['CreditsCharged', 'TaskCompleted', 'TaskCompleted']);
     expect(await page.locator('li.write').evaluateAll((ws) => ws.every((w) => w.getAttribute('data-account') === 'console-dev'))).toBe(true);
     await newest.locator('li.event[data-type="CreditsCharged"] summary').click();
     expect(JSON.parse((await newest.locator('pre').textContent())!)).toMatchObject({ endpoint: 'core.balance', lines: [{ key: 'general', cost: 25 }] });
     // The start's charge and the recording it started are one write.
-    const start = page.locator('li.write', { hasText: 'insight.start' });
+    const start = page.locator('li.write', { has: page.locator('.call', { hasText: 'call insight.start ' }) });
     expect(await start.locator('.atomic').textContent()).toBe('one atomic write · 2 events');
     expect(await start.locator('li.event').evaluateAll((es) => es.map((e) => e.getAttribute('data-type')))).toEqual(['CreditsCharged', 'RecordingStarted']);
     await page.selectOption('select[name="type"]', 'RecordingStarted');

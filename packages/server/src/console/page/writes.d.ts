@@ -16,7 +16,9 @@ export interface Write<E extends LoggedEvent = LoggedEvent> {
   account: string | null;
   time: number;
   call: CallOfWrite | null;
+  /** True when the server recorded this write as it made it; false when read from the envelope. */
+  recorded: boolean;
 }
 export function ownerOf(stream: string): string | null;
 export function callOf(first: LoggedEvent): CallOfWrite | null;
-export function groupWrites<E extends LoggedEvent>(events: E[]): Write<E>[];
+export function groupWrites<E extends LoggedEvent>(events: E[], known?: readonly (readonly [number, number])[]): Write<E>[];

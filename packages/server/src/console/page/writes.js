@@ -18,7 +18,7 @@ export function ownerOf(stream) {
   return kind === 'capacity' ? rest.replace(/:\d{4}-\d{2}-\d{2}$/, '') : rest;
 }
 
-const OWNED = new Set(['account', 'credits', 'recordings', 'historics', 'previews', 'push', 'sources', 'identities', 'tasks', 'firehose', 'capacity']);
+const OWNED = new Set(['account', 'credits', 'recordings', 'historics', 'previews', 'push', 'sources', 'identities', 'tasks', 'firehose', 'capacity', 'idempotency']);
 
 const alone = (e) => e.stream.startsWith('account:');
 
@@ -30,27 +30,43 @@ export function callOf(first) {
   return { endpoint: String(first.data?.endpoint ?? '?'), cost: account ? Number(account.cost) : 0, allowance: account ? String(account.key) : null };
 }
 
-/** Groups events given in global order into writes, each `{ events, account, time, call }`. */
-export function groupWrites(events) {
+/**
+ * Groups events given in global order into writes, each `{ events, account, time, call, recorded }`.
+ * `known` holds `[first, last]` position ranges of writes the server recorded as it made them; those are
+ * taken as they are (`recorded: true`), the rest read from the envelope by the rule above.
+ */
+export function groupWrites(events, known = []) {
+  const recordedAt = new Map();
+  if (events.length > 0) {
+    const lo = events[0].position;
+    const hi = events[events.length - 1].position;
+    for (const range of known) {
+      for (let p = Math.max(range[0], lo); p <= Math.min(range[1], hi); p++) recordedAt.set(p, range);
+    }
+  }
   const writes = [];
   let current = null;
   for (const e of events) {
     const owner = ownerOf(e.stream);
+    const range = recordedAt.get(e.position);
     const joins =
       current !== null &&
       e.position === current.last + 1 &&
-      e.time === current.time &&
-      e.type !== 'CreditsCharged' &&
-      !current.alone &&
-      !alone(e) &&
-      (owner === null || current.account === null || owner === current.account);
+      (range !== undefined
+        ? current.range === range
+        : current.range === undefined &&
+          e.time === current.time &&
+          e.type !== 'CreditsCharged' &&
+          !current.alone &&
+          !alone(e) &&
+          (owner === null || current.account === null || owner === current.account));
     if (!joins) {
-      current = { events: [], account: owner, time: e.time, call: callOf(e), last: e.position, alone: alone(e) };
+      current = { events: [], account: owner, time: e.time, call: callOf(e), recorded: range !== undefined, last: e.position, alone: alone(e), range };
       writes.push(current);
     }
     current.events.push(e);
     current.last = e.position;
     if (current.account === null) current.account = owner;
   }
-  return writes.map(({ last, alone, ...w }) => w);
+  return writes.map(({ last, alone, range, ...w }) => w);
 }

@@ -37,6 +37,30 @@ describe('which events were one atomic write', () => {
     expect(writes.map((w) => w.events.map((e) => e.position))).toEqual([[1], [2], [3], [4], [5]]);
   });
 
+  it('takes the writes the server recorded as they are, and reads the rest from the envelope', () => {
+    const events = [
+      charge(1, 'u', 'insight.start', 25),
+      ev(2, 'recordings:u', 'RecordingStarted'),
+      ev(3, 'tasks:u', 'TaskQueued'),
+      ev(4, 'tasks:u', 'TaskQueued'),
+      ev(5, 'tasks:u', 'TaskQueued'),
+    ];
+    // Uncharged task writes at one instant look like part of the call before them...
+    expect(groupWrites(events).map((w) => w.events.length)).toEqual([5]);
+    // ...until the recorded ranges say otherwise; a window starting inside a write still holds it whole.
+    const writes = groupWrites(events, [[1, 2], [3, 3], [4, 4]]);
+    expect(writes.map((w) => [w.events.map((e) => e.position), w.recorded])).toEqual([
+      [[1, 2], true],
+      [[3], true],
+      [[4], true],
+      [[5], false],
+    ]);
+    expect(groupWrites(events.slice(1), [[1, 2]]).map((w) => [w.events.map((e) => e.position), w.call])).toEqual([
+      [[2], null],
+      [[3, 4, 5], null],
+    ]);
+  });
+
   it('names the owner of capacity streams without their day', () => {
     expect(ownerOf('capacity:ann:2026-03-02')).toBe('ann');
     expect(ownerOf('filter:abc')).toBeNull();
@@ -50,9 +74,12 @@ describe('which events were one atomic write', () => {
       gap: fc.boolean(),
     });
     fc.assert(
-      fc.property(fc.array(event, { maxLength: 40 }), (specs) => {
+      fc.property(fc.array(event, { maxLength: 40 }), fc.array(fc.integer({ min: 1, max: 4 }), { maxLength: 20 }), (specs, sizes) => {
         let position = 0;
         const events = specs.map((s) => ev((position += s.gap ? 2 : 1), s.stream, s.stream.startsWith('credits:') ? 'CreditsCharged' : 'Something', s.time));
+        let next = 1;
+        const known = sizes.map((n): [number, number] => [next, (next += n) - 1]);
+        expect(groupWrites(events, known).flatMap((w) => w.events)).toEqual(events);
         const writes = groupWrites(events);
         expect(writes.flatMap((w) => w.events)).toEqual(events);
         for (const w of writes) {
