@@ -17,3 +17,4 @@ export * from './firehose/index.ts';
 export * from './usage/index.ts';
 // ---- issue 13: the stand-in's toolbox ----
 export * from './faults/semantic-faults.ts';
+export * from './idempotency/index.ts';

@@ -18,12 +18,20 @@ export interface HttpOptions {
   onError?: (error: unknown) => void;
   /** Adds `X-DataSift-Request-Id` (32 hex) to every API answer. Default true. */
   requestIds?: boolean;
+  /**
+   * Which rate-limit fields answers carry: the five `X-RateLimit-*` (`x`, the default), the IETF httpapi
+   * draft's `RateLimit-Policy` and `RateLimit` (`ietf`), or both, with the same figures.
+   */
+  rateLimitHeaders?: RateLimitHeaders;
   /** Injected faults (the operator's `/_admin/faults`): asked before the engine, so a fault charges nothing. */
   faults?: (target: { username: string | null; endpoint: string }) => Promise<InjectedFault | undefined> | undefined;
 }
 
 /** What an injected fault does instead of the call: answer a 5xx, or drop the connection. */
 export type InjectedFault = { kind: 'answer'; status: number; retryAfter: number | null } | { kind: 'drop' };
+
+export type RateLimitHeaders = 'x' | 'ietf' | 'both';
+export const RATE_LIMIT_HEADER_STYLES: readonly RateLimitHeaders[] = ['x', 'ietf', 'both'];
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -44,6 +52,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const mounts = new Map(Object.entries(options.mounts ?? {}));
   const requestIds = options.requestIds ?? true;
+  const rateStyle = options.rateLimitHeaders ?? 'x';
   // Routing is a pure function of method and path; most traffic repeats a few paths.
   const routeCache = new Map<string, Route>();
   const routeOf = (method: string, path: string): Route => {
@@ -112,9 +121,11 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       if (fault) return { response: faultResponse(fault, base), username: null, cost: null };
     }
     const call: ApiCall = { version: r.version, endpoint: r.endpoint.id, credentials, params, mediaType, ...(rawBody !== undefined ? { body: rawBody } : {}) };
+    const idempotencyKey = req.header('idempotency-key');
+    if (idempotencyKey !== undefined && (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE')) call.idempotencyKey = idempotencyKey;
     const answer = await engine.call(call);
     return {
-      response: encode(answer, r.version, base, r.head),
+      response: encode(answer, r.version, base, r.head, rateStyle, r.endpoint.allowance === 'analyze' ? 'analyze' : 'general'),
       username: credentials && answer.status !== 401 ? credentials.username : null,
       cost: answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null,
     };
@@ -167,9 +178,14 @@ function baseHeaders(version: VersionId, requestId: boolean): Record<string, str
  * to `headers` in place. `x-datasift-*` names go out lowercase: one client matches them only in that
  * exact case (wire-facts §1.5).
  */
-export function encode(answer: CallAnswer, version: VersionId, headers: Record<string, string>, head = false): WireResponse {
+export function encode(answer: CallAnswer, version: VersionId, headers: Record<string, string>, head = false, style: RateLimitHeaders = 'x', policy = 'general'): WireResponse {
   const rate = answer.rate;
-  if (rate) {
+  if (rate && style !== 'x') {
+    // IETF httpapi draft: the quota and its window (one hour) as a policy; what remains and the seconds until it resets.
+    headers['RateLimit-Policy'] = `"${policy}";q=${rate.limit};w=3600`;
+    headers.RateLimit = `"${policy}";r=${rate.remaining};t=${rate.resetTtl}`;
+  }
+  if (rate && style !== 'ietf') {
     headers['X-RateLimit-Limit'] = String(rate.limit);
     headers['X-RateLimit-Remaining'] = String(rate.remaining);
     headers['X-RateLimit-Cost'] = String(rate.cost);

@@ -63,6 +63,7 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
       product: settings.product,
       bodyLimit: settings.bodyLimit,
       mounts: { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) },
+      ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: (e) => log.write(e) } : {}),
       onError,

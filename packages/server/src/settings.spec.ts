@@ -23,3 +23,12 @@ describe('readSettings (server.md flags and variables)', () => {
     }
   });
 });
+
+describe('--rate-limit-headers (issue 13)', () => {
+  it('reads the flag and SDP_RATE_LIMIT_HEADERS, and refuses other values', () => {
+    expect(readSettings(['--rate-limit-headers', 'ietf']).rateLimitHeaders).toBe('ietf');
+    expect(readSettings([], { SDP_RATE_LIMIT_HEADERS: 'both' }).rateLimitHeaders).toBe('both');
+    expect(readSettings([]).rateLimitHeaders ?? 'x').toBe('x');
+    expect(() => readSettings(['--rate-limit-headers=draft'])).toThrow(/x, ietf or both/);
+  });
+});

@@ -1,4 +1,5 @@
 import type { LimitingDayMode } from '@sdp/core';
+import type { RateLimitHeaders } from '@sdp/http';
 
 /** Every setting of `sdp serve` (server.md): each a flag, each also readable from an environment variable. */
 export interface ServerSettings {
@@ -17,6 +18,8 @@ export interface ServerSettings {
   bodyLimit: number;
   /** `stdout`, `off`, or a file the access log is appended to. */
   accessLog: string;
+  /** `x` (the five X-RateLimit-* fields), `ietf` (RateLimit-Policy and RateLimit), or `both`. */
+  rateLimitHeaders?: RateLimitHeaders;
 }
 
 export class SettingsError extends Error {}
@@ -86,6 +89,14 @@ const SETTINGS: Setting[] = [
   },
   { flag: 'body-limit', env: 'SDP_BODY_LIMIT', read: (v, s) => void (s.bodyLimit = wholeNumber('--body-limit', v, 1024, 1024 ** 3)) },
   { flag: 'access-log', env: 'SDP_ACCESS_LOG', read: (v, s) => void (s.accessLog = v) },
+  {
+    flag: 'rate-limit-headers',
+    env: 'SDP_RATE_LIMIT_HEADERS',
+    read: (v, s) => {
+      if (v !== 'x' && v !== 'ietf' && v !== 'both') throw new SettingsError(`--rate-limit-headers must be x, ietf or both, not "${v}"`);
+      s.rateLimitHeaders = v;
+    },
+  },
 ];
 
 export function defaultSettings(): ServerSettings {

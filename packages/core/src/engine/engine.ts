@@ -14,6 +14,7 @@ import { DEFAULT_PACKAGE, readPackageFields, type AccountPackage } from '../acco
 import { endpointById, type Endpoint } from '../catalogue/endpoints.ts';
 import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { AccountLanes } from './account-lanes.ts';
+import { callFingerprint, heldAt, idempotencyDecider, idempotencyStream, IDEMPOTENCY_KEY_MAX, replayOf } from '../idempotency/idempotency-keys.ts';
 import { AggregateLoader } from './aggregates.ts';
 import { DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
 import type { EventStore } from './event-store.ts';
@@ -68,6 +69,8 @@ export class Engine {
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
   private readonly digests = new ApiKeyDigests();
   private readonly lanes = new AccountLanes();
+  /** Idempotent calls in flight in this process (username, key and idempotency key): a repeat answers 409. */
+  private readonly keyedCalls = new Set<string>();
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -98,6 +101,15 @@ export class Engine {
       return { status: 404, body: { error: `No endpoint ${call.endpoint}` } };
     }
     const lane = call.credentials?.username;
+    let keyed: string | undefined;
+    if (call.idempotencyKey !== undefined && call.credentials) {
+      const key = call.idempotencyKey;
+      if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX) return { status: 400, body: { error: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters` } };
+      // The API key is part of the mark, so only the key's holder learns that a call is running.
+      keyed = `${call.credentials.username}\n${call.credentials.apiKey}\n${key}`;
+      if (this.keyedCalls.has(keyed)) return { status: 409, body: { error: `A call with Idempotency-Key ${key} is still running; retry when it has answered` } };
+      this.keyedCalls.add(keyed);
+    }
     if (lane !== undefined) {
       const turn = this.lanes.enter(lane);
       if (turn) await turn;
@@ -117,6 +129,7 @@ export class Engine {
       }
     } finally {
       if (lane !== undefined) this.lanes.leave(lane);
+      if (keyed !== undefined) this.keyedCalls.delete(keyed);
     }
   }
 
@@ -153,6 +166,18 @@ export class Engine {
     const reported = reportedLine(account, endpoint);
     if (account.denied) {
       return errorAnswer(new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`), figuresBefore(credits, reported, endpoint, now));
+    }
+
+    // An idempotent repeat: the recorded answer, before anything is charged again.
+    const idempotencyKey = call.idempotencyKey;
+    let fingerprint: string | undefined;
+    if (idempotencyKey !== undefined) {
+      fingerprint = callFingerprint(call);
+      const held = heldAt(await uow.load(idempotencyDecider, idempotencyStream(account.username)), idempotencyKey, now);
+      if (held && held.fingerprint !== fingerprint) {
+        return errorAnswer(new DomainError(422, `Idempotency-Key ${idempotencyKey} was used with other parameters; use a new key for a new call`), figuresBefore(credits, reported, endpoint, now));
+      }
+      if (held) return replayOf(held);
     }
 
     // 6. The allowance
@@ -195,6 +220,9 @@ export class Engine {
       if (error.status >= 500) return errorAnswer(error, figuresBefore(credits, reported, endpoint, now));
       uow.rollbackTo(savepoint);
       answer = errorAnswer(error, rate, call.version);
+    }
+    if (idempotencyKey !== undefined) {
+      uow.executeLoaded(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer });
     }
     const appends = uow.appends();
     if (appends.length > 0) {

@@ -19,6 +19,8 @@ export interface ApiCall {
   mediaType?: string | undefined;
   /** The raw body, for endpoints that take one as it is (ingestion). */
   body?: string | undefined;
+  /** `Idempotency-Key` of a POST, PUT or DELETE: executed and charged once per account and key. */
+  idempotencyKey?: string | undefined;
 }
 
 /**
