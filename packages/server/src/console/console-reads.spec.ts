@@ -85,6 +85,18 @@ describe('the operator reads the console shows', () => {
   });
 });
 
+describe('the writes this server recorded', () => {
+  it("answers each write's position range, the call's charge and effect as one", async () => {
+    await admin('POST', '/reset');
+    const key = (await admin('POST', '/accounts', { username: 'writer' })).body.api_key;
+    expect((await call('/v1.5/insight/facebook/compile', 'writer', key, { csdl: 'fb.content contains "tea"' })).status).toBe(200);
+    expect((await admin('GET', '/writes')).body).toEqual({ writes: [[1, 1], [2, 3]] });
+    expect((await admin('GET', '/writes?after=1')).body).toEqual({ writes: [[2, 3]] });
+    expect((await admin('GET', '/writes?after=0&until=1')).body).toEqual({ writes: [[1, 1]] });
+    expect((await admin('GET', '/writes?after=-1')).status).toBe(400);
+  });
+});
+
 describe('the console without a token', () => {
   it('answers 404 at every console path, as the operator API does', async () => {
     const bare = await startServer(settings({ adminToken: undefined }));

@@ -166,15 +166,16 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.selectOption('select[name="account"]', 'console-dev');
     await page.waitForSelector('li.write[data-account="console-dev"] >> text=insight.start');
     // Following live: a call made while the page is open arrives at the top.
-    expect((await call('/v1.5/balance')).status).toBe(200);
+    const listed = await fetch(`${sdp.url}/v1.5/insight/facebook/task/analysis`, { headers: { authorization: `console-dev:${apiKey}` } });
+    expect(listed.status).toBe(200);
     const newest = page.locator('li.write').first();
-    await page.waitForSelector('li.write:first-child .call >> text=call core.balance charged 25');
-    console.log(await page.locator('li.write').evaluateAll((ws) => ws.map((w) => w.querySelector('.write-head')!.textContent + ' :: ' + [...w.querySelectorAll('li.event')].map((e) => e.getAttribute('data-type')).join(','))));
+    await page.waitForSelector('li.write:first-child .call >> text=call tasks.list charged 5');
     // The call also recorded the two tasks the clock had finished: one write, the charge first.
+    await page.waitForSelector('li.write:first-child .atomic >> text=one atomic write · 3 events');
     expect(await newest.locator('li.event').evaluateAll((es) => es.map((e) => e.getAttribute('data-type')))).toEqual(['CreditsCharged', 'TaskCompleted', 'TaskCompleted']);
     expect(await page.locator('li.write').evaluateAll((ws) => ws.every((w) => w.getAttribute('data-account') === 'console-dev'))).toBe(true);
     await newest.locator('li.event[data-type="CreditsCharged"] summary').click();
-    expect(JSON.parse((await newest.locator('pre').textContent())!)).toMatchObject({ endpoint: 'core.balance', lines: [{ key: 'general', cost: 25 }] });
+    expect(JSON.parse((await newest.locator('li.event[data-type="CreditsCharged"] pre').textContent())!)).toMatchObject({ endpoint: 'tasks.list', lines: [{ key: 'general', cost: 5 }] });
     // The start's charge and the recording it started are one write.
     const start = page.locator('li.write', { has: page.locator('.call', { hasText: 'call insight.start ' }) });
     expect(await start.locator('.atomic').textContent()).toBe('one atomic write · 2 events');
@@ -185,7 +186,7 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.fill('input[name="stream"]', 'recordings:');
     expect(await page.locator('li.event').evaluateAll((es) => es.map((e) => e.getAttribute('data-type')))).toEqual(['RecordingStarted']);
     await page.fill('input[name="stream"]', '');
-    await page.waitForSelector('li.write:first-child pre');
+    await page.waitForSelector('li.write:first-child li.event[data-type="CreditsCharged"] pre');
     await shot('events');
   });
 

@@ -111,6 +111,7 @@ function CreateAccount({ onCreated, onError }) {
       setOpened(await admin('POST', '/accounts', body));
       setUsername('');
       setApiKey('');
+      setCredits('');
       onCreated();
     });
   };
@@ -186,6 +187,16 @@ const KEPT = 5000;
 
 export function EventLogView({ snapshot, onError }) {
   const [events, setEvents] = useState([]);
+  // Writes the server recorded as it made them, by first position: grouped exactly, not from the envelope.
+  const [known, setKnown] = useState(() => new Map());
+  const learnWrites = (after, until) =>
+    admin('GET', `/writes?after=${after}${until === undefined ? '' : `&until=${until}`}`).then((r) =>
+      setKnown((held) => {
+        const next = new Map(held);
+        for (const w of r.writes) next.set(w[0], w);
+        return next;
+      }),
+    );
   const [from, setFrom] = useState(null);
   const [missing, setMissing] = useState(false);
   const [follow, setFollow] = useState(true);
@@ -197,7 +208,9 @@ export function EventLogView({ snapshot, onError }) {
   useEffect(() => {
     if (head === undefined || from !== null) return;
     const start = Math.max(0, head - PAGE);
-    eventsAfter(start, PAGE).then((es) => { setFrom(start); setEvents(es); }, (e) => (e.status === 404 ? setMissing(true) : onError(e.message)));
+    eventsAfter(start, PAGE)
+      .then(async (es) => { await learnWrites(start); setFrom(start); setEvents(es); })
+      .catch((e) => (e.status === 404 ? setMissing(true) : onError(e.message)));
   }, [head, from]);
   useEffect(() => {
     if (!follow || from === null) return;
@@ -205,10 +218,12 @@ export function EventLogView({ snapshot, onError }) {
       // Read from the last event held: if it is no longer there (a reset emptied the log), start over.
       const lastEvent = events[events.length - 1];
       const after = lastEvent ? lastEvent.position - 1 : from;
-      eventsAfter(after, PAGE + 1).then((es) => {
-        if (lastEvent && es[0]?.id !== lastEvent.id) { setFrom(null); setEvents([]); return; }
+      eventsAfter(after, PAGE + 1).then(async (es) => {
+        if (lastEvent && es[0]?.id !== lastEvent.id) { setFrom(null); setEvents([]); setKnown(new Map()); return; }
         const fresh = lastEvent ? es.slice(1) : es;
         if (fresh.length === 0) return;
+        // A little behind the new events too: a write is recorded just after its events become readable.
+        await learnWrites(Math.max(0, after - 50));
         setEvents((held) => {
           const all = [...held, ...fresh];
           if (all.length <= KEPT) return all;
@@ -222,12 +237,14 @@ export function EventLogView({ snapshot, onError }) {
 
   const older = () => {
     const start = Math.max(0, from - PAGE);
-    eventsAfter(start, from - start).then((es) => { setFrom(start); setEvents((now) => [...es, ...now]); }, (e) => onError(e.message));
+    eventsAfter(start, from - start)
+      .then(async (es) => { await learnWrites(start, from); setFrom(start); setEvents((now) => [...es, ...now]); })
+      .catch((e) => onError(e.message));
   };
 
   if (missing) return html`<section><h2>Event log</h2><p class="notice">This server has no event export (<code>GET /_admin/events</code>).</p></section>`;
   const matches = (e) => (!filter.stream || e.stream.includes(filter.stream)) && (!filter.type || e.type === filter.type);
-  const writes = groupWrites(events)
+  const writes = groupWrites(events, [...known.values()])
     .filter((w) => !filter.account || w.account === filter.account)
     .filter((w) => w.events.some(matches))
     .reverse();
@@ -251,7 +268,7 @@ export function EventLogView({ snapshot, onError }) {
             <time>${iso(w.time)}</time>
             <span>${w.account ?? '(no account)'}</span>
             ${w.call ? html`<span class="call">call <code>${w.call.endpoint}</code> charged ${w.call.cost}</span>` : html`<span class="call">no charge</span>`}
-            ${w.events.length > 1 && html`<span class="atomic" title="these events were appended together: the charge and the effects commit or fail as one">one atomic write · ${w.events.length} events</span>`}
+            ${w.events.length > 1 && html`<span class="atomic" title=${w.recorded ? 'appended together, as this server recorded it: the charge and the effects committed as one' : 'appended together, as read from the events (time, positions, account): the charge and the effects committed as one'}>one atomic write · ${w.events.length} events</span>`}
           </div>
           <ul>${w.events.filter(matches).map((e) => html`<li class="event" data-type=${e.type}><details><summary><strong>${e.type}</strong> <code>${e.stream}</code> v${e.version} <span class="pos">#${e.position}</span></summary><pre>${JSON.stringify(e.data, null, 2)}</pre></details></li>`)}</ul>
         </li>`,
