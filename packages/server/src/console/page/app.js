@@ -58,7 +58,8 @@ function Console({ onLocked }) {
   useEffect(() => {
     refresh();
     const poll = setInterval(async () => {
-      if (polling.current) return;
+      // A tab in the background asks nothing of the server; it catches up when shown again.
+      if (polling.current || document.hidden) return;
       polling.current = true;
       await refresh();
       polling.current = false;

@@ -215,6 +215,7 @@ export function EventLogView({ snapshot, onError }) {
   useEffect(() => {
     if (!follow || from === null) return;
     const timer = setInterval(() => {
+      if (document.hidden) return;
       // Read from the last event held: if it is no longer there (a reset emptied the log), start over.
       const lastEvent = events[events.length - 1];
       const after = lastEvent ? lastEvent.position - 1 : from;
@@ -350,7 +351,7 @@ export function FaultsView({ onError }) {
   const load = () => admin('GET', '/faults').then((r) => setFaults(r.faults), (e) => (e.status === 404 ? setMissing(true) : onError(e.message)));
   useEffect(() => {
     load();
-    const timer = setInterval(load, 1000);
+    const timer = setInterval(() => document.hidden || load(), 1000);
     return () => clearInterval(timer);
   }, []);
   if (missing) return html`<section><h2>Faults</h2><p class="notice">This server has no fault rules (<code>/_admin/faults</code>).</p></section>`;
