@@ -29,6 +29,7 @@ let page: Page;
 let apiKey = '';
 let recordingId = '';
 const requestsElsewhere: string[] = [];
+const pageErrors: string[] = [];
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(REPORTS, `${name}.png`) });
@@ -48,6 +49,10 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     sdp = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: T0, adminToken: TOKEN, accessLog: 'off' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(m.text());
+    });
     page.on('request', (r) => {
       if (!r.url().startsWith(sdp.url)) requestsElsewhere.push(r.url());
     });
@@ -190,7 +195,8 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await shot('events');
   });
 
-  it('sent no request anywhere but this server', () => {
+  it('sent no request anywhere but this server, and logged no error', () => {
     expect(requestsElsewhere).toEqual([]);
+    expect(pageErrors.filter((e) => !/status of 401/.test(e))).toEqual([]);
   });
 });
