@@ -73,13 +73,18 @@ describe('the operator reads the console shows', () => {
     expect(rec.transitions[0].call.cost).toBe(25);
 
     const identity = (await (await call('/v1.5/account/identity', 'rec-owner', key, { label: 'shop' })).json()) as { id: string };
+    const token = await call(`/v1.5/account/identity/${identity.id}/token`, 'rec-owner', key, { service: 'facebook', token: 'a-token' });
+    expect(token.status).toBe(201);
     await admin('POST', '/accounts/rec-owner/deny', { reason: 'checking' });
     const after = (await admin('GET', '/accounts/rec-owner/resources')).body.resources;
     expect(after.find((r: { id: string }) => r.id === identity.id)).toMatchObject({
       kind: 'identities',
       name: 'shop',
       state: 'active',
-      transitions: [{ type: 'IdentityCreated', call: { endpoint: 'account.identity.create', cost: 5 } }],
+      transitions: [
+        { type: 'IdentityCreated', state: 'active', call: { endpoint: 'account.identity.create', cost: 5 } },
+        { type: 'IdentityTokenCreated', state: 'active', call: { endpoint: 'account.identity.token.create' } },
+      ],
     });
     expect((await admin('GET', '/accounts/nobody/resources')).status).toBe(404);
   });

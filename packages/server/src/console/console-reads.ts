@@ -48,7 +48,6 @@ const TRANSITIONS_KEPT = 50;
 
 // The state word an event leaves its resource in, when its data carries no `status`.
 const STATE_OF_VERB: Record<string, string> = {
-  Created: 'created',
   Prepared: 'init',
   Started: 'running',
   Restarted: 'running',
@@ -60,10 +59,19 @@ const STATE_OF_VERB: Record<string, string> = {
   Deleted: 'deleted',
 };
 
-function stateAfter(previous: string, e: StoredEvent): string {
-  const data = e.data as { status?: unknown };
-  if (typeof data?.status === 'string') return data.status;
+// What a resource is when created, where its created event carries no status.
+const CREATED_AS: Partial<Record<ResourceKind, string>> = { sources: 'stopped', previews: 'queued' };
+
+/**
+ * The state an event leaves its resource in. Only events about the resource itself (keyed `id`) move
+ * it; an identity's tokens and limits (keyed `identityId`) come and go without changing the identity.
+ */
+function stateAfter(kind: ResourceKind, previous: string, e: StoredEvent): string {
+  const data = e.data as { id?: unknown; status?: unknown };
+  if (typeof data.id !== 'string') return previous;
+  if (typeof data.status === 'string') return data.status;
   const verb = /([A-Z][a-z]+)$/.exec(e.type)?.[1];
+  if (verb === 'Created') return CREATED_AS[kind] ?? 'created';
   return (verb && STATE_OF_VERB[verb]) ?? previous;
 }
 
@@ -110,7 +118,7 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writ
         if (!r) byId.set(id, (r = { kind, id, name: null, state: 'created', transitions: [] }));
         const name = typeof data.name === 'string' ? data.name : typeof data.label === 'string' && data.identityId === undefined ? data.label : undefined;
         if (name !== undefined) r.name = name;
-        r.state = stateAfter(r.state, e);
+        r.state = stateAfter(kind, r.state, e);
         r.transitions.push({ position: e.position, time: e.time, type: e.type, state: r.state, call: null });
       }
       for (const r of byId.values()) {
@@ -169,8 +177,11 @@ async function callsAt(store: EventStore, writes: WriteLog, positions: number[])
     else ranges.push({ from, to: p });
   }
   const calls = new Map<number, Transition['call']>();
-  for (const { from, to } of ranges) {
-    for (const write of groupWrites(await store.readAll(from, to - from), writes.between(from, to))) {
+  for (const range of ranges) {
+    // A recorded write that began before the range is read whole, so its charge is seen.
+    const known = writes.between(range.from, range.to);
+    const from = known.length > 0 ? Math.min(range.from, known[0]![0] - 1) : range.from;
+    for (const write of groupWrites(await store.readAll(from, range.to - from), known)) {
       const call = write.call ? { ...write.call, position: write.events[0]!.position } : null;
       for (const e of write.events) calls.set(e.position, call);
     }
