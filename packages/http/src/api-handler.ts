@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { CURRENT_VERSION, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
+import { CURRENT_VERSION, VERSIONS, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { readCredentials } from './credentials.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
+import { openApiDocument } from './openapi.ts';
 import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 export interface HttpOptions {
@@ -65,7 +66,23 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
     return r;
   };
 
+  // The OpenAPI documents (server.md, Toolbox): built from the catalogue once per version, on first ask.
+  const documents = new Map<VersionId, string>();
+  const openApi = (path: string): WireResponse | undefined => {
+    const m = /^\/(?:(v[^/]*)\/)?openapi\.json$/.exec(path);
+    if (!m) return undefined;
+    const version = m[1] === undefined ? CURRENT_VERSION : parseVersionPrefix(m[1]);
+    if (version === null || !VERSIONS.some((v) => v.id === version)) return errorResponse(404, `No API version ${m[1]!.slice(1)}; versions are 1.0 to ${CURRENT_VERSION}`, { 'X-API-Version': CURRENT_VERSION });
+    let text = documents.get(version);
+    if (text === undefined) documents.set(version, (text = JSON.stringify(openApiDocument(version, { product }))));
+    return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' }, body: text };
+  };
+
   async function serve(req: WireRequest, path: string, query: string): Promise<Served> {
+    if ((req.method === 'GET' || req.method === 'HEAD') && path.endsWith('/openapi.json')) {
+      const document = openApi(path);
+      if (document) return { response: document, username: null, cost: null };
+    }
     const first = segmentsOf(path)[0];
     const mount = first !== undefined ? mounts.get(first) : undefined;
     if (mount) {

@@ -6,3 +6,5 @@ export * from './api-handler.ts';
 export * from './node-listener.ts';
 export * from './fetch-handler.ts';
 export * from './sample-paths.ts';
+// ---- issue 13: the stand-in's toolbox ----
+export * from './openapi.ts';

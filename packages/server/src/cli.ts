@@ -67,6 +67,7 @@ export async function main(argv: string[]): Promise<void> {
     if (command === 'serve') await serve(rest);
     else if (command === 'sim') await sim(rest);
     else if (command === 'export') process.exitCode = await (await import('./commands/export-events.ts')).exportCommand(rest);
+    else if (command === 'openapi') process.exitCode = (await import('./commands/openapi.ts')).openApiCommand(rest);
     else if (command === 'import') process.exitCode = await (await import('./commands/import-events.ts')).importCommand(rest);
     else if (command === undefined || command === '--help' || command === '-h' || command === 'help') process.stdout.write(USAGE + '\n');
     else throw new SettingsError(`unknown command "${command}"\n\n${USAGE}`);

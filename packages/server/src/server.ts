@@ -13,6 +13,7 @@ import { createOperatorApi } from './operator-api.ts';
 import { eventRoutes } from './event-routes.ts';
 import { faultRoutes } from './fault-routes.ts';
 import { FaultInjector } from './faults.ts';
+import { createDocsPage } from './docs-page.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** How often switched-on firehoses are fed on the system clock. */
@@ -62,7 +63,7 @@ export async function startServer(settings: ServerSettings, hooks: { onError?: (
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
-      mounts: { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) },
+      mounts: { _admin: operator, docs: createDocsPage(), _console: createConsoleFiles({ token: settings.adminToken }) },
       ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: (e) => log.write(e) } : {}),

@@ -143,6 +143,7 @@ export const USAGE = `sdp: the social-data platform server
   sdp sim ...           run billing scenarios (see docs/sim.md)
   sdp export --store URL [FILE]   the event log as NDJSON (docs/portable-state.md)
   sdp import --store URL FILE     an exported log into an empty store
+  sdp openapi --version 1.5 [FILE]  the OpenAPI 3.1 document of a version (docs/openapi.md)
 
 Flags of serve (each also an environment variable):
 ${SETTINGS.map((x) => `  --${x.flag.padEnd(14)} ${x.env}`).join('\n')}

@@ -1,0 +1,185 @@
+import { ENDPOINTS, VERSIONS, atLeast, findVersion, type Endpoint, type VersionId } from '@sdp/core';
+
+/**
+ * The OpenAPI 3.1 document of one API version, generated from the catalogue: every path form the version
+ * serves (with the product word the server runs with), its methods, path parameters, success codes, the
+ * error codes of the order of judgement (decisions §1) over one error schema, the rate-limit fields, the
+ * three ways to authenticate, and each operation's cost and allowance as `x-` extensions. Nothing here
+ * lists an endpoint: a new catalogue row appears in every document of the versions that serve it.
+ */
+export interface OpenApiOptions {
+  /** The product path word (`--product`), read as `insight`. */
+  product?: string;
+}
+
+type Json = Record<string, unknown>;
+
+const RATE_HEADERS: Record<string, string> = {
+  'X-RateLimit-Limit': 'Credits of the allowance this call draws from, per hour.',
+  'X-RateLimit-Remaining': 'Credits left in the current window after this call.',
+  'X-RateLimit-Cost': 'What this call costs (greater than Remaining on a rate-limit refusal).',
+  'X-RateLimit-Reset': 'When the window resets, as Unix seconds.',
+  'X-RateLimit-Reset-Ttl': 'Whole seconds until the window resets.',
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'The parameters are missing or invalid (charged: the call was served).',
+  401: 'Credentials missing, unknown username or wrong API key (not charged).',
+  403: 'The account is denied for a violation, or (before API 1.2) the allowance is exhausted, or the package does not permit it (not charged unless served).',
+  404: 'No such resource (charged: the call was served).',
+  409: 'The resource is in a state that does not allow this, or an Idempotency-Key call is still running.',
+  410: 'The resource is gone.',
+  413: 'The request body is over the limit.',
+  415: 'The body is not JSON or a urlencoded form.',
+  422: 'The Idempotency-Key was used with other parameters.',
+  429: 'The allowance is exhausted: Cost is greater than Remaining (from API 1.2; not charged).',
+  500: 'Internal error: nothing was charged.',
+  503: 'Too many concurrent writers on this account, or the store is unavailable: retry (nothing was charged).',
+};
+
+const pathParamsOf = (template: string): { name: string; only?: string[] }[] =>
+  [...template.matchAll(/\{(\w+)(?:=([\w|]+))?\}/g)].map((m) => ({ name: m[1]!, ...(m[2] ? { only: m[2].split('|') } : {}) }));
+
+/** A catalogue template as an OpenAPI path: `{type=a|b}` becomes `{type}`, `/insight` the product word. */
+function openApiPath(template: string, product: string): string {
+  const path = template.replace(/\{(\w+)=[\w|]+\}/g, '{$1}');
+  return product !== 'insight' && path.startsWith('/insight') ? `/${product}${path.slice('/insight'.length)}` : path;
+}
+
+function errorCodes(e: Endpoint, version: VersionId, method: string): number[] {
+  const codes = new Set<number>([400, 404, 409, 410, 413, 500, 503]);
+  if (e.allowance !== 'none' || e.group === 'ingestion') codes.add(401).add(403);
+  if (e.allowance === 'general' || e.allowance === 'analyze' || e.allowance === 'task-slots') codes.add(atLeast(version, '1.2') ? 429 : 403);
+  if (method === 'POST' || method === 'PUT') codes.add(415);
+  if (method !== 'GET') codes.add(422);
+  return [...codes].sort((a, b) => a - b);
+}
+
+function operation(e: Endpoint, version: VersionId, method: string, template: string, formIndex: number): Json {
+  const deprecated = findVersion(version).deprecation !== undefined;
+  const rated = e.allowance !== 'none';
+  const successHeaders: Json = { 'X-API-Version': { $ref: '#/components/headers/X-API-Version' } };
+  if (rated) for (const name of Object.keys(RATE_HEADERS)) successHeaders[name] = { $ref: `#/components/headers/${name}` };
+  const responses: Json = {};
+  for (const code of e.success) {
+    responses[String(code)] =
+      code === 204
+        ? { description: 'Done; no body.', headers: successHeaders }
+        : { description: code === 202 ? 'Accepted.' : 'Success.', headers: successHeaders, content: { 'application/json': { schema: {} } } };
+  }
+  for (const code of errorCodes(e, version, method)) responses[String(code)] = { $ref: `#/components/responses/Error${code}` };
+  const parameters: Json[] = pathParamsOf(template).map((p) => ({
+    name: p.name,
+    in: 'path',
+    required: true,
+    schema: p.only ? { type: 'string', enum: p.only } : { type: 'string' },
+  }));
+  parameters.push({ $ref: '#/components/parameters/QueryParameters' });
+  if (method !== 'GET') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  const op: Json = {
+    operationId: formIndex === 0 ? `${e.id}.${method.toLowerCase()}` : `${e.id}.${method.toLowerCase()}.form${formIndex + 1}`,
+    summary: `${method} ${e.path}`,
+    tags: [e.group],
+    ...(e.note ? { description: e.note } : {}),
+    parameters,
+    responses,
+    'x-sdp-endpoint': e.id,
+    'x-sdp-cost': e.cost,
+    'x-sdp-allowance': e.allowance,
+    'x-sdp-source': e.source,
+  };
+  if (method === 'POST' || method === 'PUT' || method === 'DELETE') {
+    op.requestBody =
+      e.group === 'ingestion'
+        ? { required: true, content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'application/json': { schema: {} } } }
+        : { $ref: '#/components/requestBodies/Parameters' };
+  }
+  if (!rated) op.security = [];
+  if (deprecated) op.deprecated = true;
+  return op;
+}
+
+export function openApiDocument(version: VersionId, options: OpenApiOptions = {}): Json {
+  const product = options.product ?? 'insight';
+  const v = findVersion(version);
+  const paths: Record<string, Json> = {};
+  for (const e of ENDPOINTS) {
+    e.forms.forEach((form, i) => {
+      if (!atLeast(version, form.from)) return;
+      const path = openApiPath(form.template, product);
+      const item = (paths[path] ??= {});
+      for (const method of e.methods) item[method.toLowerCase()] = operation(e, version, method, form.template, i);
+    });
+  }
+  const headers: Json = { 'X-API-Version': { description: 'The API version that answered.', schema: { type: 'string', enum: [version] } } };
+  for (const [name, description] of Object.entries(RATE_HEADERS)) headers[name] = { description, schema: { type: 'integer' } };
+  const responses: Json = {};
+  for (const [code, description] of Object.entries(ERROR_TEXT)) {
+    responses[`Error${code}`] = {
+      description,
+      headers: {
+        'X-API-Version': { $ref: '#/components/headers/X-API-Version' },
+        ...(code === '503' ? { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } } } : {}),
+      },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Social-data platform API',
+      version,
+      description:
+        `Generated from the catalogue of the sdp engine. Released ${v.released}.` +
+        (v.breakingChanges.length > 0 ? ` Breaking changes in ${version}: ${v.breakingChanges.join('; ')}.` : '') +
+        (v.deprecation ? ` Deprecated since ${v.deprecation.announced}; sunset ${v.deprecation.sunset}.` : '') +
+        ' Parameters may be sent in the query string, as a JSON object or as a urlencoded form; path parameters win. ' +
+        'After any code above 200 a client should wait before trying again.',
+    },
+    servers: [{ url: `/v${version}` }],
+    security: [{ authorization: [] }, { auth: [] }, { basic: [] }],
+    tags: [...new Set(ENDPOINTS.map((e) => e.group))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        authorization: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`username:api_key`, raw (not Basic).' },
+        auth: { type: 'apiKey', in: 'header', name: 'Auth', description: '`username:api_key`.' },
+        basic: { type: 'http', scheme: 'basic', description: 'username and API key as HTTP Basic.' },
+      },
+      schemas: {
+        Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } }, additionalProperties: true },
+        Parameters: { type: 'object', additionalProperties: true, description: 'The call parameters; lists as repeated keys in a form.' },
+      },
+      parameters: {
+        QueryParameters: {
+          name: 'parameters',
+          in: 'query',
+          required: false,
+          style: 'form',
+          explode: true,
+          schema: { $ref: '#/components/schemas/Parameters' },
+          description: 'Any call parameter may be sent in the query string.',
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+          description: 'Executed and charged once per account and key for 24 hours; a repeat replays the answer with `Idempotent-Replayed: true`.',
+        },
+      },
+      requestBodies: {
+        Parameters: {
+          required: false,
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/Parameters' } },
+            'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/Parameters' } },
+          },
+        },
+      },
+      headers,
+      responses,
+    },
+    'x-sdp-versions': VERSIONS.map((x) => x.id),
+  };
+}

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { CURRENT_VERSION } from '@sdp/core';
+import { errorResponse, segmentsOf, splitUrl, type WireHandler } from '@sdp/http';
+
+/** Redoc's self-contained bundle, served from this package so the page asks nothing of any other host. */
+const RENDERER = 'redoc/bundles/redoc.standalone.js';
+/** The one picture the bundle fetches from its maker's host (the sidebar's credit line): drawn inline instead. */
+const CREDIT_LOGO = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg/g;
+const INLINE_LOGO = 'data:image/svg+xml,' + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><circle cx="8" cy="8" r="6" fill="#888"/></svg>');
+
+const page = (): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>sdp API ${CURRENT_VERSION} reference</title>
+<style>body { margin: 0; font-family: system-ui, sans-serif; }</style>
+</head>
+<body>
+<div id="reference"></div>
+<script src="/docs/redoc.standalone.js"></script>
+<script>
+  Redoc.init('/openapi.json', { hideDownloadButton: false, expandResponses: '200,201,204', nativeScrollbars: true }, document.getElementById('reference'));
+</script>
+</body>
+</html>
+`;
+
+/**
+ * `GET /docs`: the reference page of the current version, rendered in the browser by Redoc from
+ * `/openapi.json`; `GET /docs/redoc.standalone.js`: the renderer itself.
+ */
+export function createDocsPage(): WireHandler {
+  let script: string | undefined;
+  return async (req) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return errorResponse(405, `Method ${req.method} not allowed here`, { Allow: 'GET, HEAD' });
+    const segs = segmentsOf(splitUrl(req.url).path);
+    if (segs.length === 1) return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }, body: page() };
+    if (segs.length === 2 && segs[1] === 'redoc.standalone.js') {
+      script ??= readFileSync(createRequire(import.meta.url).resolve(RENDERER), 'utf8').replace(CREDIT_LOGO, INLINE_LOGO);
+      return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }, body: script };
+    }
+    return errorResponse(404, 'No such page under /docs');
+  };
+}

@@ -1,0 +1,85 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CURRENT_VERSION, ENDPOINTS, VERSIONS, atLeast } from '@sdp/core';
+import { openApiDocument } from '@sdp/http';
+import { defaultSettings } from './settings.ts';
+import { startServer, type RunningSdp } from './server.ts';
+
+// eslint-disable-next-line
+type Doc = any;
+let sdp: RunningSdp;
+beforeAll(async () => {
+  sdp = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: Date.parse('2026-03-02T08:05:37Z'), adminToken: 't', accessLog: 'off', product: 'social' });
+});
+afterAll(() => sdp.close());
+
+const openApiPathOf = (template: string, product: string) => {
+  const p = template.replace(/\{(\w+)=[\w|]+\}/g, '{$1}');
+  return p.startsWith('/insight') ? `/${product}${p.slice('/insight'.length)}` : p;
+};
+
+describe('the OpenAPI documents, one per version', () => {
+  for (const { id: version } of VERSIONS) {
+    it(`API ${version}: a valid OpenAPI 3.1 document holding every path form and method of the catalogue`, async () => {
+      const doc: Doc = openApiDocument(version, { product: 'insight' });
+      await SwaggerParser.validate(structuredClone(doc));
+      expect(doc.openapi).toBe('3.1.0');
+      let operations = 0;
+      for (const e of ENDPOINTS) {
+        for (const form of e.forms) {
+          const item = doc.paths[openApiPathOf(form.template, 'insight')];
+          if (!atLeast(version, form.from)) continue;
+          expect(item, `${e.id} at ${form.template} in ${version}`).toBeDefined();
+          for (const m of e.methods) {
+            const op = item[m.toLowerCase()];
+            expect(op, `${m} ${form.template}`).toBeDefined();
+            expect(op['x-sdp-endpoint']).toBe(e.id);
+            expect(op['x-sdp-cost']).toBe(e.cost);
+            expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(e.success.map(String)));
+            operations++;
+          }
+        }
+      }
+      const documented = Object.values(doc.paths).reduce((n: number, item: Doc) => n + Object.keys(item).length, 0);
+      expect(documented).toBe(operations);
+      const refusal = atLeast(version, '1.2') ? '429' : '403';
+      expect(doc.paths['/validate'].post.responses[refusal]).toEqual({ $ref: `#/components/responses/Error${refusal}` });
+    });
+  }
+
+  it('the 1.4 service-scoped insight forms are absent from 1.3 and present from 1.4', () => {
+    expect(openApiDocument('1.3').paths).not.toHaveProperty(['/insight/{service}/get']);
+    expect(openApiDocument('1.4').paths).toHaveProperty(['/insight/{service}/get']);
+  });
+});
+
+describe('served by the server', () => {
+  it('GET /v<version>/openapi.json and /openapi.json: no credentials, not charged, X-API-Version set; 404 for an unknown version', async () => {
+    const r = await fetch(`${sdp.url}/v1.3/openapi.json`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-api-version')).toBe('1.3');
+    expect(r.headers.get('x-ratelimit-cost')).toBeNull();
+    const doc: Doc = await r.json();
+    expect(doc.info.version).toBe('1.3');
+    // The server's product word replaces `insight` in every path.
+    expect(Object.keys(doc.paths)).toContain('/social/get');
+    expect(Object.keys(doc.paths).some((p) => p.startsWith('/insight'))).toBe(false);
+    const current: Doc = await (await fetch(`${sdp.url}/openapi.json`)).json();
+    expect(current.info.version).toBe(CURRENT_VERSION);
+    const unknown = await fetch(`${sdp.url}/v9.9/openapi.json`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('x-api-version')).toBe(CURRENT_VERSION);
+  });
+
+  it('GET /docs is an HTML page with the renderer served from the package', async () => {
+    const page = await fetch(`${sdp.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await page.text();
+    expect(html).toContain('/docs/redoc.standalone.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    const js = await fetch(`${sdp.url}/docs/redoc.standalone.js`);
+    expect(js.status).toBe(200);
+    expect((await js.text()).length).toBeGreaterThan(100_000);
+  });
+});
