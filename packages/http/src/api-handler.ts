@@ -74,7 +74,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
     const version = m[1] === undefined ? CURRENT_VERSION : parseVersionPrefix(m[1]);
     if (version === null || !VERSIONS.some((v) => v.id === version)) return errorResponse(404, `No API version ${m[1]!.slice(1)}; versions are 1.0 to ${CURRENT_VERSION}`, { 'X-API-Version': CURRENT_VERSION });
     let text = documents.get(version);
-    if (text === undefined) documents.set(version, (text = JSON.stringify(openApiDocument(version, { product }))));
+    if (text === undefined) documents.set(version, (text = JSON.stringify(openApiDocument(version, { product, rateLimitHeaders: rateStyle }))));
     return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' }, body: text };
   };
 
@@ -105,7 +105,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       case 'options':
         base.Allow = r.allow.join(', ');
         base['Access-Control-Allow-Methods'] = r.allow.join(', ');
-        base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type';
+        base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type, Idempotency-Key';
         base['Access-Control-Max-Age'] = '600';
         return { response: { status: 204, headers: base }, username: null, cost: null };
     }

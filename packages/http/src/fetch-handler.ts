@@ -14,8 +14,24 @@ export function fetchHandlerFor(handler: WireHandler): (request: Request) => Pro
   return async (request) => {
     const out = await handler(fromFetch(request));
     if (out.drop) return Response.error();
+    if (out.stream) return new Response(streamOf(out.stream), { status: out.status, headers: out.headers });
     return new Response(out.body ?? null, { status: out.status, headers: out.headers });
   };
+}
+
+function streamOf(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
+  const it = chunks[Symbol.asyncIterator]();
+  const utf8 = new TextEncoder();
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await it.next();
+      if (done) controller.close();
+      else controller.enqueue(utf8.encode(value));
+    },
+    async cancel() {
+      await it.return?.();
+    },
+  });
 }
 
 function fromFetch(request: Request): WireRequest {

@@ -15,6 +15,7 @@ export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, re
     handler(new NodeWireRequest(req)).then(
       (out) => {
         if (out.drop) return void req.socket.destroy();
+        if (out.stream) return void sendStream(out.status, out.headers, out.stream, res);
         if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
         res.writeHead(out.status, out.headers);
         res.end(out.body);
@@ -25,6 +26,20 @@ export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, re
       },
     );
   };
+}
+
+/** Writes chunks as they come, waiting for the socket to drain; an error mid-way cuts the connection. */
+async function sendStream(status: number, headers: Record<string, string>, stream: AsyncIterable<string>, res: ServerResponse): Promise<void> {
+  res.writeHead(status, headers);
+  try {
+    for await (const chunk of stream) {
+      if (res.destroyed) return;
+      if (!res.write(chunk)) await new Promise<void>((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
 }
 
 /** A class rather than an object of closures: nothing is allocated per request beyond the instance. */

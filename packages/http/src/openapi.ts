@@ -10,6 +10,8 @@ import { ENDPOINTS, VERSIONS, atLeast, findVersion, type Endpoint, type VersionI
 export interface OpenApiOptions {
   /** The product path word (`--product`), read as `insight`. */
   product?: string;
+  /** Which rate-limit fields the server sends (`--rate-limit-headers`); `x` by default. */
+  rateLimitHeaders?: 'x' | 'ietf' | 'both';
 }
 
 type Json = Record<string, unknown>;
@@ -20,6 +22,11 @@ const RATE_HEADERS: Record<string, string> = {
   'X-RateLimit-Cost': 'What this call costs (greater than Remaining on a rate-limit refusal).',
   'X-RateLimit-Reset': 'When the window resets, as Unix seconds.',
   'X-RateLimit-Reset-Ttl': 'Whole seconds until the window resets.',
+};
+
+const IETF_HEADERS: Record<string, string> = {
+  'RateLimit-Policy': 'IETF httpapi draft: `"<allowance>";q=<credits per window>;w=3600`.',
+  RateLimit: 'IETF httpapi draft: `"<allowance>";r=<remaining>;t=<seconds until the reset>`.',
 };
 
 const ERROR_TEXT: Record<number, string> = {
@@ -55,11 +62,12 @@ function errorCodes(e: Endpoint, version: VersionId, method: string): number[] {
   return [...codes].sort((a, b) => a - b);
 }
 
-function operation(e: Endpoint, version: VersionId, method: string, template: string, formIndex: number): Json {
+function operation(e: Endpoint, version: VersionId, method: string, template: string, formIndex: number, style: 'x' | 'ietf' | 'both'): Json {
   const deprecated = findVersion(version).deprecation !== undefined;
   const rated = e.allowance !== 'none';
   const successHeaders: Json = { 'X-API-Version': { $ref: '#/components/headers/X-API-Version' } };
-  if (rated) for (const name of Object.keys(RATE_HEADERS)) successHeaders[name] = { $ref: `#/components/headers/${name}` };
+  const rateNames = [...(style !== 'ietf' ? Object.keys(RATE_HEADERS) : []), ...(style !== 'x' ? Object.keys(IETF_HEADERS) : [])];
+  if (rated) for (const name of rateNames) successHeaders[name] = { $ref: `#/components/headers/${name}` };
   const responses: Json = {};
   for (const code of e.success) {
     responses[String(code)] =
@@ -108,11 +116,12 @@ export function openApiDocument(version: VersionId, options: OpenApiOptions = {}
       if (!atLeast(version, form.from)) return;
       const path = openApiPath(form.template, product);
       const item = (paths[path] ??= {});
-      for (const method of e.methods) item[method.toLowerCase()] = operation(e, version, method, form.template, i);
+      for (const method of e.methods) item[method.toLowerCase()] = operation(e, version, method, form.template, i, options.rateLimitHeaders ?? 'x');
     });
   }
   const headers: Json = { 'X-API-Version': { description: 'The API version that answered.', schema: { type: 'string', enum: [version] } } };
   for (const [name, description] of Object.entries(RATE_HEADERS)) headers[name] = { description, schema: { type: 'integer' } };
+  for (const [name, description] of Object.entries(IETF_HEADERS)) headers[name] = { description, schema: { type: 'string' } };
   const responses: Json = {};
   for (const [code, description] of Object.entries(ERROR_TEXT)) {
     responses[`Error${code}`] = {

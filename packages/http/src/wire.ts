@@ -22,6 +22,8 @@ export interface WireResponse {
   body?: string;
   /** Close the connection without an answer (an injected fault). */
   drop?: boolean;
+  /** A long body sent as it is produced (an event log export), instead of `body`. */
+  stream?: AsyncIterable<string>;
 }
 
 /** Something that answers wire requests: the API itself, or a mounted sub-API such as the operator's. */

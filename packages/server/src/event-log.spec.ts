@@ -85,6 +85,13 @@ describe('portable state: GET and POST /_admin/events', () => {
       expect(await (await admin(a, 'GET', `/events?after=${all.length}`)).text()).toBe('');
       expect((await admin(a, 'GET', '/events?limit=-1')).status).toBe(400);
 
+      // A log longer than one streamed chunk (64 KiB) arrives whole and in order.
+      for (let i = 0; i < 400; i++) await a.engine.openAccount({ username: `bulk${i}`, api_key: `k${i}`.padEnd(16, '0') });
+      const long = (await (await admin(a, 'GET', '/events')).text()).trim().split('\n');
+      expect(long.join('\n').length).toBeGreaterThan(65_536);
+      expect(long.length).toBe(await a.store.head());
+      expect(long.map((l) => JSON.parse(l).position)).toEqual(long.map((_, i) => i + 1));
+
       await admin(a, 'POST', '/reset');
       const broken = [all[0], all[2]].join('\n'); // a stream's version 2 without its version 1, or a gap
       const second = JSON.parse(all[1]!);

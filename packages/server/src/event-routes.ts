@@ -15,6 +15,19 @@ function wholeNumber(query: URLSearchParams, name: string): number | undefined {
   return Number(raw);
 }
 
+/** Lines gathered into chunks of about 64 KiB, so a long log is not one socket write per event. */
+async function* chunked(lines: AsyncIterable<string>): AsyncGenerator<string> {
+  let chunk = '';
+  for await (const line of lines) {
+    chunk += line + '\n';
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
 /**
  * Portable state (server.md, Toolbox): `GET /_admin/events?after=POS&limit=N` exports the log as NDJSON in
  * global order; `POST /_admin/events` imports such a stream into an empty store.
@@ -27,9 +40,7 @@ export function eventRoutes(engine: Engine, firehoses?: FirehoseKeeper): Operato
       run: async ({ query }): Promise<WireResponse> => {
         const after = wholeNumber(query, 'after') ?? 0;
         const limit = wholeNumber(query, 'limit');
-        let body = '';
-        for await (const line of exportEvents(engine.store, after, limit)) body += line + '\n';
-        return { status: 200, headers: { 'Content-Type': NDJSON_TYPE }, body };
+        return { status: 200, headers: { 'Content-Type': NDJSON_TYPE }, stream: chunked(exportEvents(engine.store, after, limit)) };
       },
     },
     {

@@ -47,6 +47,17 @@ describe('the OpenAPI documents, one per version', () => {
     });
   }
 
+  it('documents the rate-limit fields the server sends: X-RateLimit-* by default, the IETF ones with ietf or both', async () => {
+    const headersOf = (doc: Doc) => Object.keys(doc.paths['/validate'].post.responses['200'].headers);
+    expect(headersOf(openApiDocument('1.5'))).toEqual(expect.arrayContaining(['X-RateLimit-Remaining']));
+    expect(headersOf(openApiDocument('1.5'))).not.toContain('RateLimit');
+    const ietf: Doc = openApiDocument('1.5', { rateLimitHeaders: 'ietf' });
+    await SwaggerParser.validate(structuredClone(ietf));
+    expect(headersOf(ietf)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
+    expect(headersOf(ietf)).not.toContain('X-RateLimit-Remaining');
+    expect(headersOf(openApiDocument('1.5', { rateLimitHeaders: 'both' }))).toEqual(expect.arrayContaining(['RateLimit', 'X-RateLimit-Cost']));
+  });
+
   it('the 1.4 service-scoped insight forms are absent from 1.3 and present from 1.4', () => {
     expect(openApiDocument('1.3').paths).not.toHaveProperty(['/insight/{service}/get']);
     expect(openApiDocument('1.4').paths).toHaveProperty(['/insight/{service}/get']);

@@ -266,7 +266,8 @@ export class UsageLedger {
       const a = this.accounts.get(e.stream.slice('credits:'.length));
       if (!a) continue;
       const data = e.data as { endpoint: string; lines: { key: string; cost: number }[] };
-      const group = data.endpoint === 'stream' ? 'stream' : endpointById(data.endpoint).group;
+      // Charges not made by an API call (the stream product; an operator's injected fault) keep their own name.
+      const group = data.endpoint === 'stream' || data.endpoint.startsWith('fault.') ? data.endpoint : endpointById(data.endpoint).group;
       const row = a.rows[this.hourOf(e.time)]!;
       for (const line of data.lines) {
         if (line.key === 'general') {
