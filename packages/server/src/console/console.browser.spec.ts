@@ -146,6 +146,10 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.waitForSelector('.due h3 >> text=Moved one hour');
     expect(await page.locator('.due li', { hasText: 'console-dev: a task on slot 0 finished' }).count()).toBe(2);
     await shot('clock');
+    await page.fill('input[name="to"]', '2026-03-02T10:30:00Z');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.due h3 >> text=Moved to 2026-03-02T10:30:00Z');
+    expect(await page.textContent('.now time')).toBe('2026-03-02T10:30:00Z');
     await view('accounts');
     await page.waitForSelector('tr[data-account="console-dev"] [data-slot="0"] >> text=0 queued');
   });
