@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Headless Chromium from Debian's packages, for the simulator's HTML report test (packages/sim).
+# Headless Chromium from Debian's packages, for the simulator's HTML report test (packages/sim) and the
+# console's browser test (packages/server/src/console; screenshots in reports/console/).
 set -euo pipefail
 if [ -x /usr/bin/chromium ]; then
   echo "== chromium: $(/usr/bin/chromium --version 2>/dev/null || echo present)"

@@ -49,7 +49,7 @@ export { type Preview, type PreviewCommand, type PreviewEvent, type PreviewStatu
 export { type PushFeed } from './push/feed.ts';
 export { validateOutput, type PullFormat } from './push/output-types.ts';
 export { FINISHING_MS, pendingTransitions, pushDecider, type HashType, type PullPage, type PushCommand, type PushEvent, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './push/push-subscription.ts';
-export { dailyAccountLimit, type CapacityEvent, type DailyCapacity, type OfferedInteraction, type RecordInteractionsCommand, type RecordingMatch } from './recording-index/capacity.ts';
+export { capacityStream, dailyAccountLimit, dailyCapacityDecider, type CapacityEvent, type DailyCapacity, type OfferedInteraction, type RecordInteractionsCommand, type RecordingMatch } from './recording-index/capacity.ts';
 export { authorOf } from './recording-index/interaction-facts.ts';
 export { recordInteractions, recordedInteractions, type RecordResult, type RecordedInteraction, type RecordingContext } from './recording-index/record-interactions.ts';
 export { RecordedSet, RecordingIndex } from './recording-index/recording-index.ts';

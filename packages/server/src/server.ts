@@ -2,6 +2,9 @@ import { createEngine, httpConnector, PushDelivery, type Clock, type Engine, typ
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
 import { createApiHandler, listen, nodeOutbound, type RunningServer } from '@sdp/http';
 import { openAccessLog } from './access-log.ts';
+import { createConsoleFiles } from './console/console-files.ts';
+import { consoleReadRoutes } from './console/console-reads.ts';
+import { recordWrites, WriteLog } from './console/write-log.ts';
 import { openAccountsFromFile } from './accounts-file.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
@@ -58,6 +61,8 @@ export interface StartHooks {
 export async function startServer(settings: ServerSettings, hooks: StartHooks = {}): Promise<RunningSdp> {
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
   const { store, description } = await openStore(settings.store);
+  const writes = new WriteLog();
+  recordWrites(store, clock, writes);
   let http: RunningServer | undefined;
   let stopKeepers = async () => {};
   const log = openAccessLog(settings.accessLog);
@@ -84,11 +89,11 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       await firehoses.stop();
     };
     const faults = new FaultInjector();
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses), ...faultRoutes(engine, faults)] });
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses), ...faultRoutes(engine, faults), ...consoleReadRoutes(engine, clock, writes)] });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
-      mounts: { _admin: operator, docs: createDocsPage() },
+      mounts: { _admin: operator, docs: createDocsPage(), _console: createConsoleFiles({ token: settings.adminToken }) },
       ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: (e) => log.write(e) } : {}),
