@@ -1,16 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorResponse, segmentsOf, splitUrl, type WireHandler } from '@sdp/http';
 
-const here = dirname(fileURLToPath(import.meta.url));
-/**
- * The page's files live beside this module in the sources; the build emits only JavaScript, so the
- * built module (dist/console/) serves them from the sources the package ships (src/console/page).
- */
-const PAGE_DIR = [join(here, 'page'), join(here, '../../src/console/page')].find((dir) => existsSync(join(dir, 'index.html'))) ?? join(here, 'page');
+/** The page's files, beside this module (the build copies them into dist/console/page). */
+const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'page');
 const require = createRequire(import.meta.url);
 
 /** The ES module build beside the CommonJS entry a package's `require` condition names. */
