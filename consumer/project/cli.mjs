@@ -63,3 +63,33 @@ function runCurl(line) {
   }
   return fetch(url, { method, headers, body });
 }
+
+test('the installed server serves its tools from built code: the console, the /docs page, the OpenAPI document', async () => {
+  const child = spawn(sdp, ['serve', '--port', '0', '--store', 'memory:', '--admin-token', 'consumer-token', '--access-log', 'off'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    const url = await new Promise((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.stderr.on('data', (d) => (out += d));
+      child.on('exit', (code) => reject(new Error(`sdp serve exited ${code}: ${out}`)));
+    });
+    const page = await fetch(`${url}/_console/`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /importmap/);
+    const vendor = await fetch(`${url}/_console/vendor/preact.mjs`);
+    assert.equal(vendor.status, 200, 'the console vendors preact from the installed package');
+    await vendor.arrayBuffer();
+    const docs = await fetch(`${url}/docs`);
+    assert.equal(docs.status, 200);
+    await docs.arrayBuffer();
+    const openapi = await fetch(`${url}/v1.5/openapi.json`);
+    assert.equal(openapi.status, 200);
+    assert.equal((await openapi.json()).openapi, '3.1.0');
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
