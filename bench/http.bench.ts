@@ -1,56 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { BenchLine, BenchReport } from './lib.ts';
+import { SDP_SERVE, autocannon, hasTaskset, root, startServerProcess, stopServerProcess } from './server-process.ts';
 
-/** The few autocannon options and results used here (the package ships no types). */
-interface LoadResult {
-  requests: { average: number; total: number };
-  latency: { p99: number };
-  non2xx: number;
-  errors: number;
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<LoadResult>;
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.HTTP_BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
 const KEY = 'bench-key-00000000000000000000001';
-const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
-const pinned = (cpu: number, cmd: string, args: string[]): [string, string[]] => (hasTaskset ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args]);
-
-function startProcess(cmd: string, args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const [c, a] = pinned(0, cmd, args);
-  const child = spawn(c, a, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolveStart, reject) => {
-    const onOut = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        // Keep draining the pipes (so a chatty server never blocks on them) without keeping what they say.
-        child.stdout!.off('data', onOut);
-        child.stdout!.resume();
-        child.stderr!.resume();
-        resolveStart({ child, url: m[1]! });
-      }
-    };
-    child.stdout!.on('data', onOut);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const done = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await done;
-}
+const startProcess = (cmd: string, args: string[]) => startServerProcess(cmd, args, 0);
+const stop = stopServerProcess;
 
 /** CPU seconds a process has used (user + system), or NaN where /proc is missing. */
 function cpuSeconds(pid: number): number {
@@ -131,13 +91,7 @@ export default async function httpBench(): Promise<BenchReport> {
   const peer = (file: string) => () => startProcess(process.execPath, [join(root, 'bench', 'peers', file)]);
   const sdp = (store: string, accounts: string, log: boolean) => () =>
     startProcess(process.execPath, [
-      '--conditions=@sdp/source',
-      '--import',
-      'tsx',
-      'packages/server/src/cli.ts',
-      'serve',
-      '--port',
-      '0',
+      ...SDP_SERVE,
       '--store',
       store,
       '--accounts',

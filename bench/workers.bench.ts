@@ -1,45 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { BenchLine, BenchReport } from './lib.ts';
+import { SDP_SERVE, autocannon, startServerProcess, stopServerProcess, type LoadResult } from './server-process.ts';
 
-interface LoadResult {
-  requests: { average: number; total: number };
-  latency: { p99: number };
-  non2xx: number;
-  errors: number;
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<LoadResult>;
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.WORKERS_BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const KEY = 'bench-key-00000000000000000000001';
-
-function start(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', '0', '--access-log', 'off', ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolveStart, reject) => {
-    const onOut = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        child.stdout!.off('data', onOut);
-        child.stdout!.resume();
-        resolveStart({ child, url: m[1]! });
-      }
-    };
-    child.stdout!.on('data', onOut);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
-}
+const start = (args: string[]) => startServerProcess(process.execPath, [...SDP_SERVE, '--access-log', 'off', ...args]);
 
 async function load(url: string, seconds: number): Promise<LoadResult> {
   let connection = 0;
@@ -79,9 +47,7 @@ export default async function workersBench(): Promise<BenchReport> {
         if (r.non2xx + r.errors > 0) notes.push(`${n} worker(s): ${r.non2xx} non-2xx, ${r.errors} errors`);
         lines.push({ name: `sdp SQLite, 50 accounts, ${n} worker${n > 1 ? 's' : ' (no cluster)'}`, opsPerSec: r.requests.average, extra: { p99_ms: r.latency.p99 } });
       } finally {
-        const exited = new Promise((r) => s.child.once('exit', r));
-        s.child.kill('SIGTERM');
-        await exited;
+        await stopServerProcess(s.child);
       }
     }
   } finally {
