@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCurl } from '../test/curl-command.ts';
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -35,34 +36,6 @@ function start(): { child: ChildProcess; output: () => string; ready: Promise<st
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
   });
   return { child, output: () => out, ready };
-}
-
-/** Splits a shell line into words, honouring single quotes (all the printed line uses). */
-function shellWords(line: string): string[] {
-  const words: string[] = [];
-  for (const m of line.matchAll(/'([^']*)'|(\S+)/g)) words.push(m[1] ?? m[2]!);
-  return words;
-}
-
-/** Runs a `curl` line with fetch: -X method, -H headers, -d body, and the URL. */
-async function runCurl(line: string): Promise<Response> {
-  const words = shellWords(line.trim());
-  expect(words[0]).toBe('curl');
-  let method = 'GET';
-  const headers: Record<string, string> = {};
-  let body: string | undefined;
-  let url = '';
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i]!;
-    if (w === '-X') method = words[++i]!;
-    else if (w === '-H') {
-      const h = words[++i]!;
-      headers[h.slice(0, h.indexOf(':')).trim()] = h.slice(h.indexOf(':') + 1).trim();
-    } else if (w === '-d') body = words[++i]!;
-    else if (w === '-s') continue;
-    else url = w;
-  }
-  return fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
 }
 
 /** Runs the CLI to its end and returns what it printed. */

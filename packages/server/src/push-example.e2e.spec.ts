@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { curl, shellWords } from '../test/curl-command.ts';
 import { closedPort } from './push-receiver.ts';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
@@ -26,51 +27,9 @@ function blocks(lang: string): string[] {
   return [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 }
 
-/** Shell words: single-quoted parts literal, adjacent parts joined, as the example writes them. */
-function shellWords(line: string): string[] {
-  const words: string[] = [];
-  let word: string | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (c === "'") {
-      const end = line.indexOf("'", i + 1);
-      word = (word ?? '') + line.slice(i + 1, end);
-      i = end;
-    } else if (c === '"') {
-      const end = line.indexOf('"', i + 1);
-      word = (word ?? '') + line.slice(i + 1, end);
-      i = end;
-    } else if (c === ' ') {
-      if (word !== null) words.push(word);
-      word = null;
-    } else word = (word ?? '') + c;
-  }
-  if (word !== null) words.push(word);
-  return words;
-}
-
-/** Runs a curl command of the example with fetch: -X, -H, -d, --data-urlencode, -s and the URL. */
-async function curl(words: string[]): Promise<{ status: number; text: string }> {
-  expect(words[0]).toBe('curl');
-  let method: string | undefined;
-  const headers: Record<string, string> = {};
-  const data: string[] = [];
-  let url = '';
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i]!;
-    if (w === '-X') method = words[++i]!;
-    else if (w === '-H') {
-      const h = words[++i]!;
-      headers[h.slice(0, h.indexOf(':')).trim()] = h.slice(h.indexOf(':') + 1).trim();
-    } else if (w === '-d') data.push(words[++i]!);
-    else if (w === '--data-urlencode') {
-      const [name, ...value] = words[++i]!.split('=');
-      data.push(`${name}=${encodeURIComponent(value.join('='))}`);
-    } else if (w === '-s') continue;
-    else url = w;
-  }
-  if (data.length > 0 && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/x-www-form-urlencoded';
-  const r = await fetch(url, { method: method ?? (data.length > 0 ? 'POST' : 'GET'), headers, ...(data.length > 0 ? { body: data.join('&') } : {}) });
+/** Runs a curl command of the example and reads its answer. */
+async function curlAnswer(words: string[]): Promise<{ status: number; text: string }> {
+  const r = await curl(words);
   return { status: r.status, text: await r.text() };
 }
 
@@ -102,7 +61,7 @@ describe('the worked example of docs/push.md', () => {
         .replace(/\$([A-Z]+)/g, (_, name: string) => vars[name] ?? `$${name}`);
       const expanded = expand(line);
       const assign = /^([A-Z]+)=\$\((.*) \| jq -r \.(\w+)\)$/.exec(expanded);
-      const answer = await curl(shellWords(assign ? assign[2]! : expanded));
+      const answer = await curlAnswer(shellWords(assign ? assign[2]! : expanded));
       if (assign) vars[assign[1]!] = JSON.parse(answer.text)[assign[3]!];
       const shown = /^# → (\d{3})(?: (.*))?$/.exec(expand(lines[i + 1] ?? ''));
       expect(shown, `a "# → status" line after: ${line}`).not.toBeNull();
