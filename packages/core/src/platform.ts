@@ -1,5 +1,5 @@
-import { Engine, type EngineOptions } from './engine/engine.ts';
-import type { HandlerTable } from './engine/handler.ts';
+import { Engine, type EngineOptions } from './pipeline/engine.ts';
+import type { HandlerTable } from './handling/handler.ts';
 import { identityAccess, identityHandlers } from './identities/index.ts';
 import { historicsHandlers } from './historics/index.ts';
 import { taskHandlers } from './tasks/index.ts';

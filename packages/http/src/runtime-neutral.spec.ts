@@ -32,7 +32,7 @@ describe('the fetch handler is runtime-neutral (Bun, Deno, workers)', () => {
   const files = reachedFrom(join(packages, 'http/src/fetch-handler.ts'));
 
   it('reaches the core and the wire through the handler', () => {
-    expect(files.some((f) => f.endsWith('core/src/engine/engine.ts'))).toBe(true);
+    expect(files.some((f) => f.endsWith('core/src/pipeline/engine.ts'))).toBe(true);
     expect(files.some((f) => f.endsWith('http/src/credentials.ts'))).toBe(true);
   });
 

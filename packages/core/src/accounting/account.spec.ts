@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { accountDecider, type AccountEvent } from './account.ts';
 import { constantTimeEqual, hashApiKey } from './api-key.ts';
 import { completePackage, readPackageFields } from './package.ts';

@@ -1,6 +1,6 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import { BadRequest, Conflict, NotFound } from '../engine/errors.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import { BadRequest, Conflict, NotFound } from '../calls/errors.ts';
 import { hashApiKey } from './api-key.ts';
 import { completePackage, type AccountPackage } from './package.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
-import { fold } from '../engine/decider.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { fold } from '../kernel/decider.ts';
 import { creditsDecider, figuresOf, HOUR_MS, MINUTE_MS, openWindow, windowAt, type Credits, type CreditsEvent } from './credit-window.ts';
 
 const T0 = Date.parse('2026-03-01T08:05:37Z');

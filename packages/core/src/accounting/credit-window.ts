@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { RateLimited } from '../engine/errors.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { RateLimited } from '../calls/errors.ts';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../engine/errors.ts';
-import { Params } from '../engine/params.ts';
+import { BadRequest } from '../calls/errors.ts';
+import { Params } from '../calls/params.ts';
 import { completePackage } from './package.ts';
 import { defaultService, namedService, requireService } from './package-service.ts';
 

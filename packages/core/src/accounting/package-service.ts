@@ -1,5 +1,5 @@
-import { oneOf } from '../engine/errors.ts';
-import type { Params } from '../engine/params.ts';
+import { oneOf } from '../calls/errors.ts';
+import type { Params } from '../calls/params.ts';
 import type { AccountPackage } from './package.ts';
 
 /** What a call carries that the service rule reads. */

@@ -1,4 +1,4 @@
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 
 /** What an account has bought (server.md "Package fields"). */
 export interface AccountPackage {

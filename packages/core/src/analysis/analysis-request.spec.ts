@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { DomainError } from '../engine/errors.ts';
+import { DomainError } from '../calls/errors.ts';
 import { analysisWindow, validateAnalysisRequest } from './analysis-request.ts';
 
 function refusal(raw: unknown): string {

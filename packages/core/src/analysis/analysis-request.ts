@@ -1,5 +1,5 @@
-import { BadRequest } from '../engine/errors.ts';
-import { isJsonObject, wholeNumber } from '../engine/params.ts';
+import { BadRequest } from '../calls/errors.ts';
+import { isJsonObject, wholeNumber } from '../calls/params.ts';
 import { analysisTargetProblem, isSkillsTarget } from './targets.ts';
 
 /**

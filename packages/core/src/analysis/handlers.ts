@@ -1,8 +1,8 @@
 import { namedService } from '../accounting/package-service.ts';
 import { windowAt } from '../accounting/credit-window.ts';
 import { creditsDecider, creditsStream } from '../accounting/credit-window.ts';
-import { BadRequest } from '../engine/errors.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { BadRequest } from '../calls/errors.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { compileFilter, type Interaction } from '../filters/index.ts';
 import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
 import { namedRecording } from '../recordings/handlers.ts';

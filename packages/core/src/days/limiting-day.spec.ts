@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import type { LimitingDayMode } from '../engine/handler.ts';
+import type { LimitingDayMode } from './limiting-day.ts';
 import { limitingDayOf, nextLimitingDay } from './limiting-day.ts';
 
 const HOUR_MS = 3_600_000;

@@ -1,5 +1,7 @@
 import { formatInTimeZone, fromZonedTime } from 'date-fns-tz';
-import type { LimitingDayMode } from '../engine/handler.ts';
+
+/** Which zone the limiting day follows: a fixed UTC−8 (the contract's PST) or Los Angeles' own clock. */
+export type LimitingDayMode = 'pst' | 'america-los-angeles';
 
 /** One limiting day: `[start, end)` in Unix milliseconds, and its calendar date in the day's zone. */
 export interface LimitingDay {

@@ -1,9 +1,9 @@
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { creditsDecider, creditsStream, figuresOf, windowAt } from '../accounting/credit-window.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
-import type { Engine } from '../engine/engine.ts';
-import { BadRequest, NotFound } from '../engine/errors.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import type { Engine } from '../pipeline/engine.ts';
+import { BadRequest, NotFound } from '../calls/errors.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider } from '../recording-index/capacity.ts';
 import { taskSlotsDecider, tasksStream, TASK_MS } from '../tasks/task-slot.ts';
 

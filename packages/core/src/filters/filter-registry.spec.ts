@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { filterRegistryDecider, type FilterEvent } from './filter-registry.ts';
 
 const hash = '145ea24a4d83a14ecb9077b831f14809';

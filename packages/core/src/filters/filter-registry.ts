@@ -1,6 +1,6 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import { BadRequest } from '../engine/errors.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import { BadRequest } from '../calls/errors.ts';
 
 /**
  * The filter registry: one stream per compiled definition (`filter:{hash}`), so that recordings, pushes

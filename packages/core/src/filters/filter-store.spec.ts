@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryEventStore } from '../engine/memory-store.ts';
-import { seededIds, type Clock } from '../engine/ports.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds, type Clock } from '../kernel/ports.ts';
 import { createEngine } from '../platform.ts';
 import { forgetCompiledFilters } from './compiled-filter.ts';
 import { compileAndRegister, loadFilter } from './filter-store.ts';

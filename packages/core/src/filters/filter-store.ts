@@ -1,5 +1,5 @@
-import { BadRequest, DomainError } from '../engine/errors.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import { BadRequest, DomainError } from '../calls/errors.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { cachedFilter, compileFilter, type CompiledFilter } from './compiled-filter.ts';
 import { filterRegistryDecider, filterStream, HASH } from './filter-registry.ts';
 import { checkDefinitionLimits } from './limits.ts';

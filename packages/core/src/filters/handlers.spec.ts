@@ -1,7 +1,7 @@
 import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
-import { MemoryEventStore } from '../engine/memory-store.ts';
-import { seededIds, type Clock } from '../engine/ports.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds, type Clock } from '../kernel/ports.ts';
 import type { VersionId } from '../catalogue/versions.ts';
 import { createEngine } from '../platform.ts';
 

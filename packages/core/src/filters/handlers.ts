@@ -1,5 +1,5 @@
-import { BadRequest, NotFound } from '../engine/errors.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { BadRequest, NotFound } from '../calls/errors.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { compileFilter, type CompiledFilter } from './compiled-filter.ts';
 import { dpuText } from './cost.ts';
 import { compileAndRegister, loadFilter } from './filter-store.ts';

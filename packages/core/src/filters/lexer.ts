@@ -1,4 +1,4 @@
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 
 export type TokenKind = 'word' | 'string' | 'number' | 'sym' | 'eof';
 

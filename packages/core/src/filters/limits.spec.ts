@@ -1,8 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import { compileFilter, type FilterKind } from './compiled-filter.ts';
-import { utf8Length } from '../engine/utf8.ts';
+import { utf8Length } from '../calls/utf8.ts';
 import { FILTER_LIMITS } from './limits.ts';
 
 function outcome(text: string, kind: FilterKind = 'definition'): 'accepted' | BadRequest {

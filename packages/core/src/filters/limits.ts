@@ -1,5 +1,5 @@
-import { BadRequest } from '../engine/errors.ts';
-import { utf8Length } from '../engine/utf8.ts';
+import { BadRequest } from '../calls/errors.ts';
+import { utf8Length } from '../calls/utf8.ts';
 import type { Definition, Expr } from './ast.ts';
 
 /** Seed §8.2 and decisions §8: every limit a filter text is judged against, in one place. */

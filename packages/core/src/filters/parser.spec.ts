@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import { compileFilter } from './compiled-filter.ts';
 import { definitionArb } from './filter-arbitraries.ts';
 import { lex } from './lexer.ts';

@@ -1,4 +1,4 @@
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import type { Argument, Condition, Definition, Expr, Operator, Switch, TagRule } from './ast.ts';
 import { OPERATORS, OPERATOR_SYNONYMS } from './ast.ts';
 import { lex, lineAndColumn, parseError, type Token } from './lexer.ts';

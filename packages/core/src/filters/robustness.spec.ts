@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import { compileFilter } from './compiled-filter.ts';
 import { definitionArb } from './filter-arbitraries.ts';
 import { printDefinition } from './printer.ts';

@@ -1,9 +1,9 @@
 import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { Engine } from '../engine/engine.ts';
-import { MemoryEventStore } from '../engine/memory-store.ts';
-import { seededIds } from '../engine/ports.ts';
+import { Engine } from '../pipeline/engine.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds } from '../kernel/ports.ts';
 import { filterHandlers } from '../filters/handlers.ts';
 import { recordingHandlers } from '../recordings/handlers.ts';
 import { readTarget } from '../filters/index.ts';

@@ -1,12 +1,12 @@
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { packageService } from '../accounting/package-service.ts';
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import type { Engine } from '../engine/engine.ts';
-import { BadRequest, NotFound } from '../engine/errors.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import type { Engine } from '../pipeline/engine.ts';
+import { BadRequest, NotFound } from '../calls/errors.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
-import { recordInteractions, type RecordResult } from '../recording-index/record-interactions.ts';
+import { recordInteractions, type RecordResult } from '../recordings/record-interactions.ts';
 import { RETENTION_MS } from '../recording-index/recording-index.ts';
 import { FIREHOSE_SERVICES, firehoseBetween, type FirehoseService } from './synthetic-interactions.ts';
 

@@ -1,5 +1,5 @@
 import type { Account } from '../accounting/account.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { CompiledFilter } from '../filters/index.ts';
 import { recordedInteractions, serviceOf, type RecordedInteraction } from '../recording-index/index.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';

@@ -1,10 +1,10 @@
 import { atLeast } from '../catalogue/versions.ts';
-import { BadRequest } from '../engine/errors.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
-import type { Params } from '../engine/params.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import { BadRequest } from '../calls/errors.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
+import type { Params } from '../calls/params.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { namedFilter } from '../filters/index.ts';
-import { pageOf, readPaging, type PagingRule } from '../engine/paging.ts';
+import { pageOf, readPaging, type PagingRule } from '../calls/paging.ts';
 import { historicsAvailability, historicsAvailabilityByDay } from './availability.ts';
 import {
   HISTORICS_SOURCES,
@@ -17,9 +17,9 @@ import {
   type HistoricsQuery,
 } from './historics-query.ts';
 import { timelineCompletion, timelineProgress, timelineStatus } from './progress.ts';
-import { epochSeconds } from '../engine/epoch.ts';
-import { freshId } from '../engine/fresh-id.ts';
-import { own } from '../engine/input-limits.ts';
+import { epochSeconds } from '../calls/epoch.ts';
+import { freshId } from '../calls/fresh-id.ts';
+import { own } from '../calls/input-limits.ts';
 
 /** The list's size parameter is `max`, 20 unless given. */
 const HISTORICS_PAGING: PagingRule = { sizeParams: ['max'], defaultSize: 20 };

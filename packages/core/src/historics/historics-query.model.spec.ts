@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { fold } from '../engine/decider.ts';
-import { DomainError } from '../engine/errors.ts';
+import { fold } from '../kernel/decider.ts';
+import { DomainError } from '../calls/errors.ts';
 import { historicsDecider, type HistoricsCommand, type HistoricsEvent, type HistoricsQueries } from './historics-query.ts';
 import { QUEUE_MS, timelineProgress, runMsFor } from './progress.ts';
 

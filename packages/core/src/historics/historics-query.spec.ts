@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { historicsDecider, historicsStatusAt, type HistoricsCommand, type HistoricsEvent } from './historics-query.ts';
 import { MIN_RUN_MS, QUEUE_MS, timelineProgress, runMsFor } from './progress.ts';
 

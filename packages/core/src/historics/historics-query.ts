@@ -1,8 +1,8 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import { BadRequest, Conflict, NotFound, illegalTransition } from '../engine/errors.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import { BadRequest, Conflict, NotFound, illegalTransition } from '../calls/errors.ts';
 import { QUEUE_MS, timelineCompletion, runMsFor, timelineStatus, timelineWork, type HistoricsPhase, type HistoricsStatus, type Timeline } from './progress.ts';
-import { own } from '../engine/input-limits.ts';
+import { own } from '../calls/input-limits.ts';
 
 /**
  * Historics queries (seed §4.6, decisions §6): a filter run over past data. All of an account's

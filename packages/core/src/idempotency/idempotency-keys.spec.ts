@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../engine/engine.ts';
-import { BadRequest } from '../engine/errors.ts';
-import { MemoryEventStore } from '../engine/memory-store.ts';
-import { seededIds, type Clock } from '../engine/ports.ts';
+import { Engine } from '../pipeline/engine.ts';
+import { BadRequest } from '../calls/errors.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds, type Clock } from '../kernel/ports.ts';
 import { IDEMPOTENCY_TTL_MS, idempotencyStream } from './idempotency-keys.ts';
 
 const creds = { username: 'alice', apiKey: 'k-0123456789' };

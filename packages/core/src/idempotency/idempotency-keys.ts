@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import type { ApiCall, CallAnswer } from '../engine/handler.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import type { ApiCall, CallAnswer } from '../handling/handler.ts';
 
 /**
  * Idempotency keys (server.md, Toolbox): a POST, PUT or DELETE call sent with `Idempotency-Key` is

@@ -1,7 +1,7 @@
 import { hashApiKey } from '../accounting/api-key.ts';
 import { requireService } from '../accounting/package-service.ts';
-import { BadRequest } from '../engine/errors.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { BadRequest } from '../calls/errors.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import {
   identitiesDecider,
   identitiesStream,
@@ -15,9 +15,9 @@ import {
   type IdentityToken,
   type LimitFigures,
 } from './identity.ts';
-import { pageEnvelope, pageOf, readPaging } from '../engine/paging.ts';
-import { epochSeconds } from '../engine/epoch.ts';
-import { freshId } from '../engine/fresh-id.ts';
+import { pageEnvelope, pageOf, readPaging } from '../calls/paging.ts';
+import { epochSeconds } from '../calls/epoch.ts';
+import { freshId } from '../calls/fresh-id.ts';
 
 const HASH32 = /^[a-f0-9]{32}$/;
 

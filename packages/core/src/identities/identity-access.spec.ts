@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { MemoryEventStore } from '../engine/memory-store.ts';
-import { seededIds, type Clock } from '../engine/ports.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds, type Clock } from '../kernel/ports.ts';
 import { createEngine } from '../platform.ts';
 
 const HOUR = 3_600_000;

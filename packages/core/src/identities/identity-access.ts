@@ -2,9 +2,9 @@ import type { Account } from '../accounting/account.ts';
 import { defaultService } from '../accounting/package-service.ts';
 import type { AllowanceLine } from '../accounting/credit-window.ts';
 import type { Endpoint } from '../catalogue/endpoints.ts';
-import type { IdentityAccess } from '../engine/handler.ts';
-import type { Params } from '../engine/params.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import type { IdentityAccess } from '../handling/handler.ts';
+import type { Params } from '../calls/params.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { callingIdentity, identitiesDecider, identitiesStream, type Identity } from './identity.ts';
 
 /**

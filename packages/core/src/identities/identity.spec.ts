@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { callingIdentity, identitiesDecider, type IdentityEvent } from './identity.ts';
 
 const spec = () => DeciderSpecification.for(identitiesDecider);

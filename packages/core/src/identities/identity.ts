@@ -1,8 +1,8 @@
 import { packageService } from '../accounting/package-service.ts';
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import { BadRequest, Conflict, Gone, NotFound, oneOf } from '../engine/errors.ts';
-import { own } from '../engine/input-limits.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import { BadRequest, Conflict, Gone, NotFound, oneOf } from '../calls/errors.ts';
+import { own } from '../calls/input-limits.ts';
 
 /**
  * An account's identities (seed §4.3): each has its own API key (kept only as a salted digest), a

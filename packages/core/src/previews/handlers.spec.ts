@@ -1,11 +1,11 @@
 import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
 import { accountDecider, accountStream } from '../accounting/account.ts';
-import { MemoryEventStore } from '../engine/memory-store.ts';
-import { seededIds, type Clock } from '../engine/ports.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds, type Clock } from '../kernel/ports.ts';
 import { compileAndRegister } from '../filters/index.ts';
 import { createEngine } from '../platform.ts';
-import { recordInteractions } from '../recording-index/record-interactions.ts';
+import { recordInteractions } from '../recordings/record-interactions.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import { PREVIEW_QUEUE_MS, previewRunMs } from './preview.ts';
 

@@ -1,12 +1,12 @@
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { archiveInteractions } from '../historics/archive.ts';
 import { namedFilter } from '../filters/index.ts';
 import { historicsSourceNames } from '../historics/handlers.ts';
 import { checkHistoricsSources } from '../historics/historics-query.ts';
 import { parsePreviewParameters, runPreviewAnalysis, type PreviewData } from './preview-analyses.ts';
 import { existingPreview, previewFinishAt, previewProgressAt, previewStatusAt, previewsDecider, previewsStream, type Preview } from './preview.ts';
-import { epochSeconds } from '../engine/epoch.ts';
-import { freshId } from '../engine/fresh-id.ts';
+import { epochSeconds } from '../calls/epoch.ts';
+import { freshId } from '../calls/fresh-id.ts';
 
 const stream = (ctx: CallContext): string => previewsStream(ctx.account.username);
 

@@ -1,4 +1,4 @@
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import { readTarget, type Interaction } from '../filters/index.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { parsePreviewParameters, runPreviewAnalysis } from './preview-analyses.ts';
 import { PREVIEW_QUEUE_MS, previewProgressAt, previewRunMs, previewStatusAt, previewsDecider, type PreviewCommand, type PreviewEvent } from './preview.ts';
 

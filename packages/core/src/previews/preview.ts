@@ -1,8 +1,8 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import { BadRequest, Conflict, NotFound, illegalTransition } from '../engine/errors.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import { BadRequest, Conflict, NotFound, illegalTransition } from '../calls/errors.ts';
 import type { PreviewAnalysis, PreviewData } from './preview-analyses.ts';
-import { own } from '../engine/input-limits.ts';
+import { own } from '../calls/input-limits.ts';
 
 /**
  * Historics previews (seed §4.7, decisions §6): a quick look at what a filter finds in past data.

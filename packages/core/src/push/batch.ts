@@ -1,4 +1,4 @@
-import { utf8Length } from '../engine/utf8.ts';
+import { utf8Length } from '../calls/utf8.ts';
 import type { PushBatch } from './connector.ts';
 import type { PullFormat } from './output-types.ts';
 import { renderPage } from './pull-page.ts';

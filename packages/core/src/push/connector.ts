@@ -1,4 +1,4 @@
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import type { PullFormat } from './output-types.ts';
 import type { HashType } from './push-subscription.ts';
 

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
-import { utf8Length } from '../engine/utf8.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { utf8Length } from '../calls/utf8.ts';
 import { batchBody, cutBatch } from './batch.ts';
 import { RETRY_FIRST_MS, RETRY_MAX_MS, UNDELIVERABLE_MS, retryDelay, type DeliveryEvent } from './delivery.ts';
 import { PULL_FORMATS } from './output-types.ts';

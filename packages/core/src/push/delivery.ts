@@ -1,6 +1,6 @@
 import type { Draft } from 'immer';
-import type { DomainEvent } from '../engine/decider.ts';
-import { BadRequest, Conflict } from '../engine/errors.ts';
+import type { DomainEvent } from '../kernel/decider.ts';
+import { BadRequest, Conflict } from '../calls/errors.ts';
 import type { PushState, PushStatus, PushSubscription } from './push-subscription.ts';
 
 /** A subscription that could not deliver for this long (clock time) fails, and what it held is lost. */

@@ -1,11 +1,11 @@
-import { BadRequest, NotFound } from '../engine/errors.ts';
-import type { CallContext } from '../engine/handler.ts';
+import { BadRequest, NotFound } from '../calls/errors.ts';
+import type { CallContext } from '../handling/handler.ts';
 import { loadFilter } from '../filters/filter-store.ts';
 import { archiveInteractions } from '../historics/archive.ts';
 import { namedFilter } from '../filters/index.ts';
 import { historicsQuery } from '../historics/handlers.ts';
 import { timelineProgress, timelineStatus } from '../historics/progress.ts';
-import { recordedInteractions } from '../recording-index/record-interactions.ts';
+import { recordedInteractions } from '../recordings/record-interactions.ts';
 import { RETENTION_MS } from '../recording-index/recording-index.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import type { PushSubscription } from './push-subscription.ts';

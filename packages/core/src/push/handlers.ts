@@ -1,8 +1,8 @@
 import { atLeast } from '../catalogue/versions.ts';
-import { BadRequest, oneOf } from '../engine/errors.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
-import { pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
-import { isJsonObject, type Params } from '../engine/params.ts';
+import { BadRequest, oneOf } from '../calls/errors.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
+import { pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
+import { isJsonObject, type Params } from '../calls/params.ts';
 import { HASH } from '../filters/filter-registry.ts';
 import { fnv1a } from './fnv.ts';
 import { checkFeedSource, subscriptionFeed, type PushFeed } from './feed.ts';
@@ -20,7 +20,7 @@ import {
   type PushStatus,
   type PushSubscription,
 } from './push-subscription.ts';
-import { epochSeconds } from '../engine/epoch.ts';
+import { epochSeconds } from '../calls/epoch.ts';
 import { PushConnectors } from './connector.ts';
 import { deliveryOf } from './delivery.ts';
 import { waitingBytes } from './batch.ts';

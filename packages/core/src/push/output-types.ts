@@ -1,4 +1,4 @@
-import { BadRequest } from '../engine/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 
 /** How a pull subscription's pages are written (wire-facts §2.1). */
 export const PULL_FORMATS = ['json_new_line', 'json_array', 'json_meta'] as const;

@@ -1,5 +1,5 @@
-import { BadRequest } from '../engine/errors.ts';
-import { utf8Length } from '../engine/utf8.ts';
+import { BadRequest } from '../calls/errors.ts';
+import { utf8Length } from '../calls/utf8.ts';
 import { fnv1a } from './fnv.ts';
 import type { PullFormat } from './output-types.ts';
 import type { PullPage, PushSubscription } from './push-subscription.ts';

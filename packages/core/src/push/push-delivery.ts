@@ -1,10 +1,10 @@
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { endpointById } from '../catalogue/endpoints.ts';
-import type { Engine } from '../engine/engine.ts';
-import { DomainError } from '../engine/errors.ts';
-import type { CallContext } from '../engine/handler.ts';
-import { Params } from '../engine/params.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import type { Engine } from '../pipeline/engine.ts';
+import { DomainError } from '../calls/errors.ts';
+import type { CallContext } from '../handling/handler.ts';
+import { Params } from '../calls/params.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { cutBatch } from './batch.ts';
 import { PushConnectors, type PushBatch, type PushConnector } from './connector.ts';
 import { DELIVERING, deliveryOf, pausedUntil } from './delivery.ts';

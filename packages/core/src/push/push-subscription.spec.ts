@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { FINISHING_MS, pushDecider, statusAt, type PushEvent, type PushStatus } from './push-subscription.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');

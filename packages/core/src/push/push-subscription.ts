@@ -1,6 +1,6 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import { BadRequest, NotFound, illegalTransition } from '../engine/errors.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import { BadRequest, NotFound, illegalTransition } from '../calls/errors.ts';
 import { decideDelivery, evolveDelivery, type ConnectorDelivery, type DeliveryCommand, type DeliveryEvent } from './delivery.ts';
 
 /** The states of decisions §6. `deleted` ones answer 404 to every call. */

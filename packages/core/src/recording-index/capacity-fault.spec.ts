@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { dailyCapacityDecider, type CapacityEvent, type OfferedInteraction } from './capacity.ts';
 
 const spec = () => DeciderSpecification.for(dailyCapacityDecider);

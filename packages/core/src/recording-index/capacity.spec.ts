@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { fold } from '../engine/decider.ts';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { fold } from '../kernel/decider.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { dailyAccountLimit, dailyCapacityDecider, type CapacityEvent, type OfferedInteraction } from './capacity.ts';
 
 const offered = (at: number, recordings: string[]): OfferedInteraction => ({

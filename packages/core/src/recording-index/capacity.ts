@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
 import type { Interaction } from '../filters/index.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { EventStore } from '../engine/event-store.ts';
-import type { StoredEvent } from '../engine/events.ts';
+import type { EventStore } from '../kernel/event-store.ts';
+import type { StoredEvent } from '../kernel/events.ts';
 import { applyTags, readTarget, type Interaction } from '../filters/index.ts';
 import type { InteractionsRecordedEvent } from './capacity.ts';
 import { GrowableFloat64, GrowableInt32, TargetColumn } from './columns.ts';

@@ -1,12 +1,12 @@
 import { defaultService, namedService } from '../accounting/package-service.ts';
-import { BadRequest, NotFound, oneOf } from '../engine/errors.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
-import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../engine/paging.ts';
+import { BadRequest, NotFound, oneOf } from '../calls/errors.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
+import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
 import { namedById, recordingViews } from './recording-view.ts';
 import { recordingByHash, recordingsDecider, recordingsStream, type Recording, type Recordings } from './recording.ts';
 import { HASH } from '../filters/filter-registry.ts';
 import { namedFilter } from '../filters/index.ts';
-import { own } from '../engine/input-limits.ts';
+import { own } from '../calls/input-limits.ts';
 
 /**
  * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3

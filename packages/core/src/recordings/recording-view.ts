@@ -1,10 +1,10 @@
 import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
-import type { CallContext } from '../engine/handler.ts';
+import type { CallContext } from '../handling/handler.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, remainingFor } from '../recording-index/capacity.ts';
 import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
 import type { Recording } from './recording.ts';
-import { epochSeconds } from '../engine/epoch.ts';
+import { epochSeconds } from '../calls/epoch.ts';
 
 /** A recording as clients read it (wire-facts §3.1); times in epoch seconds. */
 export interface RecordingView {

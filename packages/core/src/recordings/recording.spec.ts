@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
-import { fold } from '../engine/decider.ts';
-import { DomainError } from '../engine/errors.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { fold } from '../kernel/decider.ts';
+import { DomainError } from '../calls/errors.ts';
 import { recordingsDecider, runningCount, type RecordingCommand, type RecordingEvent, type Recordings } from './recording.ts';
 
 const H1 = 'a'.repeat(32);

@@ -1,7 +1,7 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import { BadRequest, Conflict, DomainError, NotFound } from '../engine/errors.ts';
-import { own } from '../engine/input-limits.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import { BadRequest, Conflict, DomainError, NotFound } from '../calls/errors.ts';
+import { own } from '../calls/input-limits.ts';
 
 /**
  * Recordings (the insight topic-data recording): a filter hash recorded into the index while `running`.

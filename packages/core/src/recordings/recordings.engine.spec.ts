@@ -1,14 +1,14 @@
 import type { EndpointId } from '../catalogue/endpoints.ts';
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../engine/engine.ts';
-import { MemoryEventStore } from '../engine/memory-store.ts';
-import { seededIds } from '../engine/ports.ts';
+import { Engine } from '../pipeline/engine.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds } from '../kernel/ports.ts';
 import type { VersionId } from '../catalogue/versions.ts';
 import { filterHandlers } from '../filters/handlers.ts';
 import { accountDecider, accountStream } from '../accounting/account.ts';
-import { recordInteractions, recordedInteractions } from '../recording-index/record-interactions.ts';
+import { recordInteractions, recordedInteractions } from './record-interactions.ts';
 import { recordingHandlers } from './handlers.ts';
-import { replay } from '../engine/replay.ts';
+import { replay } from '../kernel/replay.ts';
 import { recordingsReplayTarget } from './index.ts';
 import { capacityReplayTarget } from '../recording-index/index.ts';
 

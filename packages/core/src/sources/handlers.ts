@@ -1,7 +1,7 @@
-import { BadRequest } from '../engine/errors.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
-import { pageEnvelope, pageOf, readPaging, type PagingRule } from '../engine/paging.ts';
-import type { Params } from '../engine/params.ts';
+import { BadRequest } from '../calls/errors.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
+import { pageEnvelope, pageOf, readPaging, type PagingRule } from '../calls/paging.ts';
+import type { Params } from '../calls/params.ts';
 import { parseIngestionBody } from './ingestion-body.ts';
 import { DEFAULT_INGESTION_LIMITS, ingestionHeaders, ingestionWindowAt, type IngestionLimits } from './ingestion-limit.ts';
 import {
@@ -25,7 +25,7 @@ import {
   type SourceAuthInput,
   type SourceResourceInput,
 } from './source-types.ts';
-import { epochSeconds } from '../engine/epoch.ts';
+import { epochSeconds } from '../calls/epoch.ts';
 
 const isEmpty = (o: Record<string, unknown>): boolean => Object.keys(o).length === 0;
 

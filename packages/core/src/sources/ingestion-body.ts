@@ -1,5 +1,5 @@
-import { BadRequest } from '../engine/errors.ts';
-import { utf8Length } from '../engine/utf8.ts';
+import { BadRequest } from '../calls/errors.ts';
+import { utf8Length } from '../calls/utf8.ts';
 
 export interface IngestedBatch {
   interactions: Record<string, unknown>[];

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { fold } from '../engine/decider.ts';
-import { DomainError } from '../engine/errors.ts';
+import { fold } from '../kernel/decider.ts';
+import { DomainError } from '../calls/errors.ts';
 import { sourcesDecider, type SourceCommand, type SourceEvent, type SourcesState } from './managed-source.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
 import { sourcesDecider, type SourceCommand, type SourceEvent } from './managed-source.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');

@@ -1,8 +1,8 @@
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { evolveWith } from '../engine/decider.ts';
-import { BadRequest, NotFound, PayloadTooLarge, illegalTransition } from '../engine/errors.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { evolveWith } from '../kernel/decider.ts';
+import { BadRequest, NotFound, PayloadTooLarge, illegalTransition } from '../calls/errors.ts';
 import { ingestionRefusal, ingestionWindowAt, type IngestionLimits, type IngestionWindow } from './ingestion-limit.ts';
-import { own } from '../engine/input-limits.ts';
+import { own } from '../calls/input-limits.ts';
 
 /** The states of decisions §6; a `deleted` source answers 404 to every call. */
 export type SourceStatus = 'stopped' | 'running' | 'deleted';

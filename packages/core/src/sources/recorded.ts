@@ -1,6 +1,6 @@
-import type { CallContext } from '../engine/handler.ts';
+import type { CallContext } from '../handling/handler.ts';
 import type { Interaction } from '../filters/index.ts';
-import { recordInteractions } from '../recording-index/record-interactions.ts';
+import { recordInteractions } from '../recordings/record-interactions.ts';
 import type { ManagedSource } from './managed-source.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { BadRequest } from '../engine/errors.ts';
-import { isJsonObject, parseJson, type Params } from '../engine/params.ts';
-import { own } from '../engine/input-limits.ts';
+import { BadRequest } from '../calls/errors.ts';
+import { isJsonObject, parseJson, type Params } from '../calls/params.ts';
+import { own } from '../calls/input-limits.ts';
 
 export interface SourceType {
   /** What the type is called in the category listing. */

@@ -1,11 +1,11 @@
 import { requireService } from '../accounting/package-service.ts';
 import { analysisWindow, validateAnalysisRequest } from '../analysis/analysis-request.ts';
 import { queryFilterOf, runAnalysis } from '../analysis/run-analysis.ts';
-import { BadRequest, DomainError, NotFound, oneOf, UnsupportedMediaType } from '../engine/errors.ts';
+import { BadRequest, DomainError, NotFound, oneOf, UnsupportedMediaType } from '../calls/errors.ts';
 import type { Account } from '../accounting/account.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
-import { pageEnvelope, pageOf, readPaging } from '../engine/paging.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import { pageEnvelope, pageOf, readPaging } from '../calls/paging.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import {
   TASK_QUEUE_LIMIT,
@@ -22,9 +22,9 @@ import {
   type TaskOutcome,
   type TaskSlots,
 } from './task-slot.ts';
-import { epochSeconds } from '../engine/epoch.ts';
-import { freshId } from '../engine/fresh-id.ts';
-import { own } from '../engine/input-limits.ts';
+import { epochSeconds } from '../calls/epoch.ts';
+import { freshId } from '../calls/fresh-id.ts';
+import { own } from '../calls/input-limits.ts';
 
 const stream = (ctx: CallContext): string => tasksStream(ctx.account.username);
 const STATUSES = ['queued', 'completed'] as const;

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { MemoryEventStore } from '../engine/memory-store.ts';
-import { seededIds, type Clock } from '../engine/ports.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds, type Clock } from '../kernel/ports.ts';
 import { createEngine } from '../platform.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import { TASK_QUEUE_LIMIT } from './task-slot.ts';

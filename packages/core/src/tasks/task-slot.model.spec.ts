@@ -1,8 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
-import { fold } from '../engine/decider.ts';
-import { DomainError } from '../engine/errors.ts';
+import { fold } from '../kernel/decider.ts';
+import { DomainError } from '../calls/errors.ts';
 import { TASK_QUEUE_LIMIT, TASK_MS, dueTasks, queuedAt, taskSlotsDecider, type TaskCommand, type TaskEvent, type TaskSlots } from './task-slot.ts';
 
 const T0 = Date.parse('2026-04-01T12:00:00Z');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
-import { DeciderSpecification } from '../engine/decider-spec.ts';
-import { fold } from '../engine/decider.ts';
+import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { fold } from '../kernel/decider.ts';
 import { TASK_QUEUE_LIMIT, TASK_MS, dueTasks, taskById, queuedAt, taskSlotsDecider, taskStatusAt, type TaskCommand, type TaskEvent } from './task-slot.ts';
 
 const spec = () => DeciderSpecification.for(taskSlotsDecider);

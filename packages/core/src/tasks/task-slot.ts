@@ -1,7 +1,7 @@
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
-import type { Decider, DomainEvent } from '../engine/decider.ts';
-import { BadRequest, Conflict, oneOf, RateLimited } from '../engine/errors.ts';
-import { own } from '../engine/input-limits.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { BadRequest, Conflict, oneOf, RateLimited } from '../calls/errors.ts';
+import { own } from '../calls/input-limits.ts';
 
 /**
  * Analysis task slots (seed §8.3, decisions §5). An account has `task_slots` slots; each works its own

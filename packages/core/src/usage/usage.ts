@@ -1,8 +1,8 @@
 import { atLeast } from '../catalogue/versions.ts';
 import { creditsDecider, creditsStream, minuteMark, windowAt, type CreditsEvent } from '../accounting/credit-window.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
-import { BadRequest, oneOf } from '../engine/errors.ts';
-import type { CallContext, HandlerTable } from '../engine/handler.ts';
+import { BadRequest, oneOf } from '../calls/errors.ts';
+import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { recordingIndex } from '../recording-index/recording-index.ts';
 import { recordingsDecider, recordingsStream, type Recording } from '../recordings/recording.ts';
 

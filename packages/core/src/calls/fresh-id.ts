@@ -1,4 +1,4 @@
-import type { Ids } from './ports.ts';
+import type { Ids } from '../kernel/ports.ts';
 
 /** A new id that `taken` does not know: an id source may repeat itself (a seeded one does). */
 export function freshId(ids: Ids, length: number, taken: (id: string) => boolean): string {

@@ -1,13 +1,13 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { evolveWith, foldMany, type DomainEvent } from './decider.ts';
+import { evolveWith, foldMany, type DomainEvent } from '../kernel/decider.ts';
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { creditsDecider, creditsStream } from '../accounting/credit-window.ts';
-import { SNAPSHOT_EVERY } from './aggregates.ts';
+import { SNAPSHOT_EVERY } from '../kernel/aggregates.ts';
 import { Engine } from './engine.ts';
-import { MemoryEventStore } from './memory-store.ts';
-import { fixedClock, seededIds } from './ports.ts';
-import { replay, sameState, type ReplayTarget } from './replay.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { fixedClock, seededIds } from '../kernel/ports.ts';
+import { replay, sameState, type ReplayTarget } from '../kernel/replay.ts';
 
 const targets: ReplayTarget[] = [
   { decider: accountDecider, prefix: 'account:' },

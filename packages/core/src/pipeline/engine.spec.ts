@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from './engine.ts';
-import { MemoryEventStore } from './memory-store.ts';
-import { seededIds } from './ports.ts';
-import { BadRequest } from './errors.ts';
-import type { Clock } from './ports.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds } from '../kernel/ports.ts';
+import { BadRequest } from '../calls/errors.ts';
+import type { Clock } from '../kernel/ports.ts';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { freshId } from './fresh-id.ts';
-import { seededIds } from './ports.ts';
+import { seededIds } from '../kernel/ports.ts';
 
 describe('freshId', () => {
   it('skips ids already taken and keeps drawing from the same source', () => {

@@ -3,9 +3,10 @@ import type { AccountPackage } from '../accounting/package.ts';
 import type { AllowanceLine, RateFigures } from '../accounting/credit-window.ts';
 import type { Endpoint, EndpointId } from '../catalogue/endpoints.ts';
 import type { VersionId } from '../catalogue/versions.ts';
-import type { Params } from './params.ts';
-import type { Ids } from './ports.ts';
-import type { UnitOfWork } from './unit-of-work.ts';
+import type { LimitingDayMode } from '../days/limiting-day.ts';
+import type { Params } from '../calls/params.ts';
+import type { Ids } from '../kernel/ports.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 
 /** A transport-neutral call: what the HTTP face, the simulator and embedders hand to the engine. */
 export interface ApiCall {
@@ -35,7 +36,6 @@ export interface CallAnswer {
   headers?: Record<string, string>;
 }
 
-export type LimitingDayMode = 'pst' | 'america-los-angeles';
 
 export interface EngineSettings {
   limitingDay: LimitingDayMode;
@@ -90,4 +90,4 @@ export interface IdentityAccess {
   ): Promise<AllowanceLine[]>;
 }
 
-export type { AccountPackage };
+export type { AccountPackage, LimitingDayMode };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { Engine } from './engine.ts';
-import type { EventStore } from './event-store.ts';
-import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
-import { MemoryEventStore } from './memory-store.ts';
-import { seededIds } from './ports.ts';
+import type { EventStore } from '../kernel/event-store.ts';
+import type { AppendResult, StoredEvent, StreamAppend } from '../kernel/events.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds } from '../kernel/ports.ts';
 
 const T0 = Date.parse('2026-05-01T10:00:00Z');
 

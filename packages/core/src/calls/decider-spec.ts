@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from './decider.ts';
-import { fold } from './decider.ts';
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { fold } from '../kernel/decider.ts';
 import { DomainError } from './errors.ts';
 
 /**

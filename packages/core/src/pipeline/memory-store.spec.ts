@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { forgettableCharge } from '../accounting/credit-window.ts';
 import { createEngine } from '../platform.ts';
-import { MemoryEventStore } from './memory-store.ts';
-import { seededIds } from './ports.ts';
-import type { StoredEvent } from './events.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds } from '../kernel/ports.ts';
+import type { StoredEvent } from '../kernel/events.ts';
 
 const ev = (i: number, type = 'Happened') => ({ id: `e${i}`, type, data: { i }, time: i });
 

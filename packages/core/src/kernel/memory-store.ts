@@ -1,4 +1,4 @@
-import { VersionConflict } from './errors.ts';
+import { VersionConflict } from './version-conflict.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 import { ANY_VERSION } from './events.ts';
 import type { EventStore, Snapshot } from './event-store.ts';

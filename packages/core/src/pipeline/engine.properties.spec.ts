@@ -1,8 +1,8 @@
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { Engine } from './engine.ts';
-import { MemoryEventStore } from './memory-store.ts';
-import { seededIds } from './ports.ts';
+import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { seededIds } from '../kernel/ports.ts';
 import { VERSIONS, atLeast, type VersionId } from '../catalogue/versions.ts';
 
 const T0 = Date.parse('2026-05-01T10:00:00Z');

@@ -15,10 +15,11 @@ import { endpointById, type Endpoint } from '../catalogue/endpoints.ts';
 import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { AccountLanes } from './account-lanes.ts';
 import { callFingerprint, heldAt, idempotencyDecider, idempotencyStream, IDEMPOTENCY_KEY_MAX, replayOf } from '../idempotency/idempotency-keys.ts';
-import { AggregateLoader } from './aggregates.ts';
-import { BadRequest, DomainError, NotFound, NotImplemented, Unauthorized, VersionConflict } from './errors.ts';
-import { checkJsonDepth, prototypeKeyParam } from './input-limits.ts';
-import { StoreUnavailable, type EventStore } from './event-store.ts';
+import { AggregateLoader } from '../kernel/aggregates.ts';
+import { BadRequest, DomainError, NotFound, NotImplemented, Unauthorized } from '../calls/errors.ts';
+import { VersionConflict } from '../kernel/version-conflict.ts';
+import { checkJsonDepth, prototypeKeyParam } from '../calls/input-limits.ts';
+import { StoreUnavailable, type EventStore } from '../kernel/event-store.ts';
 import type {
   ApiCall,
   CallAnswer,
@@ -26,10 +27,10 @@ import type {
   EngineSettings,
   HandlerTable,
   IdentityAccess,
-} from './handler.ts';
-import { Params } from './params.ts';
-import type { Clock, Ids } from './ports.ts';
-import { UnitOfWork } from './unit-of-work.ts';
+} from '../handling/handler.ts';
+import { Params } from '../calls/params.ts';
+import type { Clock, Ids } from '../kernel/ports.ts';
+import { UnitOfWork } from '../kernel/unit-of-work.ts';
 
 export interface EngineOptions {
   store: EventStore;

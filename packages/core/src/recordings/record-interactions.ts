@@ -1,13 +1,13 @@
 import { limitingDayOf, type LimitingDay } from '../days/limiting-day.ts';
 import type { Account } from '../accounting/account.ts';
-import type { EngineSettings } from '../engine/handler.ts';
-import type { UnitOfWork } from '../engine/unit-of-work.ts';
+import type { EngineSettings } from '../handling/handler.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
-import { recordingsDecider, recordingsStream, runningRecordings } from '../recordings/recording.ts';
+import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
 import { namedFilter } from '../filters/index.ts';
-import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from './capacity.ts';
-import { RETENTION_MS, recordingIndex } from './recording-index.ts';
-import { indexTimeOf, serviceOf } from './interaction-facts.ts';
+import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
+import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
+import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
 
 /** What recording needs of a call: a `CallContext` has it, and so has an operator's unit of work. */
 export interface RecordingContext {
