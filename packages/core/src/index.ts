@@ -20,7 +20,7 @@ export { BadRequest, Conflict, DomainError, NotFound } from './calls/errors.ts';
 export { VersionConflict } from './kernel/version-conflict.ts';
 export { StoreUnavailable, type EventStore, type Snapshot } from './kernel/event-store.ts';
 export { ANY_VERSION, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent, type StreamAppend } from './kernel/events.ts';
-export { type ApiCall, type CallAnswer, type CallContext, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess } from './handling/handler.ts';
+export { type ApiCall, type CallAnswer, type CallContext, type EngineServices, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess } from './handling/handler.ts';
 export { MemoryEventStore } from './kernel/memory-store.ts';
 export { Params } from './calls/params.ts';
 export { fixedClock, seededIds, type Clock, type Ids } from './kernel/ports.ts';
@@ -39,7 +39,7 @@ export { catchUpFirehose, feed, firehose, switchFirehoseOff, switchFirehoseOn, t
 export { firehoseMinute, type FirehoseService } from './firehose/synthetic-interactions.ts';
 export { archiveInteractions } from './historics/archive.ts';
 export { type AvailabilityWindow, type SourceAvailability } from './historics/availability.ts';
-export { historicsQuery } from './historics/handlers.ts';
+export { historicsQuery } from './historics/queries.ts';
 export { type HistoricsCommand, type HistoricsEvent, type HistoricsQueries, type HistoricsQuery } from './historics/historics-query.ts';
 export { type HistoricsPhase, type HistoricsStatus, type Timeline } from './historics/progress.ts';
 export { identityAccess } from './identities/identity-access.ts';

@@ -2,6 +2,7 @@ import { Engine, type EngineOptions } from './pipeline/engine.ts';
 import type { HandlerTable } from './handling/handler.ts';
 import { identityAccess, identityHandlers } from './identities/index.ts';
 import { historicsHandlers } from './historics/index.ts';
+import { dpuHandlers } from './historics/dpu.ts';
 import { taskHandlers } from './tasks/index.ts';
 import { previewHandlers } from './previews/index.ts';
 import { PUSH_HANDLERS } from './push/handlers.ts';
@@ -23,6 +24,7 @@ const MODULES: HandlerTable[] = [
   PUSH_HANDLERS,
   SOURCE_HANDLERS,
   filterHandlers,
+  dpuHandlers,
   recordingHandlers,
   analysisHandlers,
   usageHandlers,

@@ -5,7 +5,7 @@ import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { compileFilter, type Interaction } from '../filters/index.ts';
 import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
-import { namedRecording } from '../recordings/handlers.ts';
+import { namedRecording } from '../recordings/queries.ts';
 import { validateAnalysisRequest } from './analysis-request.ts';
 import { runAnalysis } from './run-analysis.ts';
 import { AuthorStamps } from './distribution.ts';

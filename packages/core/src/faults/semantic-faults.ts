@@ -1,7 +1,7 @@
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { creditsDecider, creditsStream, figuresOf, windowAt } from '../accounting/credit-window.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
-import type { Engine } from '../pipeline/engine.ts';
+import type { EngineServices } from '../handling/handler.ts';
 import { BadRequest, NotFound } from '../calls/errors.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider } from '../recording-index/capacity.ts';
@@ -21,7 +21,7 @@ async function existing(uow: UnitOfWork, username: string) {
 }
 
 /** Spends what is left of an allowance's current window (opening one if none is open). */
-export async function exhaustAllowance(engine: Engine, username: string, allowance: 'general' | 'analyze' = 'general') {
+export async function exhaustAllowance(engine: EngineServices, username: string, allowance: 'general' | 'analyze' = 'general') {
   return engine.command(async (uow) => {
     const account = await existing(uow, username);
     const limit = allowance === 'general' ? account.package.credits_per_hour : account.package.analyze_credits_per_hour;
@@ -39,7 +39,7 @@ export async function exhaustAllowance(engine: Engine, username: string, allowan
 }
 
 /** The account's task queue answers "full" for as long as one task takes (22.5 s of clock time). */
-export async function fillTaskQueue(engine: Engine, username: string) {
+export async function fillTaskQueue(engine: EngineServices, username: string) {
   return engine.command(async (uow) => {
     await existing(uow, username);
     await uow.execute(taskSlotsDecider, tasksStream(username), { type: 'FillTaskQueue', at: uow.now });
@@ -48,7 +48,7 @@ export async function fillTaskQueue(engine: Engine, username: string) {
 }
 
 /** Today's account recording capacity counts as used: recordings keep nothing more until the next limiting day. */
-export async function reachRecordingCapacity(engine: Engine, username: string) {
+export async function reachRecordingCapacity(engine: EngineServices, username: string) {
   return engine.command(async (uow) => {
     const account = await existing(uow, username);
     const day = limitingDayOf(uow.now, engine.settings.limitingDay);
@@ -59,7 +59,7 @@ export async function reachRecordingCapacity(engine: Engine, username: string) {
 }
 
 /** Applies one semantic fault by name (the operator's `POST /_admin/faults/effects`). */
-export async function applySemanticFault(engine: Engine, effect: unknown, username: unknown, allowance?: unknown): Promise<Record<string, unknown>> {
+export async function applySemanticFault(engine: EngineServices, effect: unknown, username: unknown, allowance?: unknown): Promise<Record<string, unknown>> {
   if (typeof username !== 'string' || username === '') throw new BadRequest('username is required (a string)');
   if (allowance !== undefined && allowance !== 'general' && allowance !== 'analyze') throw new BadRequest('allowance must be "general" or "analyze"');
   switch (effect) {

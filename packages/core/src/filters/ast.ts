@@ -98,3 +98,6 @@ export interface Definition {
   tags: TagRule[];
   body: Expr | null;
 }
+
+/** Which filter the text is: a recording's definition, or an analysis query filter (conditions only). */
+export type FilterKind = 'definition' | 'query';

@@ -1,11 +1,9 @@
-import { BadRequest, NotFound } from '../calls/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { compileFilter, type CompiledFilter } from './compiled-filter.ts';
 import { dpuText } from './cost.ts';
-import { compileAndRegister, loadFilter } from './filter-store.ts';
-import { HASH } from './filter-registry.ts';
+import { compileAndRegister } from './filter-store.ts';
 import { foreignToInsight } from './targets.ts';
-import { historicsDecider, historicsStream, notFoundMessage } from '../historics/historics-query.ts';
 
 /** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (wire-facts §1.9). */
 function coreTime(ms: number): string {
@@ -52,24 +50,7 @@ export const filterHandlers: HandlerTable = {
     const f = await definition(ctx, true, 'insight');
     return { body: { hash: f.hash, created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
   },
-  'core.dpu': async (ctx) => {
-    const hash = ctx.params.string('hash');
-    if (hash !== undefined) {
-      if (!HASH.test(hash.toLowerCase())) throw new BadRequest('Unable to get DPU [400]', { original_error: 'hash must be a valid hash' });
-      const f = await loadFilter(ctx.uow, hash);
-      if (!f) throw new NotFound(`No compiled filter with the hash ${hash}`);
-      return { body: f.cost() };
-    }
-    const historicsId = ctx.params.string('historics_id');
-    if (historicsId !== undefined) {
-      // The query's cost was fixed when it was prepared; answered as a number (a null dpu breaks clients).
-      const queries = await ctx.uow.load(historicsDecider, historicsStream(ctx.account.username));
-      const q = queries.byId[historicsId];
-      if (!q) throw new BadRequest('Unable to get DPU [400]', { original_error: notFoundMessage(historicsId) });
-      return { body: { dpu: q.dpu, detail: {} } };
-    }
-    throw new BadRequest("Missing param 'hash'");
-  },
+
 };
 
 /**

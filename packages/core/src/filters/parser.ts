@@ -1,5 +1,7 @@
 import { BadRequest } from '../calls/errors.ts';
-import type { Argument, Condition, Definition, Expr, Operator, Switch, TagRule } from './ast.ts';
+import type { Argument, Condition, Definition, Expr, FilterKind, Operator, Switch, TagRule } from './ast.ts';
+
+export type { FilterKind };
 import { OPERATORS, OPERATOR_SYNONYMS } from './ast.ts';
 import { lex, lineAndColumn, parseError, type Token } from './lexer.ts';
 import { compileLinearRegex, UnsupportedRegex } from './linear-regex.ts';
@@ -24,8 +26,6 @@ const EXPECT_HASH = 'a compiled filter hash (32 hexadecimal characters) in doubl
 const HASH = /^[0-9a-fA-F]{32}$/;
 const NAMESPACE = /^[\p{L}\d_-]+$/u;
 
-/** Which filter the text is: a recording's definition, or an analysis query filter (conditions only). */
-export type FilterKind = 'definition' | 'query';
 
 export function parseDefinition(text: string, kind: FilterKind = 'definition'): Definition {
   return new Parser(text, lex(text), kind).definition();

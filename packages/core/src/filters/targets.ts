@@ -1,5 +1,4 @@
-import type { Definition, Expr } from './ast.ts';
-import type { FilterKind } from './parser.ts';
+import type { Definition, Expr, FilterKind } from './ast.ts';
 
 /**
  * The targets this platform models (filter-language.md §3.1): the social network's `fb.*`, the

@@ -2,7 +2,7 @@ import { accountDecider, accountStream } from '../accounting/account.ts';
 import { packageService } from '../accounting/package-service.ts';
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
-import type { Engine } from '../pipeline/engine.ts';
+import type { EngineServices } from '../handling/handler.ts';
 import { BadRequest, NotFound } from '../calls/errors.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
@@ -110,7 +110,7 @@ async function accountIn(uow: UnitOfWork, username: string) {
 }
 
 /** Feeds one window of a seed's firehose to an account's running recordings, in batches. */
-export async function feed(engine: Engine, username: string, options: FirehoseOptions, fromMs: number, toMs: number, batchSize = 5_000): Promise<RecordResult> {
+export async function feed(engine: EngineServices, username: string, options: FirehoseOptions, fromMs: number, toMs: number, batchSize = 5_000): Promise<RecordResult> {
   const total: RecordResult = { accepted: 0, recorded: 0 };
   let batch: Interaction[] = [];
   const flush = async () => {
@@ -131,7 +131,7 @@ export async function feed(engine: Engine, username: string, options: FirehoseOp
   return total;
 }
 
-export async function switchFirehoseOn(engine: Engine, username: string, raw: unknown): Promise<FirehoseState> {
+export async function switchFirehoseOn(engine: EngineServices, username: string, raw: unknown): Promise<FirehoseState> {
   return engine.command(async (uow) => {
     const account = await accountIn(uow, username);
     const options = readFirehoseOptions(raw, account.package.services);
@@ -139,7 +139,7 @@ export async function switchFirehoseOn(engine: Engine, username: string, raw: un
   });
 }
 
-export async function switchFirehoseOff(engine: Engine, username: string): Promise<FirehoseState> {
+export async function switchFirehoseOff(engine: EngineServices, username: string): Promise<FirehoseState> {
   return engine.command(async (uow) => {
     await accountIn(uow, username);
     return (await uow.execute(firehoseDecider, firehoseStream(username), { type: 'SwitchOff', at: uow.now })).state;
@@ -153,7 +153,7 @@ const CHUNK_MS = 10 * 60_000;
  * interactions and its `FirehoseFed` mark commit together, so a crash never feeds a minute twice.
  * Windows older than the index retention are skipped.
  */
-export async function catchUpFirehose(engine: Engine, username: string): Promise<RecordResult> {
+export async function catchUpFirehose(engine: EngineServices, username: string): Promise<RecordResult> {
   const total: RecordResult = { accepted: 0, recorded: 0 };
   for (;;) {
     const step = await engine.command(async (uow) => {
@@ -174,7 +174,7 @@ export async function catchUpFirehose(engine: Engine, username: string): Promise
   }
 }
 
-export async function firehoseState(engine: Engine, username: string): Promise<FirehoseState> {
+export async function firehoseState(engine: EngineServices, username: string): Promise<FirehoseState> {
   return engine.command((uow) => uow.load(firehoseDecider, firehoseStream(username)));
 }
 

@@ -5,7 +5,7 @@ import type { Endpoint, EndpointId } from '../catalogue/endpoints.ts';
 import type { VersionId } from '../catalogue/versions.ts';
 import type { LimitingDayMode } from '../days/limiting-day.ts';
 import type { Params } from '../calls/params.ts';
-import type { Ids } from '../kernel/ports.ts';
+import type { Clock, Ids } from '../kernel/ports.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 
 /** A transport-neutral call: what the HTTP face, the simulator and embedders hand to the engine. */
@@ -91,3 +91,16 @@ export interface IdentityAccess {
 }
 
 export type { AccountPackage, LimitingDayMode };
+
+/**
+ * The engine as the services beside the call path see it (feeding the firehose, delivering pushes,
+ * injecting faults): they run commands on the engine's store and register handlers, from a floor below
+ * the pipeline, so they name this contract rather than the engine itself.
+ */
+export interface EngineServices {
+  readonly clock: Clock;
+  readonly ids: Ids;
+  readonly settings: EngineSettings;
+  command<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
+  register(handlers: HandlerTable, identities?: IdentityAccess): void;
+}

@@ -1,7 +1,8 @@
 import type { Account } from '../accounting/account.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { CompiledFilter } from '../filters/index.ts';
-import { recordedInteractions, serviceOf, type RecordedInteraction } from '../recording-index/index.ts';
+import { serviceOf } from '../recording-index/index.ts';
+import { recordedInteractions, type RecordedInteraction } from '../recordings/record-interactions.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 
 /**

@@ -1,10 +1,9 @@
 import { atLeast } from '../catalogue/versions.ts';
 import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
-import type { Params } from '../calls/params.ts';
-import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { namedFilter } from '../filters/index.ts';
 import { pageOf, readPaging, type PagingRule } from '../calls/paging.ts';
+import { historicsSourceNames } from './queries.ts';
 import { historicsAvailability, historicsAvailabilityByDay } from './availability.ts';
 import {
   HISTORICS_SOURCES,
@@ -19,7 +18,6 @@ import {
 import { timelineCompletion, timelineProgress, timelineStatus } from './progress.ts';
 import { epochSeconds } from '../calls/epoch.ts';
 import { freshId } from '../calls/fresh-id.ts';
-import { own } from '../calls/input-limits.ts';
 
 /** The list's size parameter is `max`, 20 unless given. */
 const HISTORICS_PAGING: PagingRule = { sizeParams: ['max'], defaultSize: 20 };
@@ -30,10 +28,6 @@ export function historicsDpu(filterDpu: number, startSec: number, endSec: number
   return Math.round(filterDpu * Math.ceil((endSec - startSec) / 3600) * 100) / 100;
 }
 
-/** A query of an account, as `/dpu` with `historics_id` and push delivery need it (undefined if none). */
-export async function historicsQuery(uow: UnitOfWork, username: string, id: string): Promise<HistoricsQuery | undefined> {
-  return own((await uow.load(historicsDecider, historicsStream(username))).byId, id);
-}
 
 export function historicsView(q: HistoricsQuery, now: number, version: CallContext['version']): Record<string, unknown> {
   const status = timelineStatus(q, now);
@@ -59,10 +53,6 @@ function requireId(ctx: CallContext): string {
   return ctx.params.requireString('id');
 }
 
-/** The `sources` a historics query or preview names, as clients write them (any case, stray commas). */
-export function historicsSourceNames(params: Params): string[] | undefined {
-  return params.stringList('sources')?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
-}
 
 function sourcesParam(ctx: CallContext, required: boolean): string[] | undefined {
   const list = historicsSourceNames(ctx.params);

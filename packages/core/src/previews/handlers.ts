@@ -1,7 +1,7 @@
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { archiveInteractions } from '../historics/archive.ts';
 import { namedFilter } from '../filters/index.ts';
-import { historicsSourceNames } from '../historics/handlers.ts';
+import { historicsSourceNames } from '../historics/queries.ts';
 import { checkHistoricsSources } from '../historics/historics-query.ts';
 import { parsePreviewParameters, runPreviewAnalysis, type PreviewData } from './preview-analyses.ts';
 import { existingPreview, previewFinishAt, previewProgressAt, previewStatusAt, previewsDecider, previewsStream, type Preview } from './preview.ts';

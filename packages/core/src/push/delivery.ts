@@ -1,7 +1,9 @@
 import type { Draft } from 'immer';
 import type { DomainEvent } from '../kernel/decider.ts';
 import { BadRequest, Conflict } from '../calls/errors.ts';
-import type { PushState, PushStatus, PushSubscription } from './push-subscription.ts';
+import type { ConnectorDelivery, OpenBatch, PushState, PushStatus, PushSubscription } from './subscription-state.ts';
+
+export type { ConnectorDelivery, OpenBatch };
 
 /** A subscription that could not deliver for this long (clock time) fails, and what it held is lost. */
 export const UNDELIVERABLE_MS = 3_600_000;
@@ -9,27 +11,7 @@ export const UNDELIVERABLE_MS = 3_600_000;
 export const RETRY_FIRST_MS = 10_000;
 export const RETRY_MAX_MS = 600_000;
 
-/**
- * The batch on its way: persisted before it is sent, so that a retry (or a send after a crash) carries
- * the same interactions under the same delivery id.
- */
-export interface OpenBatch {
-  delivery_id: string;
-  from: number;
-  to: number;
-  bytes: number;
-  opened_at: number;
-  attempts: number;
-}
 
-export interface ConnectorDelivery {
-  batch: OpenBatch | null;
-  /** When the current run of failures began; `null` while deliveries succeed. */
-  failing_since: number | null;
-  /** The next attempt of a batch that failed. */
-  retry_at: number | null;
-  lost_data: boolean;
-}
 
 export const NO_DELIVERY: ConnectorDelivery = { batch: null, failing_since: null, retry_at: null, lost_data: false };
 

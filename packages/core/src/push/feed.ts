@@ -3,7 +3,7 @@ import type { CallContext } from '../handling/handler.ts';
 import { loadFilter } from '../filters/filter-store.ts';
 import { archiveInteractions } from '../historics/archive.ts';
 import { namedFilter } from '../filters/index.ts';
-import { historicsQuery } from '../historics/handlers.ts';
+import { historicsQuery } from '../historics/queries.ts';
 import { timelineProgress, timelineStatus } from '../historics/progress.ts';
 import { recordedInteractions } from '../recordings/record-interactions.ts';
 import { RETENTION_MS } from '../recording-index/recording-index.ts';

@@ -1,6 +1,6 @@
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { endpointById } from '../catalogue/endpoints.ts';
-import type { Engine } from '../pipeline/engine.ts';
+import type { EngineServices } from '../handling/handler.ts';
 import { DomainError } from '../calls/errors.ts';
 import type { CallContext } from '../handling/handler.ts';
 import { Params } from '../calls/params.ts';
@@ -63,7 +63,7 @@ export class PushDelivery {
   readonly connectors: PushConnectors;
   private readonly feed: PushFeed;
 
-  constructor(private readonly engine: Engine, options: PushDeliveryOptions = {}) {
+  constructor(private readonly engine: EngineServices, options: PushDeliveryOptions = {}) {
     this.connectors = options.connectors ?? new PushConnectors();
     this.feed = options.feed ?? subscriptionFeed;
     engine.register(pushHandlers(this.feed, this.connectors));

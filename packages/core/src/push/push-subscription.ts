@@ -1,62 +1,20 @@
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, NotFound, illegalTransition } from '../calls/errors.ts';
-import { decideDelivery, evolveDelivery, type ConnectorDelivery, type DeliveryCommand, type DeliveryEvent } from './delivery.ts';
+import { decideDelivery, evolveDelivery, type DeliveryCommand, type DeliveryEvent } from './delivery.ts';
+import { PUSH_STATUSES, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './subscription-state.ts';
 
-/** The states of decisions §6. `deleted` ones answer 404 to every call. */
-export const PUSH_STATUSES = ['active', 'paused', 'waiting_for_start', 'finishing', 'finished', 'failed', 'deleted'] as const;
-export type PushStatus = (typeof PUSH_STATUSES)[number];
-export type HashType = 'stream' | 'historic';
+export { PUSH_STATUSES, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription };
+
 
 /** A stopped (or ended) subscription delivers what it still holds for this long, then is finished. */
 export const FINISHING_MS = 60_000;
 /** Pages kept per subscription so that a cursor handed out recently still gives the same page. */
 export const PAGES_KEPT = 64;
 
-export interface PullPage {
-  to: number;
-  at: number;
-  bytes: number;
-}
 
-export interface PushLogEntry {
-  at: number;
-  success: boolean;
-  message: string;
-}
 
-export interface PushSubscription {
-  id: string;
-  name: string;
-  output_type: string;
-  output_params: Record<string, unknown>;
-  /** The filter hash, or the historics id for `hash_type: historic`. */
-  hash: string;
-  hash_type: HashType;
-  /** The status as last persisted; `statusAt` adds what time has done since. */
-  status: PushStatus;
-  created_at: number;
-  start: number;
-  /** Requested end, or the stop time; `null` while open-ended. */
-  end: number | null;
-  last_request: number | null;
-  last_success: number | null;
-  delivered: number;
-  /** The feed position a pull without a cursor starts from. */
-  acked: number;
-  /** Pages served, by their first position: the same cursor always gives the same page. */
-  pages: Record<string, PullPage>;
-  log: PushLogEntry[];
-  /** When it was last paused (a connector's subscription paused for an hour fails). */
-  paused_at?: number;
-  /** Delivery by a connector (absent in states folded before connectors delivered): see `delivery.ts`. */
-  delivery?: ConnectorDelivery;
-}
 
-export interface PushState {
-  subscriptions: Record<string, PushSubscription>;
-  order: string[];
-}
 
 export type PushEvent =
   | DomainEvent<'PushSubscriptionCreated', {

@@ -1,7 +1,6 @@
 export * from './capacity.ts';
 export * from './interaction-facts.ts';
 export * from './recording-index.ts';
-export * from '../recordings/record-interactions.ts';
 
 import type { ReplayTarget } from '../kernel/replay.ts';
 import { dailyCapacityDecider } from './capacity.ts';

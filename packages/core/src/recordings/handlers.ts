@@ -1,12 +1,11 @@
 import { defaultService, namedService } from '../accounting/package-service.ts';
-import { BadRequest, NotFound, oneOf } from '../calls/errors.ts';
+import { BadRequest, oneOf } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
 import { namedById, recordingViews } from './recording-view.ts';
-import { recordingByHash, recordingsDecider, recordingsStream, type Recording, type Recordings } from './recording.ts';
-import { HASH } from '../filters/filter-registry.ts';
+import { recordingByHash, recordingsDecider, recordingsStream, type Recording } from './recording.ts';
 import { namedFilter } from '../filters/index.ts';
-import { own } from '../calls/input-limits.ts';
+import { namedRecording } from './queries.ts';
 
 /**
  * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3
@@ -18,25 +17,6 @@ const RECORDING_PAGING: PagingRule = { minPages: 1 };
 const byId = (ctx: CallContext): boolean => namedById(ctx.version);
 const stream = (ctx: CallContext): string => recordingsStream(ctx.account.username);
 
-/** The recording a call names: `id` from 1.3, `hash` before. */
-export async function namedRecording(ctx: CallContext, state?: Recordings): Promise<Recording> {
-  const s = state ?? (await ctx.uow.load(recordingsDecider, stream(ctx)));
-  if (byId(ctx)) {
-    const id = ctx.params.string('id');
-    if (id === undefined) throw new BadRequest('No id was supplied.');
-    const r = own(s.byId, id);
-    if (!r) throw new NotFound('Subscription not found');
-    return r;
-  }
-  const hash = ctx.params.string('hash');
-  if (hash === undefined) throw new BadRequest("Missing param 'hash'");
-  const r = recordingByHash(s, hash);
-  if (!r) {
-    if (!HASH.test(hash)) throw new BadRequest('hash must be a valid hash');
-    throw new NotFound('Subscription not found');
-  }
-  return r;
-}
 
 async function start(ctx: CallContext) {
   const service = namedService(ctx) ?? defaultService(ctx.account.package);

@@ -31,7 +31,7 @@ interface Child {
 }
 
 function startProcess(url: string, index: number): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'caller-child.ts'), url, schema, String(CALLERS)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, '../../test/admission-caller-child.ts'), url, schema, String(CALLERS)], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

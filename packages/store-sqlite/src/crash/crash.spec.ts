@@ -26,7 +26,7 @@ interface Ack {
 /** Runs one server process, kills it with SIGKILL `afterMs` after it is ready, and returns what it acknowledged. */
 function serveThenKill(path: string, run: number, afterMs: number): Promise<Ack[]> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'server-child.ts'), path, String(run), String(CONCURRENCY)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(here, '../../test/crash-server-child.ts'), path, String(run), String(CONCURRENCY)], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,13 +1,13 @@
 /**
- * A process serving engine calls on a SQLite store until it is killed: `node --import tsx server-child.ts
+ * A process serving engine calls on a SQLite store until it is killed: `node --import tsx test/crash-server-child.ts
  * DB RUN CONCURRENCY`. Prints `ready`, then one line per answered call (`ack RUN-W-K USER STATUS`), written
  * synchronously once the engine has answered, i.e. once its append was committed.
  */
 import { writeSync } from 'node:fs';
 import { Engine, fixedClock } from '@sdp/core';
 import { randomIds } from '@sdp/clock';
-import { openSqliteStore } from '../sqlite-store.ts';
-import { CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from './served-calls.ts';
+import { openSqliteStore } from '../src/sqlite-store.ts';
+import { CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from '../src/crash/served-calls.ts';
 
 const [path, run, concurrency] = process.argv.slice(2);
 const store = await openSqliteStore(path!);

@@ -1,5 +1,5 @@
 /**
- * One server process on a shared PostgreSQL store: `node --import tsx caller-child.ts URL SCHEMA CALLERS`.
+ * One server process on a shared PostgreSQL store: `node --import tsx test/admission-caller-child.ts URL SCHEMA CALLERS`.
  * Prints `ready`, waits for `go` on stdin, then runs CALLERS concurrent callers of `core.balance` on the
  * account `near-limit` until each is refused, printing `ack STATUS LIMIT REMAINING COST` per answer.
  */
@@ -7,8 +7,8 @@ import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Engine, fixedClock } from '@sdp/core';
 import { randomIds } from '@sdp/clock';
-import { connectPostgresStore } from '../postgres-store.ts';
-import { ADMISSION_ACCOUNT, ADMISSION_TIME, admissionHandlers } from './near-limit.ts';
+import { connectPostgresStore } from '../src/postgres-store.ts';
+import { ADMISSION_ACCOUNT, ADMISSION_TIME, admissionHandlers } from '../src/admission/near-limit.ts';
 
 const [url, schema, callers] = process.argv.slice(2);
 const store = await connectPostgresStore(url!, { schema: schema! });

@@ -1,0 +1,35 @@
+// The floors of the project, bottom first. A source file imports only from its own folder or from a lower
+// floor; two folders on one floor do not import each other. `floors.spec.ts` holds every file to it and
+// refuses any import cycle; docs/architecture.md draws the same list.
+
+/** The packages: each imports only packages on floors below it. */
+export const PACKAGE_FLOORS: readonly (readonly string[])[] = [
+  ['core'],
+  ['clock', 'store-sqlite', 'store-postgres', 'http'],
+  ['testing', 'sim'],
+  ['server'],
+];
+
+/**
+ * Core's folders. The kernel knows nothing of the platform; what a call carries and how it fails sits on
+ * it; then the catalogue and the limiting day, the account and its credits, the handler contract, the
+ * domain folders in the order they read each other, and the call pipeline at the top with the platform's
+ * handler table (`platform.ts`) and the public face (`index.ts`) above it.
+ */
+export const CORE_FLOORS: readonly (readonly string[])[] = [
+  ['kernel'],
+  ['calls'],
+  ['catalogue', 'days'],
+  ['accounting'],
+  ['handling'],
+  ['filters'],
+  ['recording-index'],
+  ['recordings'],
+  ['historics'],
+  ['analysis'],
+  ['tasks', 'previews', 'push', 'sources', 'firehose', 'identities', 'usage', 'idempotency'],
+  ['faults'],
+  ['pipeline'],
+  ['platform.ts'],
+  ['index.ts'],
+];
