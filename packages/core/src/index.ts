@@ -13,7 +13,6 @@ export { CURRENT_VERSION, VERSIONS, atLeast, findVersion, looksLikeVersion, pars
 export { limitingDayOf, type LimitingDay, type LimitingDayMode } from './days/limiting-day.ts';
 export { AccountLanes } from './pipeline/account-lanes.ts';
 export { AggregateLoader, SNAPSHOT_EVERY, type Loaded } from './kernel/aggregates.ts';
-export { DeciderSpecification } from './calls/decider-spec.ts';
 export { evolveWith, fold, foldMany, type Decider, type DomainEvent } from './kernel/decider.ts';
 export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type EngineOptions } from './pipeline/engine.ts';
 export { BadRequest, Conflict, DomainError, NotFound } from './calls/errors.ts';
