@@ -194,7 +194,10 @@ function faultResponse(fault: InjectedFault, headers: Record<string, string>): W
   return errorResponse(fault.status, `Injected fault: ${fault.status} (the operator's /_admin/faults); nothing was charged`, headers);
 }
 
-/** The headers of every API answer, built as one literal so V8 keeps them on its fast path. */
+/**
+ * The headers of every API answer: the version and the CORS origin always, then the request id when the
+ * server gives one and the deprecation pair for a retired version, added only when they apply.
+ */
 function baseHeaders(version: VersionId, requestId: boolean): Record<string, string> {
   const h: Record<string, string> = { 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' };
   if (requestId) h['X-DataSift-Request-Id'] = crypto.randomUUID().replaceAll('-', '');

@@ -1,3 +1,5 @@
+import { AssertionError } from 'node:assert';
+import { inspect, isDeepStrictEqual } from 'node:util';
 import { DomainError, fold, type Decider, type DomainEvent } from '@sdp/core';
 
 /** What a refusal is expected to be: a DomainError subclass (or any Error class), or a status. */
@@ -9,7 +11,10 @@ export type ExpectedRefusal = number | (abstract new (...args: never[]) => Error
  *   deciderSpec(accountDecider).given([opened]).when({ type: 'DenyAccount', reason: 'spam' }).then([denied]);
  *   deciderSpec(creditsDecider).given([]).when(tooDear).thenThrows(429);
  *
- * `then` and `thenThrows` throw an Error with both sides printed when the decider disagrees.
+ * `then` compares events by deep strict equality (Node's `isDeepStrictEqual`): key order does not matter,
+ * a key holding `undefined` is not the same as a missing key, and `1` is not `'1'`. When the decider
+ * disagrees, `then` and `thenThrows` throw an `AssertionError` with both sides printed (and `actual` and
+ * `expected` set, so test runners show a diff).
  */
 export function deciderSpec<S, C, E extends DomainEvent>(decider: Decider<S, C, E>): DeciderSpec<S, C, E> {
   return new DeciderSpec(decider, []);
@@ -39,9 +44,14 @@ export class DeciderSpec<S, C, E extends DomainEvent> {
   then(expected: readonly E[]): S {
     const before = this.state();
     const actual = this.decide(before);
-    const a = JSON.stringify(actual);
-    const e = JSON.stringify(expected);
-    if (a !== e) throw new Error(`${this.decider.name}: expected events\n  ${e}\nbut the decider decided\n  ${a}`);
+    if (!isDeepStrictEqual(actual, expected)) {
+      throw new AssertionError({
+        message: `${this.decider.name}: expected events\n  ${show(expected)}\nbut the decider decided\n  ${show(actual)}`,
+        actual,
+        expected,
+        operator: 'deepStrictEqual',
+      });
+    }
     return fold(this.decider, actual, before);
   }
 
@@ -55,19 +65,24 @@ export class DeciderSpec<S, C, E extends DomainEvent> {
       if (!(error instanceof Error)) throw error;
       if (typeof expected === 'number') {
         const status = error instanceof DomainError ? error.status : undefined;
-        if (status !== expected) throw new Error(`${this.decider.name}: expected a ${expected} refusal but got ${status ?? error.name}: ${error.message}`);
+        if (status !== expected) throw new Error(`${this.decider.name}: expected a ${expected} refusal but got ${status ?? error.name}: ${error.message}`, { cause: error });
       } else if (!(error instanceof expected)) {
         const got = error as Error;
-        throw new Error(`${this.decider.name}: expected a ${expected.name} but got ${got.name}: ${got.message}`);
+        throw new Error(`${this.decider.name}: expected a ${expected.name} but got ${got.name}: ${got.message}`, { cause: error });
       }
       if (message && !message.test(error.message)) throw new Error(`${this.decider.name}: expected a message matching ${message} but got: ${error.message}`);
       return error;
     }
-    throw new Error(`${this.decider.name}: expected ${typeof expected === 'number' ? `a ${expected} refusal` : `a ${expected.name}`} but the decider decided ${JSON.stringify(events)}`);
+    throw new Error(`${this.decider.name}: expected ${typeof expected === 'number' ? `a ${expected} refusal` : `a ${expected.name}`} but the decider decided ${show(events)}`);
   }
 
   private decide(state: S): E[] {
     if (!this.command) throw new Error('deciderSpec: call when(command) before then()');
     return this.decider.decide(this.command.value, state);
   }
+}
+
+/** A value printed whole on one line, `undefined` included (JSON would drop it). */
+function show(value: unknown): string {
+  return inspect(value, { depth: null, breakLength: Infinity, compact: true, sorted: false });
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { accountDecider, type AccountEvent } from './account.ts';
 import { constantTimeEqual, hashApiKey } from './api-key.ts';
 import { completePackage, readPackageFields } from './package.ts';
 
-const spec = () => DeciderSpecification.for(accountDecider);
+const spec = () => deciderSpec(accountDecider);
 const opened: AccountEvent = {
   type: 'AccountOpened',
   data: { username: 'alice', salt: 's1', keyHash: hashApiKey('s1', 'key-00000001'), package: completePackage({}), at: 1000 },

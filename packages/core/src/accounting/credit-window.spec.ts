@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { fold } from '../kernel/decider.ts';
 import { creditsDecider, figuresOf, HOUR_MS, MINUTE_MS, openWindow, windowAt, type Credits, type CreditsEvent } from './credit-window.ts';
 
 const T0 = Date.parse('2026-03-01T08:05:37Z');
-const spec = () => DeciderSpecification.for(creditsDecider);
+const spec = () => deciderSpec(creditsDecider);
 const line = (cost: number, limit = 10_000) => ({ key: 'general', limit, cost });
 
 describe('credits decider', () => {

@@ -2,13 +2,16 @@ import { md5 } from '@noble/hashes/legacy';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import type { Definition } from './ast.ts';
 import { costOf, type DpuBreakdown } from './cost.ts';
-import { compileDefinition, type IncludedFilter, type Interaction, type MatchResult, type Scope, type TagOutput } from './evaluator.ts';
+import { compileDefinition, type MatchResult } from './evaluator.ts';
+import type { IncludedFilter, Scope, TagOutput } from './scope.ts';
+import type { Interaction } from './target-reader.ts';
 import { checkDefinitionLimits, checkQueryLimits, checkTextSize, countDefinition, type FilterCounts } from './limits.ts';
 import { parseDefinition, type FilterKind } from './parser.ts';
 import { printDefinition } from './printer.ts';
 
 export type { Interaction, MatchResult, FilterKind };
-export { readTarget, applyTags } from './evaluator.ts';
+export { applyTags } from './evaluator.ts';
+export { readTarget } from './target-reader.ts';
 
 /** A parsed, checked and compiled filter: what every other part of the platform holds. */
 export interface CompiledFilter extends IncludedFilter {

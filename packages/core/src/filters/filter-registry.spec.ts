@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { filterRegistryDecider, type FilterEvent } from './filter-registry.ts';
 
 const hash = '145ea24a4d83a14ecb9077b831f14809';
@@ -7,7 +7,7 @@ const compiled: FilterEvent = { type: 'FilterCompiled', data: { hash, text: 'fb.
 
 describe('the filter registry decider', () => {
   it('given nothing, when a definition is recorded, then FilterCompiled', () => {
-    const state = DeciderSpecification.for(filterRegistryDecider)
+    const state = deciderSpec(filterRegistryDecider)
       .given([])
       .when({ type: 'RecordFilter', hash, text: 'fb.content contains "x"', at: 1000 })
       .then([compiled]);
@@ -15,14 +15,14 @@ describe('the filter registry decider', () => {
   });
 
   it('given it was recorded, when the same hash is recorded again (any spelling), then nothing', () => {
-    DeciderSpecification.for(filterRegistryDecider)
+    deciderSpec(filterRegistryDecider)
       .given([compiled])
       .when({ type: 'RecordFilter', hash, text: 'FB.CONTENT contains "x" // again', at: 2000 })
       .then([]);
   });
 
   it('when the hash is not 32 lowercase hex, then 400', () => {
-    DeciderSpecification.for(filterRegistryDecider)
+    deciderSpec(filterRegistryDecider)
       .given([])
       .when({ type: 'RecordFilter', hash: 'XYZ', text: 'fb.type exists', at: 1 })
       .thenThrows(400, /hash must be a valid hash/);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { historicsDecider, historicsStatusAt, type HistoricsCommand, type HistoricsEvent } from './historics-query.ts';
 import { MIN_RUN_MS, QUEUE_MS, timelineProgress, runMsFor } from './progress.ts';
 
-const spec = () => DeciderSpecification.for(historicsDecider);
+const spec = () => deciderSpec(historicsDecider);
 const ID = '0123456789abcdef0123';
 const HASH = 'f'.repeat(32);
 const T0 = Date.parse('2026-02-01T00:00:00Z');

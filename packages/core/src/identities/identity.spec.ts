@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { callingIdentity, identitiesDecider, type IdentityEvent } from './identity.ts';
 
-const spec = () => DeciderSpecification.for(identitiesDecider);
+const spec = () => deciderSpec(identitiesDecider);
 const ID = 'a'.repeat(32);
 const OTHER = 'b'.repeat(32);
 const services = ['facebook', 'linkedin'];

@@ -10,14 +10,14 @@ export interface Ids {
   hex(length: number): string;
 }
 
-/**
- * Deterministic ids from a seed (xorshift128+), for tests and simulations that must replay exactly.
- * Servers use the nanoid-based ids of `@sdp/clock`.
- */
 const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+/**
+ * Deterministic ids from a seed, for tests and simulations that must replay exactly: the generator is
+ * xoshiro128** (period 2^128 - 1), its four words of state drawn from the seed by splitmix32 so that
+ * nearby seeds give unrelated streams. Servers use the nanoid-based ids of `@sdp/clock`.
+ */
 export function seededIds(seed = 1): Ids {
-  // xoshiro128** (period 2^128 - 1) seeded through splitmix32, so nearby seeds give unrelated streams.
   let z = seed | 0;
   const splitmix = (): number => {
     z = (z + 0x9e3779b9) | 0;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { parsePreviewParameters, runPreviewAnalysis } from './preview-analyses.ts';
 import { PREVIEW_QUEUE_MS, previewProgressAt, previewRunMs, previewStatusAt, previewsDecider, type PreviewCommand, type PreviewEvent } from './preview.ts';
 
-const spec = () => DeciderSpecification.for(previewsDecider);
+const spec = () => deciderSpec(previewsDecider);
 const T0 = Date.parse('2026-05-01T00:00:00Z');
 const ID = 'c'.repeat(40);
 const START = T0 / 1000 - 86_400;

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { utf8Length } from '../calls/utf8.ts';
 import { batchBody, cutBatch } from './batch.ts';
 import { RETRY_FIRST_MS, RETRY_MAX_MS, UNDELIVERABLE_MS, retryDelay, type DeliveryEvent } from './delivery.ts';
@@ -10,7 +10,7 @@ import { pushDecider, type PushEvent } from './push-subscription.ts';
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 const ID = 'a'.repeat(32);
 const DID = 'd'.repeat(32);
-const spec = () => DeciderSpecification.for(pushDecider);
+const spec = () => deciderSpec(pushDecider);
 
 const created: PushEvent = {
   type: 'PushSubscriptionCreated',

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { FINISHING_MS, pushDecider, statusAt, type PushEvent, type PushStatus } from './push-subscription.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 const ID = 'a'.repeat(32);
 const HASH = 'b'.repeat(32);
-const spec = () => DeciderSpecification.for(pushDecider);
+const spec = () => deciderSpec(pushDecider);
 
 const created = (status: PushStatus = 'active', over: Partial<{ start: number; end: number | null }> = {}): PushEvent => ({
   type: 'PushSubscriptionCreated',

@@ -1,8 +1,8 @@
 import { describe, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { dailyCapacityDecider, type CapacityEvent, type OfferedInteraction } from './capacity.ts';
 
-const spec = () => DeciderSpecification.for(dailyCapacityDecider);
+const spec = () => deciderSpec(dailyCapacityDecider);
 const offered = (recording: string): OfferedInteraction => ({ at: 1, interaction: { fb: { content: 'x' } } as never, matches: [{ recording, tags: [] }] });
 
 describe('daily capacity: the operator reaches it (a semantic fault)', () => {

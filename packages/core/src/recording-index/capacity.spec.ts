@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { fold } from '../kernel/decider.ts';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { dailyAccountLimit, dailyCapacityDecider, type CapacityEvent, type OfferedInteraction } from './capacity.ts';
 
 const offered = (at: number, recordings: string[]): OfferedInteraction => ({
@@ -25,7 +25,7 @@ describe('daily capacity', () => {
   });
 
   it('keeps matches until a cap is reached, then refuses and counts the refusals', () => {
-    const state = DeciderSpecification.for(dailyCapacityDecider)
+    const state = deciderSpec(dailyCapacityDecider)
       .given([])
       .when({ type: 'RecordInteractions', day: '2026-01-01', accountLimit: 3, perFilterCap: 2, items: [offered(1, ['r1', 'r2']), offered(2, ['r1', 'r2']), offered(3, ['r1'])] })
       .then([
@@ -38,7 +38,7 @@ describe('daily capacity', () => {
   });
 
   it('decides nothing when nothing was offered', () => {
-    DeciderSpecification.for(dailyCapacityDecider).given([]).when({ type: 'RecordInteractions', day: 'd', accountLimit: 5, items: [] }).then([]);
+    deciderSpec(dailyCapacityDecider).given([]).when({ type: 'RecordInteractions', day: 'd', accountLimit: 5, items: [] }).then([]);
   });
 
   test.prop([fc.array(batch, { maxLength: 8 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 15 })])(

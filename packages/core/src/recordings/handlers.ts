@@ -7,10 +7,6 @@ import { recordingByHash, recordingsDecider, recordingsStream, type Recording } 
 import { namedFilter } from '../filters/index.ts';
 import { namedRecording } from './queries.ts';
 
-/**
- * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3
- * by its `id` (decisions §3). `{service}` (from 1.4) must be one of the package's services.
- */
 /** Recordings have answered `pages: 1` for an empty list from the start; kept so no client sees a change. */
 const RECORDING_PAGING: PagingRule = { minPages: 1 };
 
@@ -98,6 +94,10 @@ async function get(ctx: CallContext) {
   return { body: pageEnvelope(p, 'subscriptions', await recordingViews(ctx, p.items)) };
 }
 
+/**
+ * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3
+ * by its `id` (decisions §3). `{service}` (from 1.4) must be one of the package's services.
+ */
 export const recordingHandlers: HandlerTable = {
   'insight.start': start,
   'insight.stop': stop,

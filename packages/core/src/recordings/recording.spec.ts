@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { fold } from '../kernel/decider.ts';
 import { DomainError } from '../calls/errors.ts';
 import { recordingsDecider, runningCount, type RecordingCommand, type RecordingEvent, type Recordings } from './recording.ts';
 
 const H1 = 'a'.repeat(32);
 const H2 = 'b'.repeat(32);
-const spec = () => DeciderSpecification.for(recordingsDecider);
+const spec = () => deciderSpec(recordingsDecider);
 const started = (id: string, at = 1000, hash = H1): RecordingEvent => ({ type: 'RecordingStarted', data: { id, hash, name: `n-${id}`, service: 'facebook', at, identityId: null } });
 const stopped = (id: string, at = 2000): RecordingEvent => ({ type: 'RecordingStopped', data: { id, at } });
 const start = (id: string, concurrentLimit = 10): RecordingCommand => ({ type: 'StartRecording', id, hash: H1, name: `n-${id}`, service: 'facebook', at: 1000, identityId: null, concurrentLimit });

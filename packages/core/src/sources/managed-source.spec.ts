@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { sourcesDecider, type SourceCommand, type SourceEvent } from './managed-source.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 const ID = 'a'.repeat(32);
 const LIMITS = { requestsPerMinute: 3, bytesPerMinute: 100 };
-const spec = () => DeciderSpecification.for(sourcesDecider);
+const spec = () => deciderSpec(sourcesDecider);
 
 const auth = [{ identity_id: 'c'.repeat(32), expires_at: null, parameters: { value: 'token' } }];
 const resources = [{ resource_id: 'd'.repeat(32), parameters: { id: '123' } }];

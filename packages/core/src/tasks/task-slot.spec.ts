@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
-import { DeciderSpecification } from '../calls/decider-spec.ts';
+import { deciderSpec } from '@sdp/testing';
 import { fold } from '../kernel/decider.ts';
 import { TASK_QUEUE_LIMIT, TASK_MS, dueTasks, taskById, queuedAt, taskSlotsDecider, taskStatusAt, type TaskCommand, type TaskEvent } from './task-slot.ts';
 
-const spec = () => DeciderSpecification.for(taskSlotsDecider);
+const spec = () => deciderSpec(taskSlotsDecider);
 const T0 = Date.parse('2026-04-01T12:00:00Z');
 const id = (n: number) => n.toString(16).padStart(40, '0');
 const params = { start: 1, end: 2, parameters: { analysis_type: 'freqDist', parameters: { target: 'fb.author.gender', threshold: 2 } } };

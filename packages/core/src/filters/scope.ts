@@ -1,0 +1,33 @@
+import type { Interaction } from './target-reader.ts';
+
+/*
+ * What the compiled pieces of a definition share: the scope one interaction is tested in, a test, the
+ * tag output rules write to, and what an included definition (`stream`, `tags` by hash) offers.
+ */
+
+/** Per-interaction scratch space: tokenized and lower-cased values shared by every condition. */
+export interface Scope {
+  i: Interaction;
+  memo: Map<string, unknown> | undefined;
+}
+
+/** A compiled condition or expression: does the interaction in scope match? */
+export type Test = (s: Scope) => boolean;
+
+/** What an evaluator needs of another compiled definition (`stream` and `tags` inclusion). */
+export interface IncludedFilter {
+  test(s: Scope): boolean;
+  applyTags(s: Scope, out: TagOutput): void;
+  tagRuleCount: number;
+}
+export type Resolve = (hash: string) => IncludedFilter | undefined;
+
+/** What the tag rules give one interaction, built up rule by rule. */
+export interface TagOutput {
+  tags: string[];
+  /** What `tags` and the tree already hold, so a rule that fires twice adds nothing (kept in a set:
+   * a classifier may give hundreds of tags to one interaction). */
+  seen: Set<string>;
+  tree: Record<string, string[]> | undefined;
+  scores: Map<string, Map<string, number>> | undefined;
+}
