@@ -26,6 +26,11 @@ export { Params } from './calls/params.ts';
 export { fixedClock, seededIds, type Clock, type Ids } from './kernel/ports.ts';
 export { replay, type RebuiltAggregate, type ReplayOptions, type ReplayReport, type ReplayTarget, type SnapshotMismatch } from './kernel/replay.ts';
 export { UnitOfWork, type Savepoint } from './kernel/unit-of-work.ts';
+// Events that evolve: a schema version per event type, upcasters chained to the current one, and the
+// store seen through them (docs/stores.md, "Evolving an event").
+export { EventFromNewerSchema, Upcasters, type Upcaster } from './kernel/upcasters.ts';
+export { EvolvingStore, evolvingStore } from './kernel/evolving-store.ts';
+export { PLATFORM_AGGREGATES, PLATFORM_EVENT_TYPES, platformUpcasters, type PlatformEvent } from './platform-events.ts';
 export { type Condition, type Definition, type Expr, type Operator } from './filters/ast.ts';
 export { compileFilter, type CompiledFilter } from './filters/compiled-filter.ts';
 export { type DpuBreakdown } from './filters/cost.ts';
