@@ -45,7 +45,7 @@ export { firehoseMinute, type FirehoseService } from './firehose/synthetic-inter
 export { archiveInteractions } from './historics/archive.ts';
 export { type AvailabilityWindow, type SourceAvailability } from './historics/availability.ts';
 export { historicsQuery } from './historics/handlers.ts';
-export { type HistoricsCommand, type HistoricsEvent, type HistoricsQueries, type HistoricsQuery } from './historics/historics-query.ts';
+export { historicsDecider, historicsStream, type HistoricsCommand, type HistoricsEvent, type HistoricsQueries, type HistoricsQuery } from './historics/historics-query.ts';
 export { type HistoricsPhase, type HistoricsStatus, type Timeline } from './historics/progress.ts';
 export { identityAccess } from './identities/identity-access.ts';
 export { type Identities, type Identity, type IdentityCommand, type IdentityEvent, type IdentityLimit, type IdentityStatus, type IdentityToken, type LimitFigures } from './identities/identity.ts';
