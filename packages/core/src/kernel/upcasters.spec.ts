@@ -51,6 +51,11 @@ describe('upcasters', () => {
     const batch = [{ stream: 's', expectedVersion: 0, events: [{ id: 'a', type: 'Counted', data: {}, time: 0 }, { id: 'b', type: 'Counted', data: {}, time: 0, schemaVersion: 1 }, { id: 'c', type: 'Other', data: {}, time: 0 }] }];
     expect(counted().stamp(batch)[0]!.events.map((e) => e.schemaVersion)).toEqual([3, 1, undefined]);
     expect(new Upcasters().stamp(batch)).toBe(batch);
+    const charge = { stream: 'c', expectedVersion: 0, events: [{ id: 'd', type: 'Other', data: {}, time: 0 }] };
+    expect(counted().stamp([charge])[0]).toBe(charge);
+    const mixed = counted().stamp([charge, ...batch]);
+    expect(mixed[0]).toBe(charge);
+    expect(mixed[1]!.events.map((e) => e.schemaVersion)).toEqual([3, 1, undefined]);
   });
 
   it('keeps snapshots per schema: a state folded before an upcaster existed is not loaded after it', async () => {

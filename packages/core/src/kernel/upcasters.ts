@@ -105,10 +105,18 @@ export class Upcasters {
   /** The events of a write, each without a schema version given one: its type's current version. */
   stamp(batch: StreamAppend[]): StreamAppend[] {
     if (this.steps.size === 0) return batch;
-    return batch.map((entry) => {
-      if (!entry.events.some((e) => e.schemaVersion === undefined && this.steps.has(e.type))) return entry;
+    // Most writes hold only types at version 1 (a charge): those pass without a copy.
+    let out: StreamAppend[] | undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const entry = batch[i]!;
+      if (!entry.events.some((e) => e.schemaVersion === undefined && this.steps.has(e.type))) {
+        out?.push(entry);
+        continue;
+      }
+      out ??= batch.slice(0, i);
       const events = entry.events.map((e): NewEvent => (e.schemaVersion === undefined && this.steps.has(e.type) ? { ...e, schemaVersion: this.currentVersion(e.type) } : e));
-      return { ...entry, events };
-    });
+      out.push({ ...entry, events });
+    }
+    return out ?? batch;
   }
 }
