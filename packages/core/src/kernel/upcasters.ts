@@ -77,7 +77,8 @@ export class Upcasters {
     const at = event.schemaVersion ?? 1;
     const current = (list?.length ?? 0) + 1;
     if (at === current) return event;
-    if (at > current || at < 1 || !Number.isInteger(at)) throw new EventFromNewerSchema({ ...event, schemaVersion: at }, current);
+    if (!Number.isInteger(at) || at < 1) throw new Error(`event ${event.type} at ${event.stream} version ${event.version} has schema version ${String(at)}, which is not a whole number from 1`);
+    if (at > current) throw new EventFromNewerSchema({ ...event, schemaVersion: at }, current);
     let data = event.data;
     for (let v = at; v < current; v++) data = list![v - 1]!(data);
     return { ...event, data, schemaVersion: current };
