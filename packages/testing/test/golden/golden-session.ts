@@ -90,11 +90,9 @@ export async function runGoldenSession(store: EventStore): Promise<GoldenSession
   const source = body(await call('source.create', { source_type: 'twitter_gnip', name: 'gnip', resources: [{ parameters: { mapping: 'gnip_1' } }] })).id as string;
   await call('source.update', { id: source, name: 'gnip stream' });
   const withAuth = body(await call('source.auth.add', { id: source, auth: [{ parameters: { value: 'token-1' } }] }));
-  const authIds = ((withAuth.auth ?? []) as { identity_id?: string; id?: string }[]).map((a) => a.identity_id ?? a.id).filter(Boolean);
-  await call('source.auth.remove', { id: source, auth_ids: JSON.stringify(authIds.slice(-1)) });
+  await call('source.auth.remove', { id: source, auth_ids: JSON.stringify([withAuth.auth.at(-1).identity_id]) });
   const withResources = body(await call('source.resource.add', { id: source, resources: [{ parameters: { mapping: 'gnip_2' } }] }));
-  const resourceIds = ((withResources.resources ?? []) as { resource_id?: string; id?: string }[]).map((r) => r.resource_id ?? r.id).filter(Boolean);
-  await call('source.resource.remove', { id: source, resource_ids: JSON.stringify(resourceIds.slice(-1)) });
+  await call('source.resource.remove', { id: source, resource_ids: JSON.stringify([withResources.resources.at(-1).resource_id]) });
   await call('source.start', { id: source });
   const ingested = ['g1', 'g2', 'g3'].map((i) => JSON.stringify({ interaction: { id: i, created_at: Math.floor(time.now / 1000) }, fb: { content: `coffee ${i}`, author: { id: `a-${i}` } } })).join('\n');
   await call('ingest', { source_id: source }, 2, { body: ingested, mediaType: 'application/json' });
