@@ -30,6 +30,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['tasks', 'previews', 'push', 'sources', 'firehose', 'identities', 'usage', 'idempotency'],
   ['faults'],
   ['pipeline'],
+  ['platform-events.ts'],
   ['platform.ts'],
   ['index.ts'],
 ];

@@ -25,6 +25,11 @@ export { Params } from './calls/params.ts';
 export { fixedClock, seededIds, type Clock, type Ids } from './kernel/ports.ts';
 export { replay, type RebuiltAggregate, type ReplayOptions, type ReplayReport, type ReplayTarget, type SnapshotMismatch } from './kernel/replay.ts';
 export { UnitOfWork, type Savepoint } from './kernel/unit-of-work.ts';
+// Events that evolve: a schema version per event type, upcasters chained to the current one, and the
+// store seen through them (docs/stores.md, "Evolving an event").
+export { EventFromNewerSchema, Upcasters, type Upcaster } from './kernel/upcasters.ts';
+export { EvolvingStore, evolvingStore } from './kernel/evolving-store.ts';
+export { PLATFORM_AGGREGATES, PLATFORM_EVENT_TYPES, platformUpcasters, type PlatformEvent } from './platform-events.ts';
 export { type Condition, type Definition, type Expr, type Operator } from './filters/ast.ts';
 export { compileFilter, type CompiledFilter } from './filters/compiled-filter.ts';
 export { type DpuBreakdown } from './filters/cost.ts';
@@ -40,7 +45,7 @@ export { firehoseMinute, type FirehoseService } from './firehose/synthetic-inter
 export { archiveInteractions } from './historics/archive.ts';
 export { type AvailabilityWindow, type SourceAvailability } from './historics/availability.ts';
 export { historicsQuery } from './historics/queries.ts';
-export { type HistoricsCommand, type HistoricsEvent, type HistoricsQueries, type HistoricsQuery } from './historics/historics-query.ts';
+export { historicsDecider, historicsStream, type HistoricsCommand, type HistoricsEvent, type HistoricsQueries, type HistoricsQuery } from './historics/historics-query.ts';
 export { type HistoricsPhase, type HistoricsStatus, type Timeline } from './historics/progress.ts';
 export { identityAccess } from './identities/identity-access.ts';
 export { type Identities, type Identity, type IdentityCommand, type IdentityEvent, type IdentityLimit, type IdentityStatus, type IdentityToken, type LimitFigures } from './identities/identity.ts';

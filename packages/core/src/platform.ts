@@ -11,6 +11,7 @@ import { filterHandlers } from './filters/handlers.ts';
 import { recordingHandlers } from './recordings/index.ts';
 import { analysisHandlers } from './analysis/index.ts';
 import { usageHandlers } from './usage/index.ts';
+import { platformUpcasters } from './platform-events.ts';
 
 /**
  * Every aggregate's endpoint handlers, in one table. Each module exports its own `HandlerTable`; this
@@ -32,7 +33,12 @@ const MODULES: HandlerTable[] = [
 
 export const PLATFORM_HANDLERS: HandlerTable = Object.assign({}, ...MODULES);
 
-/** An engine with every endpoint the platform builds. */
+/** An engine with every endpoint the platform builds, reading its events through the platform's schema. */
 export function createEngine(options: Omit<EngineOptions, 'handlers'> & { handlers?: HandlerTable }): Engine {
-  return new Engine({ ...options, identities: options.identities ?? identityAccess, handlers: { ...PLATFORM_HANDLERS, ...options.handlers } });
+  return new Engine({
+    ...options,
+    upcasters: options.upcasters ?? platformUpcasters(),
+    identities: options.identities ?? identityAccess,
+    handlers: { ...PLATFORM_HANDLERS, ...options.handlers },
+  });
 }

@@ -22,7 +22,7 @@ export async function* exportEvents(store: EventStore, after = 0, limit = Number
 }
 
 function eventLine(e: StoredEvent): string {
-  return JSON.stringify({ position: e.position, stream: e.stream, version: e.version, id: e.id, time: e.time, type: e.type, data: e.data });
+  return JSON.stringify({ position: e.position, stream: e.stream, version: e.version, id: e.id, time: e.time, type: e.type, schemaVersion: e.schemaVersion, data: e.data });
 }
 
 /** Bad NDJSON for an import: answered 400, nothing written. */
@@ -52,7 +52,7 @@ export function parseEventLines(text: string): StoredEvent[] {
       throw new ImportError(`${where}: not JSON`);
     }
     if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new ImportError(`${where}: not an event object`);
-    const { position, stream, version, id, time, type, data } = e;
+    const { position, stream, version, id, time, type, data, schemaVersion = 1 } = e;
     if (typeof stream !== 'string' || stream === '') throw new ImportError(`${where}: "stream" must be a non-empty string`);
     if (typeof type !== 'string' || type === '') throw new ImportError(`${where}: "type" must be a non-empty string`);
     if (typeof id !== 'string' || id === '') throw new ImportError(`${where}: "id" must be a non-empty string`);
@@ -61,9 +61,11 @@ export function parseEventLines(text: string): StoredEvent[] {
     const expected = (versions.get(stream) ?? 0) + 1;
     if (version !== expected) throw new ImportError(`${where}: stream ${stream} is at version ${expected - 1}, so "version" must be ${expected} (got ${JSON.stringify(version)})`);
     if (data === undefined) throw new ImportError(`${where}: "data" is missing`);
+    // Absent in exports made before events had schema versions, when every event was at version 1.
+    if (!Number.isSafeInteger(schemaVersion) || (schemaVersion as number) < 1) throw new ImportError(`${where}: "schemaVersion" must be a whole number from 1`);
     versions.set(stream, expected);
     lastPosition = position as number;
-    events.push({ position: position as number, stream, version: expected, id, time: time as number, type, data });
+    events.push({ position: position as number, stream, version: expected, id, time: time as number, type, data, schemaVersion: schemaVersion as number });
   }
   return events;
 }
@@ -97,7 +99,8 @@ export async function importEvents(store: EventStore, events: StoredEvent[]): Pr
       inBatch.set(e.stream, target);
       last = target;
     }
-    const event: NewEvent = { id: e.id, time: e.time, type: e.type, data: e.data };
+    // The version it was written in, so the store's schema brings it up on every read as it did there.
+    const event: NewEvent = { id: e.id, time: e.time, type: e.type, data: e.data, schemaVersion: e.schemaVersion };
     target.events.push(event);
     size++;
   }

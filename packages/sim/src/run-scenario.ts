@@ -93,11 +93,12 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     clock.at(scenario.start, sample);
   }
 
-  let position = await store.head();
+  // The ledger folds events: read them as the engine does, through its event schema.
+  let position = await engine.store.head();
   for (let h = 0; h < ledger.hours; h++) {
     const hourEnd = Math.min(end, scenario.start + (h + 1) * HOUR) - 1;
     await clock.advanceTo(hourEnd);
-    const events = await store.readAll(position);
+    const events = await engine.store.readAll(position);
     if (events.length > 0) position = events[events.length - 1]!.position;
     ledger.recordEvents(events);
     for (const a of scenario.accounts) {

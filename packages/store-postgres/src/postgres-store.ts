@@ -156,6 +156,7 @@ export class PostgresEventStore implements EventStore {
     const evType: string[] = [];
     const evData: string[] = [];
     const evTime: number[] = [];
+    const evSchema: number[] = [];
     for (const { batch } of group) {
       reqEntries.push(batch.length);
       for (const { stream, expectedVersion, events } of batch) {
@@ -167,6 +168,7 @@ export class PostgresEventStore implements EventStore {
           evType.push(e.type);
           evData.push(JSON.stringify(e.data ?? null));
           evTime.push(e.time);
+          evSchema.push(e.schemaVersion ?? 1);
         }
       }
     }
@@ -182,8 +184,8 @@ export class PostgresEventStore implements EventStore {
     const backend = (client as unknown as { processID: number }).processID;
     try {
       const res = await client.query({
-        text: `SELECT ${this.s}.sdp_append($1, $2, $3, $4, $5, $6, $7, $8) AS out`,
-        values: [reqEntries, entStream, entExpect, entEvents, evId, evType, evData, evTime],
+        text: `SELECT ${this.s}.sdp_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS out`,
+        values: [reqEntries, entStream, entExpect, entEvents, evId, evType, evData, evTime, evSchema],
       });
       client.release();
       out = (res.rows[0].out as string[]).map(Number);
@@ -277,7 +279,7 @@ export class PostgresEventStore implements EventStore {
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
     const res = await this.query(
-      `SELECT position, stream, version, id, type, data, time FROM ${this.s}.events WHERE stream = $1 AND version > $2 ORDER BY version`,
+      `SELECT position, stream, version, id, type, data, time, schema_version FROM ${this.s}.events WHERE stream = $1 AND version > $2 ORDER BY version`,
       [stream, afterVersion],
     );
     return res.rows.map(toEvent);
@@ -285,7 +287,7 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
     const res = await this.query(
-      `SELECT position, stream, version, id, type, data, time FROM ${this.s}.events WHERE position > $1 ORDER BY position LIMIT $2`,
+      `SELECT position, stream, version, id, type, data, time, schema_version FROM ${this.s}.events WHERE position > $1 ORDER BY position LIMIT $2`,
       [afterPosition, limit],
     );
     return res.rows.map(toEvent);
@@ -376,8 +378,8 @@ function isConnectionError(error: unknown): boolean {
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i.test(e.message ?? '');
 }
 
-function toEvent(r: { position: string; stream: string; version: number; id: string; type: string; data: string; time: string }): StoredEvent {
-  return { position: Number(r.position), stream: r.stream, version: r.version, id: r.id, type: r.type, data: JSON.parse(r.data), time: Number(r.time) };
+function toEvent(r: { position: string; stream: string; version: number; id: string; type: string; data: string; time: string; schema_version: number }): StoredEvent {
+  return { position: Number(r.position), stream: r.stream, version: r.version, id: r.id, type: r.type, data: JSON.parse(r.data), time: Number(r.time), schemaVersion: r.schema_version };
 }
 
 function quoteIdent(name: string): string {

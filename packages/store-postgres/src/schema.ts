@@ -24,6 +24,10 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
     );`,
   // 2: events by id, so an append whose connection died can be looked up once the server is back.
   (s) => `CREATE INDEX IF NOT EXISTS events_id ON ${s}.events (id);`,
+  // 3: each event's schema version (of its type's data); every event written before it is at version 1.
+  // The append function of version 2 (without it) stays: a process of the older build still running
+  // during an upgrade appends through it, and its events are all at version 1, the column's default.
+  (s) => `ALTER TABLE ${s}.events ADD COLUMN schema_version integer NOT NULL DEFAULT 1;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -38,7 +42,8 @@ CREATE OR REPLACE FUNCTION ${s}.sdp_append(
   ev_id       text[],      -- per event, entries' events one after another
   ev_type     text[],
   ev_data     text[],
-  ev_time     bigint[]
+  ev_time     bigint[],
+  ev_schema   integer[]
 ) RETURNS bigint[] LANGUAGE plpgsql AS $fn$
 DECLARE
   -- Out: one slot per entry (its version after the write, or its actual version on a conflict), then one
@@ -70,11 +75,12 @@ BEGIN
       FOR e IN first_e .. first_e + req_entries[r] - 1 LOOP
         k := ent_events[e];
         IF k > 0 THEN
-          INSERT INTO ${s}.events (position, stream, version, id, type, data, time)
-          SELECT head + t.o, ent_stream[e], out[e] + t.o, t.id, t.type, t.data, t.time
+          INSERT INTO ${s}.events (position, stream, version, id, type, data, time, schema_version)
+          SELECT head + t.o, ent_stream[e], out[e] + t.o, t.id, t.type, t.data, t.time, t.schema_version
           FROM unnest(ev_id[first_v : first_v + k - 1], ev_type[first_v : first_v + k - 1],
-                      ev_data[first_v : first_v + k - 1], ev_time[first_v : first_v + k - 1])
-               WITH ORDINALITY AS t(id, type, data, time, o);
+                      ev_data[first_v : first_v + k - 1], ev_time[first_v : first_v + k - 1],
+                      ev_schema[first_v : first_v + k - 1])
+               WITH ORDINALITY AS t(id, type, data, time, schema_version, o);
           head := head + k;
           out[e] := out[e] + k;
           first_v := first_v + k;

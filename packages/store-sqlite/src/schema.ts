@@ -27,6 +27,8 @@ export const MIGRATIONS: readonly string[] = [
      state   BLOB    NOT NULL,
      PRIMARY KEY (stream, kind)
    ) WITHOUT ROWID`,
+  // 3: each event's schema version (of its type's data); every event written before it is at version 1.
+  `ALTER TABLE events ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 1`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -163,8 +163,9 @@ describe('the SQLite file', () => {
     raw.close();
 
     const store = await openSqliteStore(path);
-    expect((await store.readStream('account:old')).map((e) => [e.version, e.id, e.data])).toEqual(
-      [1, 2, 3, 4, 5].map((i) => [i, `old${i}`, { i }]),
+    // Written before events had schema versions: each is at version 1.
+    expect((await store.readStream('account:old')).map((e) => [e.version, e.id, e.data, e.schemaVersion])).toEqual(
+      [1, 2, 3, 4, 5].map((i) => [i, `old${i}`, { i }, 1]),
     );
     await expect(store.append([{ stream: 'account:old', expectedVersion: 4, events: [ev(6)] }])).rejects.toBeInstanceOf(VersionConflict);
     expect(await store.append([{ stream: 'account:old', expectedVersion: 5, events: [ev(6)] }])).toEqual({ versions: [6], lastPosition: 6 });

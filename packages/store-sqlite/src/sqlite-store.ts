@@ -16,7 +16,7 @@ import { prepareSchema, StoreFileError } from './schema.ts';
 /** At most this many write requests share one commit. */
 const MAX_GROUP = 1000;
 
-type Row = [position: number, stream: string, version: number, id: string, type: string, data: string, time: number];
+type Row = [position: number, stream: string, version: number, id: string, type: string, data: string, time: number, schemaVersion: number];
 
 interface Request {
   run: () => unknown;
@@ -98,12 +98,12 @@ export class SqliteEventStore implements EventStore {
       release: db.prepare('RELEASE request'),
       rollbackTo: db.prepare('ROLLBACK TO request'),
       streamVersion: db.prepare('SELECT coalesce(max(version), 0) FROM events WHERE stream = ?').pluck(),
-      insert: db.prepare('INSERT INTO events (stream, version, id, type, data, time) VALUES (?, ?, ?, ?, ?, ?)'),
+      insert: db.prepare('INSERT INTO events (stream, version, id, type, data, time, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       head: db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck(),
       readStream: db
-        .prepare('SELECT position, stream, version, id, type, data, time FROM events WHERE stream = ? AND version > ? ORDER BY version')
+        .prepare('SELECT position, stream, version, id, type, data, time, schema_version FROM events WHERE stream = ? AND version > ? ORDER BY version')
         .raw(),
-      readAll: db.prepare('SELECT position, stream, version, id, type, data, time FROM events WHERE position > ? ORDER BY position LIMIT ?').raw(),
+      readAll: db.prepare('SELECT position, stream, version, id, type, data, time, schema_version FROM events WHERE position > ? ORDER BY position LIMIT ?').raw(),
       readSnapshot: db.prepare('SELECT version, state FROM snapshots WHERE stream = ? AND kind = ?'),
       writeSnapshot: db.prepare(
         `INSERT INTO snapshots (stream, kind, version, state) VALUES (?, ?, ?, ?)
@@ -135,7 +135,7 @@ export class SqliteEventStore implements EventStore {
     batch.forEach(({ stream, events }, i) => {
       let version = actual[i]!;
       for (const e of events) {
-        const info = this.sql.insert.run(stream, ++version, e.id, e.type, JSON.stringify(e.data ?? null), e.time);
+        const info = this.sql.insert.run(stream, ++version, e.id, e.type, JSON.stringify(e.data ?? null), e.time, e.schemaVersion ?? 1);
         lastPosition = Number(info.lastInsertRowid);
       }
       versions.push(version);
@@ -273,7 +273,7 @@ export class SqliteEventStore implements EventStore {
 }
 
 function toEvent(r: Row): StoredEvent {
-  return { position: r[0], stream: r[1], version: r[2], id: r[3], type: r[4], data: JSON.parse(r[5]), time: r[6] };
+  return { position: r[0], stream: r[1], version: r[2], id: r[3], type: r[4], data: JSON.parse(r[5]), time: r[6], schemaVersion: r[7] };
 }
 
 /** Opens (creating the folder and file if needed) the SQLite store at `path`; `:memory:` keeps nothing. */

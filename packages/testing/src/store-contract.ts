@@ -1,6 +1,26 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ANY_VERSION, VersionConflict, type EventStore, type NewEvent, type StoredEvent } from '@sdp/core';
+import {
+  ANY_VERSION,
+  AggregateLoader,
+  DEFAULT_PACKAGE,
+  PLATFORM_AGGREGATES,
+  createEngine,
+  fixedClock,
+  hashApiKey,
+  platformUpcasters,
+  seededIds,
+  Upcasters,
+  VersionConflict,
+  evolvingStore,
+  replay,
+  type Decider,
+  type DomainEvent,
+  type EventStore,
+  type NewEvent,
+  type StoredEvent,
+} from '@sdp/core';
+import { appendGoldenLog, goldenLogs } from './golden-logs.ts';
 
 export interface StoreContractOptions {
   /** Tests that write a lot (1 MB payloads, thousands of streams) get this long (ms). */
@@ -52,7 +72,7 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       const result = await store.append([{ stream: 'account:ada', expectedVersion: 0, events: [e] }]);
       expect(result).toEqual({ versions: [1], lastPosition: 1 });
       const [stored] = await store.readStream('account:ada');
-      expect(stored).toEqual({ ...e, stream: 'account:ada', version: 1, position: 1 } satisfies StoredEvent);
+      expect(stored).toEqual({ ...e, stream: 'account:ada', version: 1, position: 1, schemaVersion: 1 } satisfies StoredEvent);
       expect(await store.head()).toBe(1);
     });
 
@@ -292,6 +312,93 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       }
       const all = await store.readAll();
       expect(all.map((e) => e.position)).toEqual(Array.from({ length: streams * 3 }, (_, i) => i + 1));
+    });
+
+    it('keeps each event\'s schema version, 1 when the writer gave none', async () => {
+      const given = { ...newEvent('Greeted', { text: 'hi' }), schemaVersion: 3 };
+      await store.append([{ stream: 'greetings:1', expectedVersion: 0, events: [newEvent('Greeted', { name: 'ada' }), given] }]);
+      expect((await store.readStream('greetings:1')).map((e) => e.schemaVersion)).toEqual([1, 3]);
+      expect((await store.readAll()).map((e) => e.schemaVersion)).toEqual([1, 3]);
+    });
+
+    it('seen through upcasters, old events read in their type\'s current version and new ones are written in it', async () => {
+      // Greeted v1 {name}; v2 renamed it {who}; v3 added {loud}. Old events stay as written.
+      const upcasters = new Upcasters()
+        .register('Greeted', 1, (d: { name: string }) => ({ who: d.name }))
+        .register('Greeted', 2, (d: { who: string }) => ({ ...d, loud: false }));
+      await store.append([
+        {
+          stream: 'greetings:2',
+          expectedVersion: 0,
+          events: [{ ...newEvent('Greeted', { name: 'ada' }), schemaVersion: 1 }, { ...newEvent('Greeted', { who: 'bob' }), schemaVersion: 2 }],
+        },
+      ]);
+      const evolving = evolvingStore(store, upcasters);
+      await evolving.append([{ stream: 'greetings:2', expectedVersion: 2, events: [newEvent('Greeted', { who: 'cy', loud: true }), newEvent('Waved', {})] }]);
+      const read = await evolving.readStream('greetings:2');
+      expect(read.map((e) => [e.schemaVersion, e.data])).toEqual([
+        [3, { who: 'ada', loud: false }],
+        [3, { who: 'bob', loud: false }],
+        [3, { who: 'cy', loud: true }],
+        [1, {}],
+      ]);
+      expect((await evolving.readAll()).map((e) => e.data)).toEqual(read.map((e) => e.data));
+      expect((await store.readStream('greetings:2')).map((e) => [e.schemaVersion, e.data])).toEqual([
+        [1, { name: 'ada' }],
+        [2, { who: 'bob' }],
+        [3, { who: 'cy', loud: true }],
+        [1, {}],
+      ]);
+      const greeted: Decider<string[], never, DomainEvent> = {
+        name: 'greeted.v1',
+        initialState: () => [],
+        decide: () => [],
+        evolve: (s, e) => (e.type === 'Greeted' ? [...s, (e.data as { who: string }).who] : s),
+      };
+      expect((await new AggregateLoader(evolving).load(greeted, 'greetings:2')).state).toEqual(['ada', 'bob', 'cy']);
+      const rebuilt = await replay(store, [{ decider: greeted, prefix: 'greetings:' }], { upcasters });
+      expect(rebuilt.aggregates.get('greeted.v1|greetings:2')!.state).toEqual(['ada', 'bob', 'cy']);
+      // A build that knows only version 1 refuses to fold what a newer one wrote.
+      await expect(evolvingStore(store, new Upcasters()).readStream('greetings:2')).rejects.toThrow(/schema version 2, newer than this build knows \(1\)/);
+    });
+
+    for (const golden of goldenLogs()) {
+      it(`folds the golden log of ${golden.name} (every event type it wrote) to the states it folded to then`, { timeout: slow }, async () => {
+        await appendGoldenLog(store, golden.events);
+        expect((await store.readAll()).map((e) => [e.position, e.stream, e.version, e.id, e.schemaVersion])).toEqual(
+          golden.events.map((e) => [e.position, e.stream, e.version, e.id, e.schemaVersion]),
+        );
+        const upcasters = platformUpcasters();
+        const report = await replay(store, [...PLATFORM_AGGREGATES], { upcasters });
+        expect(report.unclaimed).toBe(0);
+        const rebuilt = Object.fromEntries([...report.aggregates.values()].map((a) => [a.stream, { kind: a.kind, version: a.version, state: a.state }]));
+        expect(Object.keys(rebuilt).sort()).toEqual(Object.keys(golden.states).sort());
+        // By stream, so a failure names the aggregate that folds differently.
+        for (const [stream, expected] of Object.entries(golden.states)) expect({ stream, ...rebuilt[stream] }).toEqual({ stream, ...expected });
+        // The engine's own load path (one event at a time) folds them the same.
+        const loader = new AggregateLoader(evolvingStore(store, upcasters));
+        for (const [stream, expected] of Object.entries(golden.states)) {
+          const target = PLATFORM_AGGREGATES.find((t) => stream.startsWith(t.prefix))!;
+          const loaded = await loader.load(target.decider, stream);
+          expect({ stream, version: loaded.version, state: loaded.state }).toEqual({ stream, version: expected.version, state: expected.state });
+        }
+      });
+    }
+
+    it('serves an account an older build opened, its package lacking fields added since, on a complete package', async () => {
+      const { redaction_audience_min, redaction_bucket_min, index_capacity_per_month, ...older } = { ...DEFAULT_PACKAGE, credits_per_hour: 40 };
+      const salt = '0123456789abcdef';
+      await store.append([
+        {
+          stream: 'account:elder',
+          expectedVersion: 0,
+          events: [{ ...newEvent('AccountOpened', { username: 'elder', salt, keyHash: hashApiKey(salt, 'elder-key-0001'), package: older, at: 1_700_000_000_000 }), schemaVersion: 1 }],
+        },
+      ]);
+      const engine = createEngine({ store, clock: fixedClock(1_700_000_360_000), ids: seededIds(2) });
+      const answer = await engine.call({ version: '1.5', endpoint: 'core.balance', credentials: { username: 'elder', apiKey: 'elder-key-0001' } });
+      expect(answer).toMatchObject({ status: 200, rate: { limit: 40 } });
+      expect((await engine.accountView('elder')).package).toEqual({ ...older, redaction_audience_min, redaction_bucket_min, index_capacity_per_month });
     });
 
     it('writes and reads snapshots by stream and kind, keeping the newest', async () => {

@@ -2,7 +2,7 @@ import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, Conflict, NotFound } from '../calls/errors.ts';
 import { hashApiKey } from './api-key.ts';
-import { completePackage, type AccountPackage } from './package.ts';
+import { completePackage, storedPackage, type AccountPackage } from './package.ts';
 
 /** An account: who may call, with which keys, under which package, and whether it is denied. */
 export interface Account {
@@ -100,11 +100,11 @@ export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
       s.username = d.username;
       s.salt = d.salt;
       s.keyHash = d.keyHash;
-      s.package = d.package;
+      s.package = storedPackage(d.package);
       s.openedAt = d.at;
     },
     PackageChanged(s, d) {
-      s.package = d.package;
+      s.package = storedPackage(d.package);
     },
     AccountDenied(s, d) {
       s.denied = true;

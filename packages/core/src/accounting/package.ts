@@ -67,3 +67,13 @@ export function readPackageFields(input: unknown): Partial<AccountPackage> {
 export function completePackage(fields: Partial<AccountPackage>, base: AccountPackage = DEFAULT_PACKAGE): AccountPackage {
   return { ...base, ...fields, services: [...(fields.services ?? base.services)] };
 }
+
+/**
+ * A package as an event kept it (`AccountOpened` and `PackageChanged` store the whole package), with each
+ * field it lacks at its default: an event written before a field existed folds to a complete package.
+ * Where old accounts must get another value than the default, register an upcaster instead
+ * (`platform-events.ts`), so the old events say what they meant.
+ */
+export function storedPackage(stored: Partial<AccountPackage>): AccountPackage {
+  return completePackage(stored);
+}

@@ -8,12 +8,23 @@ export interface StoredEvent<Type extends string = string, Data = unknown> exten
   /** Unix milliseconds, from the clock port. */
   time: number;
   position: number;
+  /**
+   * The schema version of this event's type its data was written in (1 for events written before a type
+   * had versions). Readers that fold events see them through `Upcasters`, which bring each to its type's
+   * current version.
+   */
+  schemaVersion: number;
 }
 
 /** An event ready to append: the envelope's id and time are fixed before the write. */
 export interface NewEvent<Type extends string = string, Data = unknown> extends DomainEvent<Type, Data> {
   id: string;
   time: number;
+  /**
+   * The schema version of `data`. Absent: the type's current version, which `evolvingStore` writes in
+   * (a store given none keeps 1). Set it to keep an older event's version (an import, a fixture).
+   */
+  schemaVersion?: number;
 }
 
 /** `-1` means "whatever the stream holds" (no concurrency check); `0` means "the stream must be empty". */

@@ -68,6 +68,7 @@ export class MemoryEventStore implements EventStore {
           stream,
           version: ++list.version,
           position: ++this.position,
+          schemaVersion: e.schemaVersion ?? 1,
         };
         list.events.push(stored);
         this.log.push(stored);

@@ -1,6 +1,8 @@
 import { foldMany, type Decider, type DomainEvent } from './decider.ts';
 import type { EventStore } from './event-store.ts';
 import type { StoredEvent } from './events.ts';
+import { evolvingStore } from './evolving-store.ts';
+import type { Upcasters } from './upcasters.ts';
 
 /** A decider and the streams it folds: every stream whose name starts with `prefix` (`credits:`). */
 export interface ReplayTarget {
@@ -46,6 +48,8 @@ export interface ReplayOptions {
   pageSize?: number;
   /** Told after each page: how far the replay has got. */
   onPage?: (position: number, events: number) => void;
+  /** The event schema the targets fold: old events are brought up to it (see `Upcasters`). */
+  upcasters?: Upcasters;
 }
 
 interface Folding {
@@ -59,7 +63,8 @@ interface Folding {
  * snapshot with the state the log folds to at the snapshot's version. A snapshot is a cache: any
  * mismatch means loads from it have been wrong, so the report names each one.
  */
-export async function replay(store: EventStore, targets: ReplayTarget[], options: ReplayOptions = {}): Promise<ReplayReport> {
+export async function replay(written: EventStore, targets: ReplayTarget[], options: ReplayOptions = {}): Promise<ReplayReport> {
+  const store = options.upcasters ? evolvingStore(written, options.upcasters) : written;
   const pageSize = options.pageSize ?? 10_000;
   const aggregates = new Map<string, RebuiltAggregate>();
   const folding = new Map<string, Folding[]>();

@@ -31,9 +31,13 @@ import type {
 import { Params } from '../calls/params.ts';
 import type { Clock, Ids } from '../kernel/ports.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
+import { evolvingStore } from '../kernel/evolving-store.ts';
+import type { Upcasters } from '../kernel/upcasters.ts';
 
 export interface EngineOptions {
   store: EventStore;
+  /** The event schema: the engine reads and writes `store` through it (`evolvingStore`). */
+  upcasters?: Upcasters;
   clock: Clock;
   ids: Ids;
   handlers?: HandlerTable;
@@ -78,6 +82,7 @@ export const rateLimitStatus = (version: VersionId): number => (atLeast(version,
  * atomic write, retrying when another writer got there first.
  */
 export class Engine {
+  /** The store as the engine reads and writes it (through its event schema): read models read this one. */
   readonly store: EventStore;
   readonly clock: Clock;
   readonly ids: Ids;
@@ -97,11 +102,11 @@ export class Engine {
   private readonly keyedCalls = new Set<string>();
 
   constructor(options: EngineOptions) {
-    this.store = options.store;
+    this.store = options.upcasters ? evolvingStore(options.store, options.upcasters) : options.store;
     this.clock = options.clock;
     this.ids = options.ids;
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
-    this.loader = new AggregateLoader(options.store);
+    this.loader = new AggregateLoader(this.store);
     this.handlers = { ...options.handlers };
     this.identities = options.identities;
     this.onError = options.onError;

@@ -1,0 +1,65 @@
+import type { EventStore, Snapshot } from './event-store.ts';
+import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
+import type { Upcasters } from './upcasters.ts';
+
+/**
+ * A store seen through an event schema: every read (a stream, the whole log) answers events in their
+ * type's current version, every write stamps new events with it, and snapshots are kept per schema (a
+ * state folded before an upcaster was registered is not loaded after it). The loader, the unit of work,
+ * replay and every read model read through it, so none of them holds an event in an old shape.
+ */
+export class EvolvingStore implements EventStore {
+  // Present exactly when the written store has them (the loader asks whether a store can read in-process).
+  declare readonly readStreamNow?: (stream: string, afterVersion?: number) => StoredEvent[];
+  declare readonly readSnapshot?: (stream: string, kind: string) => Promise<Snapshot | undefined>;
+  declare readonly writeSnapshot?: (snapshot: Snapshot) => Promise<void>;
+  declare readonly freshReads?: boolean;
+
+  constructor(
+    /** The store as written: events in the schema versions they were written in. */
+    readonly written: EventStore,
+    readonly upcasters: Upcasters,
+  ) {
+    if (written.freshReads !== undefined) this.freshReads = written.freshReads;
+    if (written.readStreamNow) this.readStreamNow = (stream, afterVersion) => upcasters.upcastAll(written.readStreamNow!(stream, afterVersion));
+    const signature = upcasters.signature();
+    const kindOf = (kind: string): string => (signature === '' ? kind : `${kind}|${signature}`);
+    if (written.readSnapshot) {
+      this.readSnapshot = async (stream, kind) => {
+        const snap = await written.readSnapshot!(stream, kindOf(kind));
+        return snap && { ...snap, kind };
+      };
+    }
+    if (written.writeSnapshot) this.writeSnapshot = (snapshot) => written.writeSnapshot!({ ...snapshot, kind: kindOf(snapshot.kind) });
+  }
+
+  append(batch: StreamAppend[]): Promise<AppendResult> {
+    return this.written.append(this.upcasters.stamp(batch));
+  }
+
+  async readStream(stream: string, afterVersion?: number): Promise<StoredEvent[]> {
+    return this.upcasters.upcastAll(await this.written.readStream(stream, afterVersion));
+  }
+
+  async readAll(afterPosition?: number, limit?: number): Promise<StoredEvent[]> {
+    return this.upcasters.upcastAll(await this.written.readAll(afterPosition, limit));
+  }
+
+  head(): Promise<number> {
+    return this.written.head();
+  }
+
+  clear(): Promise<void> {
+    return this.written.clear();
+  }
+
+  close(): Promise<void> {
+    return this.written.close();
+  }
+}
+
+/** `store` seen through `upcasters` (itself when it already is). */
+export function evolvingStore(store: EventStore, upcasters: Upcasters): EventStore {
+  if (store instanceof EvolvingStore && store.upcasters === upcasters) return store;
+  return new EvolvingStore(store, upcasters);
+}
