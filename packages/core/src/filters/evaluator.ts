@@ -589,7 +589,7 @@ export function scoringWinners(scores: Map<string, Map<string, number>>): string
 export interface Evaluator {
   test: Test;
   applyTags(s: Scope, out: TagOutput): void;
-  match(i: Interaction): MatchResult;
+  match(i: Interaction, memo?: Map<string, unknown>): MatchResult;
 }
 
 export function compileDefinition(d: Definition, kind: FilterKind, resolve: Resolve): Evaluator {
@@ -599,8 +599,8 @@ export function compileDefinition(d: Definition, kind: FilterKind, resolve: Reso
   return {
     test,
     applyTags,
-    match(i) {
-      const s: Scope = { i, memo: undefined };
+    match(i, memo) {
+      const s: Scope = { i, memo };
       if (!test(s)) return { matched: false, tags: [] };
       if (!hasTags) return { matched: true, tags: [] };
       const out: TagOutput = { tags: [], seen: new Set(), tree: undefined, scores: undefined };

@@ -41,10 +41,12 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
     if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
     const service = serviceOf(interaction);
     const matches: RecordingMatch[] = [];
+    // Filters of several recordings often read the same text: one memo tokenizes it once for all.
+    const memo = running.length > 1 ? new Map<string, unknown>() : undefined;
     for (let k = 0; k < running.length; k++) {
       const r = running[k]!;
       if (service !== undefined && r.service !== service) continue;
-      const result = filters[k]!.match(interaction);
+      const result = filters[k]!.match(interaction, memo);
       if (!result.matched) continue;
       matches.push({
         recording: r.id,
