@@ -10,6 +10,14 @@ export interface MemoryStoreOptions {
    * Only events that no reader of the whole log and no reader of the stream's history needs belong here.
    */
   compactable?: (event: StoredEvent) => boolean;
+  /**
+   * Events this says no to go to their stream but never into the log `readAll` reads (positions still
+   * count them): for a store whose log readers need only some events, such as a simulation's, where the
+   * recording index reads the log and `onStored` tells the ledger of everything.
+   */
+  logged?: (event: StoredEvent) => boolean;
+  /** Told of every event as it is stored, in position order, inside the append (before it returns). */
+  onStored?: (event: StoredEvent) => void;
 }
 
 interface StreamLog {
@@ -29,9 +37,13 @@ export class MemoryEventStore implements EventStore {
   private streams = new Map<string, StreamLog>();
   private snapshots = new Map<string, Snapshot>();
   private readonly compactable: ((event: StoredEvent) => boolean) | undefined;
+  private readonly logged: ((event: StoredEvent) => boolean) | undefined;
+  private readonly onStored: ((event: StoredEvent) => void) | undefined;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.compactable = options.compactable;
+    this.logged = options.logged;
+    this.onStored = options.onStored;
   }
 
   async append(batch: StreamAppend[]): Promise<AppendResult> {
@@ -70,7 +82,8 @@ export class MemoryEventStore implements EventStore {
           position: ++this.position,
         };
         list.events.push(stored);
-        this.log.push(stored);
+        if (!this.logged || this.logged(stored)) this.log.push(stored);
+        this.onStored?.(stored);
       }
       versions.push(list.version);
     }
@@ -126,8 +139,10 @@ export class MemoryEventStore implements EventStore {
     for (; k < list.events.length && list.events[k]!.version <= upTo; k++) {
       const e = list.events[k]!;
       if (this.compactable!(e)) {
-        this.forgotten.add(e);
-        this.forgottenInLog++;
+        if (!this.logged || this.logged(e)) {
+          this.forgotten.add(e);
+          this.forgottenInLog++;
+        }
       } else kept.push(e);
     }
     if (kept.length === k) return;
