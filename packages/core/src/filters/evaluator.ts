@@ -592,6 +592,10 @@ export interface Evaluator {
   match(i: Interaction, memo?: Map<string, unknown>): MatchResult;
 }
 
+/** Answers without tags are all alike: one of each (frozen) serves every interaction a filter judges. */
+const NO_MATCH: MatchResult = Object.freeze({ matched: false, tags: Object.freeze([]) as unknown as string[] });
+const MATCH_NO_TAGS: MatchResult = Object.freeze({ matched: true, tags: Object.freeze([]) as unknown as string[] });
+
 export function compileDefinition(d: Definition, kind: FilterKind, resolve: Resolve): Evaluator {
   const test: Test = d.body ? compileExpr(d.body, kind, resolve) : () => false;
   const applyTags = d.tags.length > 0 ? compileTagRules(d.tags, kind, resolve) : () => {};
@@ -601,8 +605,8 @@ export function compileDefinition(d: Definition, kind: FilterKind, resolve: Reso
     applyTags,
     match(i, memo) {
       const s: Scope = { i, memo };
-      if (!test(s)) return { matched: false, tags: [] };
-      if (!hasTags) return { matched: true, tags: [] };
+      if (!test(s)) return NO_MATCH;
+      if (!hasTags) return MATCH_NO_TAGS;
       const out: TagOutput = { tags: [], seen: new Set(), tree: undefined, scores: undefined };
       applyTags(s, out);
       const result: MatchResult = { matched: true, tags: out.tags };

@@ -25,6 +25,8 @@ interface StreamLog {
   version: number;
   /** The events still held, in version order. */
   events: StoredEvent[];
+  /** How many of the first held events an earlier forgetting already kept: the next one starts after them. */
+  judged: number;
 }
 
 /** The in-memory store: for tests, simulations and embedders who keep nothing. */
@@ -68,7 +70,7 @@ export class MemoryEventStore implements EventStore {
     for (const { stream, events } of batch) {
       let list = this.streams.get(stream);
       if (!list) {
-        list = { version: 0, events: [] };
+        list = { version: 0, events: [], judged: 0 };
         this.streams.set(stream, list);
       }
       for (const e of events) {
@@ -134,19 +136,24 @@ export class MemoryEventStore implements EventStore {
   private forget(stream: string, upTo: number): void {
     const list = this.streams.get(stream);
     if (!list) return;
-    const kept: StoredEvent[] = [];
-    let k = 0;
-    for (; k < list.events.length && list.events[k]!.version <= upTo; k++) {
-      const e = list.events[k]!;
+    // In place, from where the last forgetting stopped: a stream whose kept events pile up (the analysis
+    // charges of a credit stream) is not walked again from its start at every snapshot.
+    const events = list.events;
+    let w = list.judged;
+    let k = w;
+    for (; k < events.length && events[k]!.version <= upTo; k++) {
+      const e = events[k]!;
       if (this.compactable!(e)) {
         if (!this.logged || this.logged(e)) {
           this.forgotten.add(e);
           this.forgottenInLog++;
         }
-      } else kept.push(e);
+      } else events[w++] = e;
     }
-    if (kept.length === k) return;
-    list.events = kept.concat(list.events.slice(k));
+    list.judged = w;
+    if (w === k) return;
+    events.copyWithin(w, k);
+    events.length -= k - w;
     if (this.forgottenInLog > 1024 && this.forgottenInLog * 2 > this.log.length) {
       this.log = this.log.filter((e) => !this.forgotten.has(e));
       this.forgottenInLog = 0;

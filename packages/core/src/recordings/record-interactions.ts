@@ -37,12 +37,14 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   const filters = await Promise.all(running.map((r) => namedFilter(uow, r.hash)));
   const byDay = new Map<string, OfferedInteraction[]>();
   let day: LimitingDay | undefined;
+  // Filters of several recordings often read the same text: one memo (emptied for each interaction)
+  // tokenizes it once for all of them.
+  const memo = running.length > 1 ? new Map<string, unknown>() : undefined;
   for (const interaction of interactions) {
     if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
     const service = serviceOf(interaction);
     const matches: RecordingMatch[] = [];
-    // Filters of several recordings often read the same text: one memo tokenizes it once for all.
-    const memo = running.length > 1 ? new Map<string, unknown>() : undefined;
+    memo?.clear();
     for (let k = 0; k < running.length; k++) {
       const r = running[k]!;
       if (service !== undefined && r.service !== service) continue;
