@@ -46,8 +46,10 @@ export function packageOrder(a: AccountPackage, b: AccountPackage): number {
 
 export interface CompareOptions {
   /**
-   * Runs made at once, each on a worker thread (default: the machine's cores): the packages, then the
-   * probes of the allowance search. 1 runs everything one after another on this thread.
+   * Runs made at once, each on a worker thread: the packages, then the probes of the allowance search.
+   * Default: every package at once (at least the machine's cores, at most 8), since runs of about the
+   * same length sharing the cores end together, where taking turns leaves a core idle at the end (three
+   * packages on two cores: half the work each, not two thirds). 1 runs everything on this thread.
    */
   threads?: number;
   /** Told of each package's progress (0..1), at most about ten times a second per package. */
@@ -61,7 +63,7 @@ export interface CompareOptions {
 /** Runs one scenario under each named package (every account gets it) and finds the smallest that suffices. */
 export async function comparePackages(scenario: Scenario, names: string[], options: CompareOptions = {}): Promise<Comparison> {
   for (const name of names) if (!scenario.packages[name]) throw new Error(`no package named ${name}; packages are ${Object.keys(scenario.packages).join(', ')}`);
-  const threads = Math.max(1, options.threads ?? availableParallelism());
+  const threads = Math.max(1, options.threads ?? Math.min(8, Math.max(availableParallelism(), names.length)));
   const pool = threads > 1 ? new PackagePool(scenario, threads) : undefined;
   const progressOf = (name: string) => (options.progress ? (done: number) => options.progress!(name, done) : undefined);
   try {
