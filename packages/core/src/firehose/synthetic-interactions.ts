@@ -133,6 +133,8 @@ interface Author {
   type: 'user' | 'page';
   /** The author's demographics as an interaction carries them, shared by all of its interactions (frozen). */
   demographics: Readonly<Record<string, unknown>>;
+  /** `interaction.author` (`{ id }`), shared likewise. */
+  ref: Readonly<{ id: string }>;
 }
 
 function authorOf(seed: number, k: number): Author {
@@ -144,7 +146,7 @@ function authorOf(seed: number, k: number): Author {
   const region = rng.pick(country[2]);
   const type = rng.chance(0.05) ? 'page' : 'user';
   const demographics = Object.freeze({ id, age, gender, country: country[0], country_code: country[1], region, type });
-  return { id, age, gender, country, region, type, demographics };
+  return { id, age, gender, country, region, type, demographics, ref: Object.freeze({ id }) };
 }
 
 /** Authors of the seeds in use (an author is a pure function of seed and index, so caching is safe). */
@@ -187,11 +189,13 @@ function sentence(rng: SeededRandom, topics: readonly Topic[]): string {
   return `${rng.pick(OPENERS)} ${rng.pick(ADJECTIVES)} ${noun}${rng.chance(0.3) ? '!' : '.'}${topics[1] ? ` Also ${topics[1].name}.` : ''}`;
 }
 
+const NO_HASHTAGS: string[] = Object.freeze([]) as unknown as string[];
+
 /** The hashtags a story carries: each topic's with a chance of 0.4 (one draw per topic, in order). */
 function hashtagsOf(rng: SeededRandom, topics: readonly Topic[]): string[] {
-  const out: string[] = [];
-  for (let k = 0; k < topics.length; k++) if (rng.chance(0.4)) out.push(topics[k]!.hashtag);
-  return out;
+  let out: string[] | undefined;
+  for (let k = 0; k < topics.length; k++) if (rng.chance(0.4)) (out ??= []).push(topics[k]!.hashtag);
+  return out ?? NO_HASHTAGS;
 }
 
 const topicObjects = (topics: readonly Topic[]): Readonly<{ name: string; category: string }>[] => topics.map((t) => t.object);
@@ -279,7 +283,7 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
     fb.all = { content: content || p.content };
   }
   const out: Interaction = {
-    interaction: { id, created_at: Math.floor(at / 1000), subtype: type, media_type: mediaType, content, author: { id: author.id }, type: 'facebook' },
+    interaction: { id, created_at: Math.floor(at / 1000), subtype: type, media_type: mediaType, content, author: author.ref, type: 'facebook' },
     fb,
   };
   if (link) {
@@ -305,7 +309,7 @@ function linkedin(rng: SeededRandom, seed: number, at: number): Interaction {
     functions: [rng.pick(LI_FUNCTIONS)],
   };
   return {
-    interaction: { id: rng.hex(32), created_at: Math.floor(at / 1000), subtype: share ? 'like' : 'activity', content, author: { id: a.id }, type: 'linkedin' },
+    interaction: { id: rng.hex(32), created_at: Math.floor(at / 1000), subtype: share ? 'like' : 'activity', content, author: a.ref, type: 'linkedin' },
     li: {
       type: share ? 'share' : 'activity',
       subtype: share ? 'share|like' : 'activity|share',
