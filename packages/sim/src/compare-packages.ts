@@ -80,6 +80,7 @@ export async function comparePackages(scenario: Scenario, names: string[], optio
     if (!cheapest && options.search !== false && runs.length > 0) {
       const largest = [...runs].sort((a, b) => packageOrder(b.package, a.package))[0]!;
       smallest = await smallestAllowance(scenario, largest.package, scenario.refusalBudget, {
+        baseRun: largest.result,
         ...(options.probing ? { probing: options.probing } : {}),
         ...(pool ? { run: (fields: AccountPackage) => pool.run('searched', fields), parallel: threads } : {}),
       });

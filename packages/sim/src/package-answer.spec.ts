@@ -62,8 +62,9 @@ describe('what to buy', () => {
     // 9,000 credits an hour serve exactly; 8,999 leave the 1,800th call of an hour refused.
     expect(found.raised).toEqual([{ figure: 'credits_per_hour', from: 6_000, to: 9_000 }]);
     expect([found.calls, found.admitted, found.refusals]).toEqual([3_600, 3_600, 0]);
-    // 6,000 refuses, 12,000 serves; the peak hour's 9,000 serves and 8,999 does not: four runs, no bisection left.
-    expect(found.probes).toBe(4);
+    // 6,000 refuses (the comparison's own run, not made again), 12,000 serves; the peak hour's 9,000
+    // serves and 8,999 does not: three runs, no bisection left.
+    expect(found.probes).toBe(3);
     expect(comparisonText(c)).toContain('smallest allowance that would: credits_per_hour 6,000 -> 9,000; it admits 3,600 of 3,600 calls with 0 refusals');
   });
 

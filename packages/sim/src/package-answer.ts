@@ -75,7 +75,7 @@ export interface SmallestAllowance {
   calls: number;
   admitted: number;
   refusals: number;
-  /** Runs the search made. */
+  /** Runs the search made (the comparison's own run of the starting package is not one of them). */
   probes: number;
 }
 
@@ -94,7 +94,13 @@ export async function smallestAllowance(
   scenario: Scenario,
   base: AccountPackage,
   budget: number,
-  options: { run?: Runner; probing?: (n: number, p: AccountPackage) => void; parallel?: number } = {},
+  options: {
+    run?: Runner;
+    probing?: (n: number, p: AccountPackage) => void;
+    parallel?: number;
+    /** The scenario's run under `base`, when it was already made (a comparison has it): not run again. */
+    baseRun?: SimFigures;
+  } = {},
 ): Promise<SmallestAllowance | null> {
   const run = options.run ?? inThread(scenario);
   const parallel = Math.max(1, options.parallel ?? 1);
@@ -107,7 +113,7 @@ export async function smallestAllowance(
   };
   let high = { ...base };
   const figures = new Set<SearchedFigure>();
-  let last = await probe(high);
+  let last = options.baseRun ? { r: options.baseRun, refusals: refusalsOf(options.baseRun) } : await probe(high);
   for (let round = 0; last.refusals > budget; round++) {
     if (round >= 20) return null;
     for (const f of refusingFigures(last.r)) figures.add(f);
