@@ -1,6 +1,5 @@
 import { ManualClock } from '@sdp/clock';
-import type { StoredEvent } from '@sdp/core';
-import { MemoryEventStore, createEngine, forgettableCharge, queuedAt, taskSlotsDecider, tasksStream, seededIds, type AccountPackage, type Engine, type EventStore, type HandlerTable } from '@sdp/core';
+import { MemoryEventStore, createEngine, forgettableCharge, queuedAt, taskSlotsDecider, tasksStream, seededIds, type AccountPackage, type Engine, type EventStore, type HandlerTable, type StoredEvent } from '@sdp/core';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
 import { SimClient, type SetupOutcome } from './sim-client.ts';
@@ -58,7 +57,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   // excepted, and nothing after its last hour). With no store given, credit charges are forgotten once
   // a snapshot covers them and never enter the log (only the recording index reads it): a week of calls
   // no longer stays in memory to the end of the run.
-  let feed: EventFeed | undefined;
+  const feed = options.store ? undefined : new EventFeed(ledger);
   const store =
     options.store ??
     new MemoryEventStore({
@@ -66,7 +65,6 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       logged: (e) => !forgettableCharge(e),
       onStored: (e) => feed!.stored(e),
     });
-  if (!options.store) feed = new EventFeed(ledger);
   const engine = createEngine({
     store,
     clock,
