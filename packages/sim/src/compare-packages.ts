@@ -1,10 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { completePackage, type AccountPackage } from '@sdp/core';
 import { runScenario, type SimFigures } from './run-scenario.ts';
+import { PackagePool } from './package-pool.ts';
 import type { Scenario } from './scenario.ts';
 import { textTable } from './report-table.ts';
 import { formatDuration } from './duration.ts';
@@ -49,8 +46,10 @@ export function packageOrder(a: AccountPackage, b: AccountPackage): number {
 
 export interface CompareOptions {
   /**
-   * Packages run at once, each on a worker thread (default: the machine's cores, at most the packages).
-   * 1 runs them one after another on this thread.
+   * Runs made at once, each on a worker thread: the packages, then the probes of the allowance search.
+   * Default: every package at once (at least the machine's cores, at most 8), since runs of about the
+   * same length sharing the cores end together, where taking turns leaves a core idle at the end (three
+   * packages on two cores: half the work each, not two thirds). 1 runs everything on this thread.
    */
   threads?: number;
   /** Told of each package's progress (0..1), at most about ten times a second per package. */
@@ -64,56 +63,37 @@ export interface CompareOptions {
 /** Runs one scenario under each named package (every account gets it) and finds the smallest that suffices. */
 export async function comparePackages(scenario: Scenario, names: string[], options: CompareOptions = {}): Promise<Comparison> {
   for (const name of names) if (!scenario.packages[name]) throw new Error(`no package named ${name}; packages are ${Object.keys(scenario.packages).join(', ')}`);
-  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), names.length));
-  const results: SimFigures[] = new Array(names.length);
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < names.length; i = next++) {
-      const name = names[i]!;
-      const progress = options.progress ? (done: number) => options.progress!(name, done) : undefined;
-      results[i] = threads > 1 ? await runOnWorker(scenario, name, progress) : await runHere(scenario, name, progress);
+  const threads = Math.max(1, options.threads ?? Math.min(8, Math.max(availableParallelism(), names.length)));
+  const pool = threads > 1 ? new PackagePool(scenario, threads) : undefined;
+  const progressOf = (name: string) => (options.progress ? (done: number) => options.progress!(name, done) : undefined);
+  try {
+    let results: SimFigures[];
+    if (pool) results = await Promise.all(names.map((name) => pool.run(name, scenario.packages[name]!, progressOf(name))));
+    else {
+      results = [];
+      for (const name of names) results.push(await runHere(scenario, name, progressOf(name)));
     }
-  };
-  await Promise.all(Array.from({ length: threads }, lane));
-  const runs = names.map((name, i) => ({ name, package: completePackage(scenario.packages[name]!), result: results[i]!, refusals: refusalsOf(results[i]!), price: scenario.prices[name] ?? null }));
-  const fine = runs.filter((r) => r.refusals === 0).sort((a, b) => packageOrder(a.package, b.package));
-  const cheapest = cheapestServing(runs, scenario.prices, scenario.refusalBudget, packageOrder);
-  let smallest: SmallestAllowance | null = null;
-  if (!cheapest && options.search !== false && runs.length > 0) {
-    const largest = [...runs].sort((a, b) => packageOrder(b.package, a.package))[0]!;
-    smallest = await smallestAllowance(scenario, largest.package, scenario.refusalBudget, options.probing ? { probing: options.probing } : {});
+    const runs = names.map((name, i) => ({ name, package: completePackage(scenario.packages[name]!), result: results[i]!, refusals: refusalsOf(results[i]!), price: scenario.prices[name] ?? null }));
+    const fine = runs.filter((r) => r.refusals === 0).sort((a, b) => packageOrder(a.package, b.package));
+    const cheapest = cheapestServing(runs, scenario.prices, scenario.refusalBudget, packageOrder);
+    let smallest: SmallestAllowance | null = null;
+    if (!cheapest && options.search !== false && runs.length > 0) {
+      const largest = [...runs].sort((a, b) => packageOrder(b.package, a.package))[0]!;
+      smallest = await smallestAllowance(scenario, largest.package, scenario.refusalBudget, {
+        baseRun: largest.result,
+        ...(options.probing ? { probing: options.probing } : {}),
+        ...(pool ? { run: (fields: AccountPackage) => pool.run('searched', fields), parallel: threads } : {}),
+      });
+    }
+    return { runs, smallestWithoutRefusals: fine[0]?.name ?? null, answer: { budget: scenario.refusalBudget, cheapest, smallest } };
+  } finally {
+    await pool?.close();
   }
-  return { runs, smallestWithoutRefusals: fine[0]?.name ?? null, answer: { budget: scenario.refusalBudget, cheapest, smallest } };
 }
 
 async function runHere(scenario: Scenario, name: string, progress: ((done: number) => void) | undefined): Promise<SimFigures> {
   const { engine: _engine, ledger: _ledger, ...figures } = await runScenario(scenario, { packageOverride: { name, fields: scenario.packages[name]! }, ...(progress ? { progress } : {}) });
   return figures;
-}
-
-/**
- * The worker's entry. Run from TypeScript sources (tsx), a worker does not inherit the hooks that load
- * TypeScript (Node 20), so it registers tsx's own before importing the worker module.
- */
-function workerEntry(): { code: string | URL; eval: boolean } {
-  const module = new URL('./package-worker.ts', import.meta.url);
-  if (!import.meta.url.endsWith('.ts')) return { code: new URL('./package-worker.js', import.meta.url), eval: false };
-  const tsx = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-  return { code: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`, eval: true };
-}
-
-function runOnWorker(scenario: Scenario, name: string, progress: ((done: number) => void) | undefined): Promise<SimFigures> {
-  return new Promise((resolve, reject) => {
-    const entry = workerEntry();
-    const worker = new Worker(entry.code, { eval: entry.eval, workerData: { scenario, name, fields: scenario.packages[name]! } });
-    let figures: SimFigures | undefined;
-    worker.on('message', (m: { type: 'progress'; done: number } | { type: 'result'; figures: SimFigures }) => {
-      if (m.type === 'progress') progress?.(m.done);
-      else figures = m.figures;
-    });
-    worker.on('error', reject);
-    worker.on('exit', (code) => (figures ? resolve(figures) : reject(new Error(`the run under package ${name} stopped (exit code ${code}) before it finished`))));
-  });
 }
 
 export function comparisonText(c: Comparison): string {

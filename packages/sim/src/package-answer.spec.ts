@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { comparePackages, comparisonText } from './compare-packages.ts';
 import { validateScenario } from './scenario.ts';
+import { smallestAllowance, splitPoints } from './package-answer.ts';
+import { completePackage } from '@sdp/core';
 
 const validate = { endpoint: 'core.validate', params: { csdl: 'interaction.content contains "coffee"' } };
 // 1,800 cost-5 calls an hour: 9,000 credits demanded every hour.
@@ -60,8 +62,57 @@ describe('what to buy', () => {
     // 9,000 credits an hour serve exactly; 8,999 leave the 1,800th call of an hour refused.
     expect(found.raised).toEqual([{ figure: 'credits_per_hour', from: 6_000, to: 9_000 }]);
     expect([found.calls, found.admitted, found.refusals]).toEqual([3_600, 3_600, 0]);
-    // 6,000 refuses, 12,000 serves; the peak hour's 9,000 serves and 8,999 does not: four runs, no bisection left.
-    expect(found.probes).toBe(4);
+    // 6,000 refuses (the comparison's own run, not made again), 12,000 serves; the peak hour's 9,000
+    // serves and 8,999 does not: three runs, no bisection left.
+    expect(found.probes).toBe(3);
     expect(comparisonText(c)).toContain('smallest allowance that would: credits_per_hour 6,000 -> 9,000; it admits 3,600 of 3,600 calls with 0 refusals');
   });
+
+  it('on worker threads, with several probes at once, finds the same allowance as one probe at a time', async () => {
+    const s = validateScenario({
+      duration: '2h',
+      packages: { small: { credits_per_hour: 5_000 }, medium: { credits_per_hour: 6_000 } },
+      compare: ['small', 'medium'],
+      accounts: [{ username: 'alice' }],
+      actors: [demand],
+    });
+    const c = await comparePackages(s, s.compare, { threads: 2 });
+    const found = c.answer.smallest!;
+    expect(found.raised).toEqual([{ figure: 'credits_per_hour', from: 6_000, to: 9_000 }]);
+    expect([found.calls, found.admitted, found.refusals]).toEqual([3_600, 3_600, 0]);
+  });
+
+  it('bisecting with three probes a round lands where one probe a round does, whatever the hint', async () => {
+    // A stand-in run: refusals until the credits reach 7,777, and a peak hour that points elsewhere.
+    let inFlight = 0;
+    let rounds = 0;
+    const run = async (p: { credits_per_hour: number }) => {
+      if (inFlight++ === 0) rounds++;
+      await new Promise((r) => setTimeout(r, 1));
+      inFlight--;
+      return figures(p);
+    };
+    const figures = (p: { credits_per_hour: number }) => ({
+      totals: [{ calls: 10, admitted: p.credits_per_hour >= 7_777 ? 10 : 9, refusedRate: p.credits_per_hour >= 7_777 ? 0 : 1, refusedQueue: 0, refusedStream: 0 }],
+      limitingDays: [],
+      hours: [{ credits: { core: 7_000 }, analyzeCredits: 0, refusedRate: p.credits_per_hour >= 7_777 ? 0 : 1, refusedStream: 0, rateLimitedSeconds: 0, analyzeLimitedSeconds: 0, refusedQueue: 0 }],
+    });
+    const base = completePackage({ credits_per_hour: 1_000 });
+    const s = validateScenario({ duration: '1h', accounts: [{ username: 'alice' }], actors: [demand] });
+    const one = await smallestAllowance(s, base, 0, { run: run as never });
+    const oneRounds = rounds;
+    rounds = 0;
+    const three = await smallestAllowance(s, base, 0, { run: run as never, parallel: 3 });
+    expect(one!.package.credits_per_hour).toBe(7_777);
+    expect(three!.package).toEqual(one!.package);
+    expect(rounds).toBeLessThan(oneRounds);
+  });
+
+  it('splits a gap into even parts, or tries every figure left when there are few', () => {
+    expect(splitPoints(0, 100, 3)).toEqual([25, 50, 75]);
+    expect(splitPoints(10, 14, 3)).toEqual([11, 12, 13]);
+    expect(splitPoints(10, 12, 3)).toEqual([11]);
+    expect(splitPoints(0, 9, 1)).toEqual([4]);
+  });
 });
+

@@ -75,7 +75,7 @@ export interface SmallestAllowance {
   calls: number;
   admitted: number;
   refusals: number;
-  /** Runs the search made. */
+  /** Runs the search made (the comparison's own run of the starting package is not one of them). */
   probes: number;
 }
 
@@ -86,15 +86,24 @@ type Runner = (fields: AccountPackage) => Promise<SimFigures>;
  * refused until the scenario runs within the budget, then bisects each figure down to the smallest
  * whole value that still does (the others held where the doubling left them), trying the peak hour's
  * charge and the figure below it first. Refusals fall as a figure rises, which is what makes bisection
- * sound. `null` when twenty doublings are not enough.
+ * sound. `null` when twenty doublings are not enough. With `parallel` above 1 (and a `run` that runs
+ * on other threads), the hint's two figures are tried at once and each bisection step tries that many
+ * figures at once, splitting what is left into that many plus one parts: fewer rounds, the same answer.
  */
 export async function smallestAllowance(
   scenario: Scenario,
   base: AccountPackage,
   budget: number,
-  options: { run?: Runner; probing?: (n: number, p: AccountPackage) => void } = {},
+  options: {
+    run?: Runner;
+    probing?: (n: number, p: AccountPackage) => void;
+    parallel?: number;
+    /** The scenario's run under `base`, when it was already made (a comparison has it): not run again. */
+    baseRun?: SimFigures;
+  } = {},
 ): Promise<SmallestAllowance | null> {
   const run = options.run ?? inThread(scenario);
+  const parallel = Math.max(1, options.parallel ?? 1);
   let probes = 0;
   const probe = async (p: AccountPackage) => {
     probes++;
@@ -104,7 +113,7 @@ export async function smallestAllowance(
   };
   let high = { ...base };
   const figures = new Set<SearchedFigure>();
-  let last = await probe(high);
+  let last = options.baseRun ? { r: options.baseRun, refusals: refusalsOf(options.baseRun) } : await probe(high);
   for (let round = 0; last.refusals > budget; round++) {
     if (round >= 20) return null;
     for (const f of refusingFigures(last.r)) figures.add(f);
@@ -128,8 +137,27 @@ export async function smallestAllowance(
         found = attempt;
       } else low = mid;
     };
-    for (const mid of tries) if (mid > low && mid < high[f]) await step(mid);
+    /** Tries figures between `low` and `high[f]` at once; the smallest that serves is the new high. */
+    const stepMany = async (mids: number[]) => {
+      const attempts = await Promise.all(mids.map((mid) => probe({ ...high, [f]: mid })));
+      const first = attempts.findIndex((a) => a.refusals <= budget);
+      if (first >= 0) {
+        high = { ...high, [f]: mids[first]! };
+        found = attempts[first]!;
+      }
+      // Refusals fall as the figure rises: every figure tried below the first that serves fails.
+      const failing = first >= 0 ? mids.slice(0, first) : mids;
+      if (failing.length > 0) low = Math.max(low, failing[failing.length - 1]!);
+    };
+    if (parallel > 1) {
+      const within = tries.filter((mid) => mid > low && mid < high[f]).sort((a, b) => a - b);
+      if (within.length > 0) await stepMany(within);
+    } else for (const mid of tries) if (mid > low && mid < high[f]) await step(mid);
     while (high[f] - low > 1) {
+      if (parallel > 1) {
+        await stepMany(splitPoints(low, high[f], parallel));
+        continue;
+      }
       const mid = Math.floor((low + high[f]) / 2);
       const attempt = await probe({ ...high, [f]: mid });
       if (attempt.refusals <= budget) {
@@ -146,6 +174,18 @@ export async function smallestAllowance(
     refusals: found.refusals,
     probes,
   };
+}
+
+/** Up to `n` whole figures strictly between `low` and `high`, splitting the gap into `n + 1` even parts. */
+export function splitPoints(low: number, high: number, n: number): number[] {
+  const gap = high - low;
+  if (gap - 1 <= n) return Array.from({ length: gap - 1 }, (_, k) => low + 1 + k);
+  const out: number[] = [];
+  for (let k = 1; k <= n; k++) {
+    const x = low + Math.floor((gap * k) / (n + 1));
+    if (x > low && x < high && x !== out[out.length - 1]) out.push(x);
+  }
+  return out;
 }
 
 function inThread(scenario: Scenario): Runner {

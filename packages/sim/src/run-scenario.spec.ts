@@ -7,6 +7,7 @@ import { comparePackages } from './compare-packages.ts';
 import { validateScenario } from './scenario.ts';
 import { hoursCsv } from './report-data.ts';
 import { parseScenario } from './scenario.ts';
+import { MemoryEventStore } from '@sdp/core';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const validate = { endpoint: 'core.validate', params: { csdl: 'interaction.content contains "coffee"' } };
@@ -101,6 +102,28 @@ describe('scenarios worked out by hand', () => {
       ['2026-01-05', '2026-01-05T08:00:00.000Z', 2_000_000],
       ['2026-01-06', '2026-01-06T08:00:00.000Z', 2_000_000],
     ]);
+  });
+});
+
+describe('what a run keeps', () => {
+  it('forgetting charges and hearing events as they are stored gives the figures of reading a store that keeps everything', async () => {
+    // Six hours of agency-week: calls, retries, stream charges, the firehose, analyses and tasks.
+    const text = readFileSync(fileURLToPath(new URL('../../../examples/agency-week.yaml', import.meta.url)), 'utf8').replace('duration: 7d', 'duration: 6h');
+    const scenario = parseScenario(text);
+    const lean = await runScenario(scenario);
+    const keeping = await runScenario(scenario, { store: new MemoryEventStore() });
+    expect(lean.totals[0]!.calls).toBeGreaterThan(1_500);
+    expect(lean.limitingDays.reduce((n, d) => n + d.used, 0)).toBeGreaterThan(0);
+    expect(lean.hours).toEqual(keeping.hours);
+    expect(lean.totals).toEqual(keeping.totals);
+    expect(lean.limitingDays).toEqual(keeping.limitingDays);
+    expect(lean.series).toEqual(keeping.series);
+    // The lean store's log holds the analysis charges only (what `/account/usage` lists); the other keeps all.
+    const charges = (events: { type: string; stream: string; data: unknown }[], endpoint?: string) =>
+      events.filter((e) => e.type === 'CreditsCharged' && e.stream.startsWith('credits:') && (!endpoint || (e.data as { endpoint: string }).endpoint === endpoint)).length;
+    const kept = await keeping.engine.store.readAll();
+    expect(charges(kept)).toBeGreaterThan(charges(kept, 'insight.analyze') + 1_000);
+    expect(charges(await lean.engine.store.readAll())).toBe(charges(kept, 'insight.analyze'));
   });
 });
 

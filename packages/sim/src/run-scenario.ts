@@ -1,5 +1,5 @@
 import { ManualClock } from '@sdp/clock';
-import { MemoryEventStore, createEngine, queuedAt, taskSlotsDecider, tasksStream, seededIds, type AccountPackage, type Engine, type EventStore, type HandlerTable } from '@sdp/core';
+import { MemoryEventStore, createEngine, forgettableCharge, queuedAt, taskSlotsDecider, tasksStream, seededIds, type AccountPackage, type Engine, type EventStore, type HandlerTable, type StoredEvent } from '@sdp/core';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
 import { SimClient, type SetupOutcome } from './sim-client.ts';
@@ -51,7 +51,20 @@ export interface SimResult extends SimFigures {
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<SimResult> {
   const wallStart = performance.now();
   const clock = new ManualClock(scenario.start);
-  const store = options.store ?? new MemoryEventStore();
+  const end = scenario.start + scenario.duration;
+  const ledger = new UsageLedger(scenario.start, scenario.duration);
+  // The ledger reads the engine's events as they are stored (the events of the setup before the run
+  // excepted, and nothing after its last hour). With no store given, credit charges are forgotten once
+  // a snapshot covers them and never enter the log (only the recording index reads it): a week of calls
+  // no longer stays in memory to the end of the run.
+  const feed = options.store ? undefined : new EventFeed(ledger);
+  const store =
+    options.store ??
+    new MemoryEventStore({
+      compactable: forgettableCharge,
+      logged: (e) => !forgettableCharge(e),
+      onStored: (e) => feed!.stored(e),
+    });
   const engine = createEngine({
     store,
     clock,
@@ -59,8 +72,6 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     settings: { limitingDay: scenario.limitingDay },
     ...(options.handlers ? { handlers: options.handlers } : {}),
   });
-  const end = scenario.start + scenario.duration;
-  const ledger = new UsageLedger(scenario.start, scenario.duration);
   const packages: Record<string, AccountPackage> = {};
   for (const a of scenario.accounts) {
     const fields = options.packageOverride?.fields ?? a.package;
@@ -93,14 +104,20 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     clock.at(scenario.start, sample);
   }
 
-  // The ledger folds events: read them as the engine does, through its event schema.
+  // The ledger folds events as the engine does, through its event schema (a run's own store may hold old ones);
+  // on the lean store it hears them as they are stored, written in the current schema.
   let position = await engine.store.head();
+  feed?.startAfter(position);
   for (let h = 0; h < ledger.hours; h++) {
     const hourEnd = Math.min(end, scenario.start + (h + 1) * HOUR) - 1;
     await clock.advanceTo(hourEnd);
-    const events = await engine.store.readAll(position);
-    if (events.length > 0) position = events[events.length - 1]!.position;
-    ledger.recordEvents(events);
+    if (feed) {
+      if (h === ledger.hours - 1) feed.stop();
+    } else {
+      const events = await engine.store.readAll(position);
+      if (events.length > 0) position = events[events.length - 1]!.position;
+      ledger.recordEvents(events);
+    }
     for (const a of scenario.accounts) {
       const view = await engine.accountView(a.username);
       ledger.closeHour(a.username, h, hourEnd, view.allowances.general.remaining);
@@ -151,4 +168,31 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     engine,
     ledger,
   };
+}
+
+/** Hands the ledger the events a run stores between the end of its setup and the end of its last hour. */
+class EventFeed {
+  private early: StoredEvent[] | undefined = [];
+  private after = 0;
+  private stopped = false;
+
+  constructor(private readonly ledger: UsageLedger) {}
+
+  stored(e: StoredEvent): void {
+    if (this.stopped) return;
+    if (this.early) this.early.push(e);
+    else if (e.position > this.after) this.ledger.recordEvent(e);
+  }
+
+  /** Events up to `position` were the setup's: from here on, each is recorded as it is stored. */
+  startAfter(position: number): void {
+    this.after = position;
+    const early = this.early!;
+    this.early = undefined;
+    for (const e of early) if (e.position > position) this.ledger.recordEvent(e);
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
 }

@@ -251,32 +251,34 @@ export class UsageLedger {
     track.queued[m] = Number.isNaN(track.queued[m]!) ? n : Math.max(track.queued[m]!, n);
   }
 
-  /** Charged credits, from the engine's own `CreditsCharged` events. */
+  /** Charged credits, from the engine's own `CreditsCharged` events (and capacity and task events). */
   recordEvents(events: StoredEvent[]): void {
-    for (const e of events) {
-      if (e.type === 'InteractionsRecorded' && e.stream.startsWith('capacity:')) {
-        this.recordCapacity(e);
-        continue;
-      }
-      if (e.type === 'TaskQueued' && e.stream.startsWith('tasks:')) {
-        this.recordTask(e);
-        continue;
-      }
-      if (e.type !== 'CreditsCharged' || !e.stream.startsWith('credits:')) continue;
-      const a = this.accounts.get(e.stream.slice('credits:'.length));
-      if (!a) continue;
-      const data = e.data as { endpoint: string; lines: { key: string; cost: number }[] };
-      // Charges not made by an API call (the stream product; an operator's injected fault) keep their own name.
-      const group = data.endpoint === 'stream' || data.endpoint.startsWith('fault.') ? data.endpoint : endpointById(data.endpoint).group;
-      const row = a.rows[this.hourOf(e.time)]!;
-      for (const line of data.lines) {
-        if (line.key === 'general') {
-          row.credits[group] = (row.credits[group] ?? 0) + line.cost;
-          a.totals.credits[group] = (a.totals.credits[group] ?? 0) + line.cost;
-        } else if (line.key === 'analyze') {
-          row.analyzeCredits += line.cost;
-          a.totals.analyzeCredits += line.cost;
-        }
+    for (const e of events) this.recordEvent(e);
+  }
+
+  recordEvent(e: StoredEvent): void {
+    if (e.type === 'InteractionsRecorded' && e.stream.startsWith('capacity:')) {
+      this.recordCapacity(e);
+      return;
+    }
+    if (e.type === 'TaskQueued' && e.stream.startsWith('tasks:')) {
+      this.recordTask(e);
+      return;
+    }
+    if (e.type !== 'CreditsCharged' || !e.stream.startsWith('credits:')) return;
+    const a = this.accounts.get(e.stream.slice('credits:'.length));
+    if (!a) return;
+    const data = e.data as { endpoint: string; lines: { key: string; cost: number }[] };
+    // Charges not made by an API call (the stream product; an operator's injected fault) keep their own name.
+    const group = data.endpoint === 'stream' || data.endpoint.startsWith('fault.') ? data.endpoint : endpointById(data.endpoint).group;
+    const row = a.rows[this.hourOf(e.time)]!;
+    for (const line of data.lines) {
+      if (line.key === 'general') {
+        row.credits[group] = (row.credits[group] ?? 0) + line.cost;
+        a.totals.credits[group] = (a.totals.credits[group] ?? 0) + line.cost;
+      } else if (line.key === 'analyze') {
+        row.analyzeCredits += line.cost;
+        a.totals.analyzeCredits += line.cost;
       }
     }
   }

@@ -25,7 +25,11 @@ export interface CompiledFilter extends IncludedFilter {
   counts: FilterCounts;
   /** Hashes of the definitions this one includes (`stream`, `rule`, `tags`). */
   references: string[];
-  match(i: Interaction): MatchResult;
+  /**
+   * Whether the filter matches, and its tags. `memo` may be shared by filters judging the same
+   * interaction: what one worked out of it (its text tokenized) the others read instead of redoing.
+   */
+  match(i: Interaction, memo?: Map<string, unknown>): MatchResult;
   /** The cost breakdown for `/dpu`. */
   cost(): DpuBreakdown;
   /** Holds an included definition so the inclusion keeps working when caches forget it. */

@@ -30,8 +30,12 @@ export interface MatchResult {
 export interface Evaluator {
   test: Test;
   applyTags(s: Scope, out: TagOutput): void;
-  match(i: Interaction): MatchResult;
+  match(i: Interaction, memo?: Map<string, unknown>): MatchResult;
 }
+
+/** Answers without tags are all alike: one of each (frozen) serves every interaction a filter judges. */
+const NO_MATCH: MatchResult = Object.freeze({ matched: false, tags: Object.freeze([]) as unknown as string[] });
+const MATCH_NO_TAGS: MatchResult = Object.freeze({ matched: true, tags: Object.freeze([]) as unknown as string[] });
 
 export function compileDefinition(d: Definition, kind: FilterKind, resolve: Resolve): Evaluator {
   const test: Test = d.body ? compileExpr(d.body, kind, resolve) : () => false;
@@ -40,10 +44,10 @@ export function compileDefinition(d: Definition, kind: FilterKind, resolve: Reso
   return {
     test,
     applyTags,
-    match(i) {
-      const s: Scope = { i, memo: undefined };
-      if (!test(s)) return { matched: false, tags: [] };
-      if (!hasTags) return { matched: true, tags: [] };
+    match(i, memo) {
+      const s: Scope = { i, memo };
+      if (!test(s)) return NO_MATCH;
+      if (!hasTags) return MATCH_NO_TAGS;
       const out: TagOutput = { tags: [], seen: new Set(), tree: undefined, scores: undefined };
       applyTags(s, out);
       const result: MatchResult = { matched: true, tags: out.tags };

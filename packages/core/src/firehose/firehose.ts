@@ -8,7 +8,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordInteractions, type RecordResult } from '../recordings/record-interactions.ts';
 import { RETENTION_MS } from '../recording-index/recording-index.ts';
-import { FIREHOSE_SERVICES, firehoseBetween, type FirehoseService } from './synthetic-interactions.ts';
+import { FIREHOSE_SERVICES, firehoseBetween, firehoseWindow, type FirehoseService } from './synthetic-interactions.ts';
 
 /**
  * The synthetic firehose an operator switches on per account, so that a fresh server has data. Its
@@ -163,7 +163,7 @@ export async function catchUpFirehose(engine: EngineServices, username: string):
       const from = Math.max(state.fedUntil, uow.now - RETENTION_MS);
       const to = Math.min(uow.now, from + CHUNK_MS);
       if (to <= from) return null;
-      const items = [...firehoseBetween(state.options.seed, state.options.service, state.options.perMinute, from, to)];
+      const items = firehoseWindow(state.options.seed, state.options.service, state.options.perMinute, from, to);
       const r = await recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, items);
       await uow.execute(firehoseDecider, firehoseStream(username), { type: 'MarkFed', until: to });
       return r;

@@ -84,7 +84,6 @@ const TOPIC_LIST: readonly [string, string, string][] = [
   ['Paris', 'City', 'trip'],
   ['Climate change', 'Cause', 'news'],
 ];
-const TOPICS = new Weighted(TOPIC_LIST.map((t, k) => [t, 1 / (k + 1)] as const));
 const ADJECTIVES = ['great', 'terrible', 'amazing', 'new', 'favourite', 'best', 'awful', 'lovely', 'big', 'quiet'];
 const OPENERS = ['Just tried the', 'Loving the', 'Not sure about the', 'Who else saw the', 'Thinking about the', 'Cannot wait for the'];
 const DOMAINS = ['example.com', 'news.example.org', 'blog.example.net', 'shop.example.com', 'video.example.tv'];
@@ -101,6 +100,30 @@ const LI_SENIORITIES = ['cxo', 'director', 'entry', 'manager', 'owner', 'partner
 const LI_FUNCTIONS = ['accounting', 'engineering', 'finance', 'human resources', 'information technology', 'legal', 'marketing', 'operations', 'research', 'sales'];
 const LI_METROS = ['san francisco bay area', 'greater new york city area', 'greater london', 'greater chicago area', 'bengaluru area', 'greater paris metropolitan region'];
 
+/**
+ * A topic with what every interaction about it repeats, worked out once: the hashtag, the topic object
+ * and id the firehose writes. Half a million interactions a simulated week each spelled these afresh,
+ * and their garbage was a large part of a simulation's time.
+ */
+interface Topic {
+  name: string;
+  /** The word the sentence and link path use ("coffee"). */
+  word: string;
+  hashtag: string;
+  /** `{ name, category }`, shared by every interaction about the topic (frozen: no reader may change it). */
+  object: Readonly<{ name: string; category: string }>;
+  id: number;
+}
+
+const TOPIC_FACTS: readonly Topic[] = TOPIC_LIST.map(([name, category, word], k) => ({
+  name,
+  word,
+  hashtag: name.toLowerCase().replace(/[^a-z0-9]/g, ''),
+  object: Object.freeze({ name, category }),
+  id: 100_000_000 + k,
+}));
+const TOPICS = new Weighted(TOPIC_FACTS.map((t, k) => [t, 1 / (k + 1)] as const));
+
 interface Author {
   id: string;
   age: string;
@@ -108,39 +131,51 @@ interface Author {
   country: readonly [string, string, readonly string[], string];
   region: string;
   type: 'user' | 'page';
+  /** The author's demographics as an interaction carries them, shared by all of its interactions (frozen). */
+  demographics: Readonly<Record<string, unknown>>;
+  /** `interaction.author` (`{ id }`), shared likewise. */
+  ref: Readonly<{ id: string }>;
 }
 
 function authorOf(seed: number, k: number): Author {
   const rng = new SeededRandom(mixSeed(seed, 0xa17, k));
   const country = COUNTRIES.draw(rng);
-  return {
-    id: `${(seed >>> 0).toString(16)}${k.toString(16).padStart(6, '0')}`,
-    age: AGES.draw(rng),
-    gender: GENDERS.draw(rng),
-    country,
-    region: rng.pick(country[2]),
-    type: rng.chance(0.05) ? 'page' : 'user',
-  };
+  const id = `${(seed >>> 0).toString(16)}${k.toString(16).padStart(6, '0')}`;
+  const age = AGES.draw(rng);
+  const gender = GENDERS.draw(rng);
+  const region = rng.pick(country[2]);
+  const type = rng.chance(0.05) ? 'page' : 'user';
+  const demographics = Object.freeze({ id, age, gender, country: country[0], country_code: country[1], region, type });
+  return { id, age, gender, country, region, type, demographics, ref: Object.freeze({ id }) };
 }
 
 /** Authors of the seeds in use (an author is a pure function of seed and index, so caching is safe). */
 const AUTHOR_CACHE = new Map<number, Author[]>();
+let cachedSeed: number | undefined;
+let cachedAuthors: Author[] = [];
 
 /** A few authors write a great deal, most rarely: the square of a uniform draw favours low indexes. */
 function drawAuthor(rng: SeededRandom, seed: number): Author {
   const u = rng.next();
   const k = Math.floor(u * u * AUTHORS);
-  let authors = AUTHOR_CACHE.get(seed);
-  if (!authors) {
-    if (AUTHOR_CACHE.size >= 16) AUTHOR_CACHE.delete(AUTHOR_CACHE.keys().next().value as number);
-    AUTHOR_CACHE.set(seed, (authors = []));
+  if (seed !== cachedSeed) {
+    let authors = AUTHOR_CACHE.get(seed);
+    if (!authors) {
+      if (AUTHOR_CACHE.size >= 16) AUTHOR_CACHE.delete(AUTHOR_CACHE.keys().next().value as number);
+      AUTHOR_CACHE.set(seed, (authors = []));
+    }
+    cachedSeed = seed;
+    cachedAuthors = authors;
   }
-  return (authors[k] ??= authorOf(seed, k));
+  return (cachedAuthors[k] ??= authorOf(seed, k));
 }
 
-function topicsFor(rng: SeededRandom): [string, string, string][] {
+const NO_TOPICS: readonly Topic[] = Object.freeze([]);
+
+function topicsFor(rng: SeededRandom): readonly Topic[] {
   const n = rng.chance(0.15) ? 0 : rng.chance(0.7) ? 1 : rng.chance(0.6) ? 2 : 3;
-  const out: [string, string, string][] = [];
+  if (n === 0) return NO_TOPICS;
+  const out: Topic[] = [];
   for (let k = 0; k < n; k++) {
     const t = TOPICS.draw(rng);
     if (!out.includes(t)) out.push(t);
@@ -148,44 +183,78 @@ function topicsFor(rng: SeededRandom): [string, string, string][] {
   return out;
 }
 
-function sentence(rng: SeededRandom, topics: [string, string, string][]): string {
+function sentence(rng: SeededRandom, topics: readonly Topic[]): string {
   const t = topics[0];
-  const noun = t ? `${t[0]} ${t[2]}` : rng.pick(['weekend', 'weather', 'commute', 'lunch']);
-  return `${rng.pick(OPENERS)} ${rng.pick(ADJECTIVES)} ${noun}${rng.chance(0.3) ? '!' : '.'}${topics[1] ? ` Also ${topics[1][0]}.` : ''}`;
+  const noun = t ? `${t.name} ${t.word}` : rng.pick(['weekend', 'weather', 'commute', 'lunch']);
+  return `${rng.pick(OPENERS)} ${rng.pick(ADJECTIVES)} ${noun}${rng.chance(0.3) ? '!' : '.'}${topics[1] ? ` Also ${topics[1].name}.` : ''}`;
 }
 
-const hashtagsOf = (topics: [string, string, string][]): string[] => topics.map((t) => t[0].toLowerCase().replace(/[^a-z0-9]/g, ''));
+const NO_HASHTAGS: string[] = Object.freeze([]) as unknown as string[];
 
-function demographics(a: Author): Record<string, unknown> {
-  return { id: a.id, age: a.age, gender: a.gender, country: a.country[0], country_code: a.country[1], region: a.region, type: a.type };
+/** The hashtags a story carries: each topic's with a chance of 0.4 (one draw per topic, in order). */
+function hashtagsOf(rng: SeededRandom, topics: readonly Topic[]): string[] {
+  let out: string[] | undefined;
+  for (let k = 0; k < topics.length; k++) if (rng.chance(0.4)) (out ??= []).push(topics[k]!.hashtag);
+  return out ?? NO_HASHTAGS;
 }
 
-function story(rng: SeededRandom, a: Author, mediaType: string) {
+const topicObjects = (topics: readonly Topic[]): Readonly<{ name: string; category: string }>[] => topics.map((t) => t.object);
+
+interface Link {
+  domain: string;
+  path: string;
+  /** The path's first segment: the topic's word, or "page". */
+  word: string;
+  url: string;
+}
+
+interface Story {
+  topics: readonly Topic[];
+  content: string;
+  link: Link | undefined;
+  language: string;
+  sentiment: string;
+  hashtags: string[];
+}
+
+function story(rng: SeededRandom, a: Author, mediaType: string): Story {
   const topics = topicsFor(rng);
   const content = sentence(rng, topics);
-  const link = mediaType === 'link' ? { domain: rng.pick(DOMAINS), path: `/${topics[0]?.[2] ?? 'page'}/${rng.int(1000)}` } : undefined;
-  return { topics, content, link, language: a.country[3], sentiment: SENTIMENT.draw(rng), hashtags: hashtagsOf(topics).filter(() => rng.chance(0.4)) };
+  let link: Link | undefined;
+  if (mediaType === 'link') {
+    const domain = rng.pick(DOMAINS);
+    const word = topics[0]?.word ?? 'page';
+    const path = `/${word}/${rng.int(1000)}`;
+    link = { domain, path, word, url: `https://${domain}${path}` };
+  }
+  const sentiment = SENTIMENT.draw(rng);
+  return { topics, content, link, language: a.country[3], sentiment, hashtags: hashtagsOf(rng, topics) };
 }
 
 function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
   const author = drawAuthor(rng, seed);
   const type = TYPES.draw(rng);
   const id = rng.hex(32);
-  const fb: Record<string, unknown> = { author: demographics(author), type };
+  const fb: Record<string, unknown> = { author: author.demographics, type };
   let content = '';
-  let link: { domain: string; path: string } | undefined;
+  let link: Link | undefined;
   let mediaType: string;
   if (type === 'story' || type === 'reshare') {
     mediaType = type === 'reshare' ? 'reshare' : MEDIA.draw(rng);
     const s = story(rng, author, mediaType);
     content = s.content;
     link = s.link;
-    Object.assign(fb, { content, media_type: mediaType, language: s.language, sentiment: s.sentiment, hashtags: s.hashtags });
+    fb.content = content;
+    fb.media_type = mediaType;
+    fb.language = s.language;
+    fb.sentiment = s.sentiment;
+    fb.hashtags = s.hashtags;
     if (s.topics.length > 0) {
-      fb.topics = s.topics.map(([name, category]) => ({ name, category }));
-      fb.topic_ids = s.topics.map((t) => 100_000_000 + TOPIC_LIST.indexOf(t));
+      fb.topics = topicObjects(s.topics);
+      fb.topic_ids = s.topics.map((t) => t.id);
     }
-    if (link) fb.link = `https://${link.domain}${link.path}`;
+    if (link) fb.link = link.url;
+    fb.all = { content };
   } else {
     // An engagement: the engager's demographics, and the story engaged with as the parent.
     const parentAuthor = drawAuthor(rng, seed);
@@ -193,7 +262,7 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
     const p = story(rng, parentAuthor, mediaType);
     link = p.link;
     const parent: Record<string, unknown> = {
-      author: demographics(parentAuthor),
+      author: parentAuthor.demographics,
       content: p.content,
       media_type: mediaType,
       language: p.language,
@@ -201,23 +270,24 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
       hashtags: p.hashtags,
       interface: rng.chance(0.7) ? 'mobile' : 'desktop',
     };
-    if (p.topics.length > 0) parent.topics = p.topics.map(([name, category]) => ({ name, category }));
-    if (link) parent.link = `https://${link.domain}${link.path}`;
+    if (p.topics.length > 0) parent.topics = topicObjects(p.topics);
+    if (link) parent.link = link.url;
     fb.parent = parent;
     if (type === 'comment') {
-      content = `${rng.pick(['So true', 'No way', 'Love this', 'Agreed', 'Hmm'])}, ${rng.pick(ADJECTIVES)} ${p.topics[0]?.[2] ?? 'post'}`;
-      Object.assign(fb, { content, language: author.country[3], sentiment: SENTIMENT.draw(rng) });
+      content = `${rng.pick(['So true', 'No way', 'Love this', 'Agreed', 'Hmm'])}, ${rng.pick(ADJECTIVES)} ${p.topics[0]?.word ?? 'post'}`;
+      fb.content = content;
+      fb.language = author.country[3];
+      fb.sentiment = SENTIMENT.draw(rng);
     }
     fb.media_type = mediaType;
+    fb.all = { content: content || p.content };
   }
-  fb.all = { content: content || (fb.parent as { content?: string } | undefined)?.content || '' };
   const out: Interaction = {
-    interaction: { id, created_at: Math.floor(at / 1000), subtype: type, media_type: mediaType, content, author: { id: author.id }, type: 'facebook' },
+    interaction: { id, created_at: Math.floor(at / 1000), subtype: type, media_type: mediaType, content, author: author.ref, type: 'facebook' },
     fb,
   };
   if (link) {
-    const url = `https://${link.domain}${link.path}`;
-    out.links = { url: [url], normalized_url: [`${link.domain}${link.path}`], domain: [link.domain], title: [`${link.path.split('/')[1]} on ${link.domain}`], code: [200] };
+    out.links = { url: [link.url], normalized_url: [`${link.domain}${link.path}`], domain: [link.domain], title: [`${link.word} on ${link.domain}`], code: [200] };
   }
   return out;
 }
@@ -239,7 +309,7 @@ function linkedin(rng: SeededRandom, seed: number, at: number): Interaction {
     functions: [rng.pick(LI_FUNCTIONS)],
   };
   return {
-    interaction: { id: rng.hex(32), created_at: Math.floor(at / 1000), subtype: share ? 'like' : 'activity', content, author: { id: a.id }, type: 'linkedin' },
+    interaction: { id: rng.hex(32), created_at: Math.floor(at / 1000), subtype: share ? 'like' : 'activity', content, author: a.ref, type: 'linkedin' },
     li: {
       type: share ? 'share' : 'activity',
       subtype: share ? 'share|like' : 'activity|share',
@@ -264,6 +334,24 @@ export function firehoseMinute(seed: number, service: FirehoseService, minute: n
     // Whole seconds, as `created_at` carries them, so any split of a window feeds each one exactly once.
     const at = minute * MINUTE + Math.floor(((n + rng.next()) * 60) / perMinute) * 1000;
     out.push(service === 'facebook' ? facebook(rng, seed, at) : linkedin(rng, seed, at));
+  }
+  return out;
+}
+
+/** Every interaction of `[fromMs, toMs)`, minute by minute, as one list (what a catch-up records at once). */
+export function firehoseWindow(seed: number, service: FirehoseService, perMinute: number, fromMs: number, toMs: number): Interaction[] {
+  const out: Interaction[] = [];
+  for (let m = Math.floor(fromMs / MINUTE); m * MINUTE < toMs; m++) {
+    const minute = firehoseMinute(seed, service, m, perMinute);
+    // A minute wholly inside the window needs no look at its times.
+    if (m * MINUTE >= fromMs && (m + 1) * MINUTE <= toMs) {
+      for (let k = 0; k < minute.length; k++) out.push(minute[k]!);
+      continue;
+    }
+    for (const i of minute) {
+      const at = (i.interaction as { created_at: number }).created_at * 1000;
+      if (at >= fromMs && at < toMs) out.push(i);
+    }
   }
   return out;
 }

@@ -10,6 +10,14 @@ export interface MemoryStoreOptions {
    * Only events that no reader of the whole log and no reader of the stream's history needs belong here.
    */
   compactable?: (event: StoredEvent) => boolean;
+  /**
+   * Events this says no to go to their stream but never into the log `readAll` reads (positions still
+   * count them): for a store whose log readers need only some events, such as a simulation's, where the
+   * recording index reads the log and `onStored` tells the ledger of everything.
+   */
+  logged?: (event: StoredEvent) => boolean;
+  /** Told of every event as it is stored, in position order, inside the append (before it returns). */
+  onStored?: (event: StoredEvent) => void;
 }
 
 interface StreamLog {
@@ -17,6 +25,8 @@ interface StreamLog {
   version: number;
   /** The events still held, in version order. */
   events: StoredEvent[];
+  /** How many of the first held events an earlier forgetting already kept: the next one starts after them. */
+  judged: number;
 }
 
 /** The in-memory store: for tests, simulations and embedders who keep nothing. */
@@ -29,9 +39,13 @@ export class MemoryEventStore implements EventStore {
   private streams = new Map<string, StreamLog>();
   private snapshots = new Map<string, Snapshot>();
   private readonly compactable: ((event: StoredEvent) => boolean) | undefined;
+  private readonly logged: ((event: StoredEvent) => boolean) | undefined;
+  private readonly onStored: ((event: StoredEvent) => void) | undefined;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.compactable = options.compactable;
+    this.logged = options.logged;
+    this.onStored = options.onStored;
   }
 
   async append(batch: StreamAppend[]): Promise<AppendResult> {
@@ -56,7 +70,7 @@ export class MemoryEventStore implements EventStore {
     for (const { stream, events } of batch) {
       let list = this.streams.get(stream);
       if (!list) {
-        list = { version: 0, events: [] };
+        list = { version: 0, events: [], judged: 0 };
         this.streams.set(stream, list);
       }
       for (const e of events) {
@@ -71,7 +85,8 @@ export class MemoryEventStore implements EventStore {
           schemaVersion: e.schemaVersion ?? 1,
         };
         list.events.push(stored);
-        this.log.push(stored);
+        if (!this.logged || this.logged(stored)) this.log.push(stored);
+        this.onStored?.(stored);
       }
       versions.push(list.version);
     }
@@ -122,17 +137,24 @@ export class MemoryEventStore implements EventStore {
   private forget(stream: string, upTo: number): void {
     const list = this.streams.get(stream);
     if (!list) return;
-    const kept: StoredEvent[] = [];
-    let k = 0;
-    for (; k < list.events.length && list.events[k]!.version <= upTo; k++) {
-      const e = list.events[k]!;
+    // In place, from where the last forgetting stopped: a stream whose kept events pile up (the analysis
+    // charges of a credit stream) is not walked again from its start at every snapshot.
+    const events = list.events;
+    let w = list.judged;
+    let k = w;
+    for (; k < events.length && events[k]!.version <= upTo; k++) {
+      const e = events[k]!;
       if (this.compactable!(e)) {
-        this.forgotten.add(e);
-        this.forgottenInLog++;
-      } else kept.push(e);
+        if (!this.logged || this.logged(e)) {
+          this.forgotten.add(e);
+          this.forgottenInLog++;
+        }
+      } else events[w++] = e;
     }
-    if (kept.length === k) return;
-    list.events = kept.concat(list.events.slice(k));
+    list.judged = w;
+    if (w === k) return;
+    events.copyWithin(w, k);
+    events.length -= k - w;
     if (this.forgottenInLog > 1024 && this.forgottenInLog * 2 > this.log.length) {
       this.log = this.log.filter((e) => !this.forgotten.has(e));
       this.forgottenInLog = 0;

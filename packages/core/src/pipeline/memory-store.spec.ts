@@ -46,6 +46,32 @@ describe('a memory store that forgets what snapshots cover', () => {
     },
   );
 
+  test.prop([fc.array(step, { maxLength: 300 })])(
+    'a store that logs only kept events and tells of every one: the log holds exactly the kept ones, each read from its own position on, and the listener hears everything in order',
+    async (steps) => {
+      const plain = new MemoryEventStore();
+      const heard: StoredEvent[] = [];
+      const store = new MemoryEventStore({ compactable: (e) => e.type !== 'Keep', logged: (e) => e.type === 'Keep', onStored: (e) => heard.push(e) });
+      let i = 0;
+      for (const s of steps) {
+        if (s.kind === 'append') {
+          i++;
+          for (const st of [plain, store]) await st.append([{ stream: s.stream, expectedVersion: -1, events: [ev(i, s.keep ? 'Keep' : 'Happened')] }]);
+        } else {
+          const version = (await plain.readStream(s.stream)).length;
+          for (const st of [plain, store]) await st.writeSnapshot({ stream: s.stream, kind: 'k', version, state: { version } });
+        }
+      }
+      const all = await plain.readAll();
+      expect(heard).toEqual(all);
+      const keep = all.filter((e) => e.type === 'Keep');
+      expect(await store.readAll()).toEqual(keep);
+      // What a log reader checks on its next read: the event it stopped at is still there.
+      for (const e of keep) expect((await store.readAll(e.position - 1, 1))[0]).toEqual(e);
+      expect(await store.head()).toBe(await plain.head());
+    },
+  );
+
   it('stays bounded over many calls: the charges a snapshot covers are forgotten, the figures of the window stay exact', async () => {
     const store = new MemoryEventStore({ compactable: forgettableCharge });
     const engine = createEngine({ store, clock: { now: () => Date.parse('2026-03-02T08:00:00Z') }, ids: seededIds(4), settings: {} });

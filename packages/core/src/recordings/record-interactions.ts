@@ -37,23 +37,26 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   const filters = await Promise.all(running.map((r) => namedFilter(uow, r.hash)));
   const byDay = new Map<string, OfferedInteraction[]>();
   let day: LimitingDay | undefined;
+  // Filters of several recordings often read the same text: one memo (emptied for each interaction)
+  // tokenizes it once for all of them.
+  const memo = running.length > 1 ? new Map<string, unknown>() : undefined;
   for (const interaction of interactions) {
     if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
     const service = serviceOf(interaction);
-    const matches: RecordingMatch[] = [];
+    // Most interactions match nothing: no list for them.
+    let matches: RecordingMatch[] | undefined;
+    memo?.clear();
     for (let k = 0; k < running.length; k++) {
       const r = running[k]!;
       if (service !== undefined && r.service !== service) continue;
-      const result = filters[k]!.match(interaction);
+      const result = filters[k]!.match(interaction, memo);
       if (!result.matched) continue;
-      matches.push({
-        recording: r.id,
-        tags: [...result.tags],
-        ...(result.tagTree ? { tagTree: result.tagTree } : {}),
-        ...(result.categories?.length ? { categories: [...result.categories] } : {}),
-      });
+      const match: RecordingMatch = { recording: r.id, tags: [...result.tags] };
+      if (result.tagTree) match.tagTree = result.tagTree;
+      if (result.categories?.length) match.categories = [...result.categories];
+      (matches ??= []).push(match);
     }
-    if (matches.length === 0) continue;
+    if (!matches) continue;
     const at = indexTimeOf(interaction, now);
     if (at < now - RETENTION_MS) continue;
     if (!day || at < day.start || at >= day.end) day = limitingDayOf(at, ctx.settings.limitingDay);

@@ -145,7 +145,7 @@ describe('analysis tasks through engine.call', () => {
     time.now += 2 * TASK_MS;
     await call('tasks.list', { service: 'linkedin' });
     const report = await replay(engine.store, [tasksReplayTarget]);
-    const rebuilt = report.aggregates.get('tasks.v1|tasks:alice')!.state;
+    const rebuilt = report.aggregates.get('tasks.v2|tasks:alice')!.state;
     expect(rebuilt).toEqual((await engine.loader.load(taskSlotsDecider, 'tasks:alice')).state);
     expect(allTasks(rebuilt as never).filter((t) => t.completed)).toHaveLength(2);
   });

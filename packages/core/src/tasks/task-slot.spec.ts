@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
 import { deciderSpec } from '@sdp/testing';
 import { fold } from '../kernel/decider.ts';
-import { TASK_QUEUE_LIMIT, TASK_MS, dueTasks, taskById, queuedAt, taskSlotsDecider, taskStatusAt, type TaskCommand, type TaskEvent } from './task-slot.ts';
+import { TASK_QUEUE_LIMIT, TASK_MS, allTasks, dueTasks, taskById, queuedAt, taskSlotsDecider, taskStatusAt, type TaskCommand, type TaskEvent } from './task-slot.ts';
 
 const spec = () => deciderSpec(taskSlotsDecider);
 const T0 = Date.parse('2026-04-01T12:00:00Z');
@@ -83,6 +83,24 @@ describe('task slots: completion', () => {
     const state = fold(taskSlotsDecider, events);
     expect(state.slots[0]!.queue.map((q) => q.id)).toEqual([id(2)]);
     expect(taskById(state, id(1))).toMatchObject({ completed: true, result });
+  });
+});
+
+describe('task slots: the state', () => {
+  it('keeps the queued order past a chunk of the order, and reads the same after a JSON round (a snapshot in a database)', () => {
+    const events: TaskEvent[] = [];
+    for (let n = 0; n < 600; n++) events.push(queued(n, T0 + n, T0 + (n + 1) * TASK_MS));
+    events.push({ type: 'TaskCompleted', data: { id: id(0), at: T0 + TASK_MS, result, message: '' } });
+    const state = fold(taskSlotsDecider, events);
+    const ids = Array.from({ length: 600 }, (_, n) => id(n));
+    expect(allTasks(state).map((t) => t.id)).toEqual(ids);
+    // Buckets no task fell into are holes, which JSON writes as null.
+    const read = JSON.parse(JSON.stringify(state)) as typeof state;
+    expect(read.byId.some((b) => b === null)).toBe(true);
+    expect(allTasks(read).map((t) => t.id)).toEqual(ids);
+    expect(taskById(read, id(0))).toMatchObject({ completed: true, result });
+    expect(taskById(read, id(600))).toBeUndefined();
+    expect(taskSlotsDecider.evolve(read, queued(600, T0, T0 + 601 * TASK_MS)).order.flat()).toEqual([...ids, id(600)]);
   });
 });
 
