@@ -24,6 +24,8 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
     );`,
   // 2: events by id, so an append whose connection died can be looked up once the server is back.
   (s) => `CREATE INDEX IF NOT EXISTS events_id ON ${s}.events (id);`,
+  // 3: events by type in global order, so a projection reads its types without the rest of the log.
+  (s) => `CREATE INDEX IF NOT EXISTS events_type ON ${s}.events (type, position);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -27,6 +27,8 @@ export const MIGRATIONS: readonly string[] = [
      state   BLOB    NOT NULL,
      PRIMARY KEY (stream, kind)
    ) WITHOUT ROWID`,
+  // 3: events by type (rowid order within a type), so a projection reads its types without the rest.
+  `CREATE INDEX events_type ON events (type)`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

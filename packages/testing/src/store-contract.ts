@@ -145,6 +145,29 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       expect(await store.head()).toBe(10);
     });
 
+    it('reads only the named event types, in global order from a position with a limit', async () => {
+      const kinds = ['Charged', 'Recorded', 'Charged', 'Opened', 'Charged', 'Recorded', 'Charged', 'Charged', 'Recorded', 'Opened'];
+      for (const [i, type] of kinds.entries()) await store.append([{ stream: `s${i % 3}`, expectedVersion: ANY_VERSION, events: [newEvent(type, { i })] }]);
+      const recorded = await store.readTypes(['Recorded']);
+      expect(recorded.map((e) => [e.position, e.type, e.stream, e.version])).toEqual([[2, 'Recorded', 's1', 1], [6, 'Recorded', 's2', 2], [9, 'Recorded', 's2', 3]]);
+      expect(recorded).toEqual((await store.readAll()).filter((e) => e.type === 'Recorded'));
+      expect((await store.readTypes(['Recorded', 'Opened'], 2, 2)).map((e) => e.position)).toEqual([4, 6]);
+      expect((await store.readTypes(['Opened', 'Recorded'], 6)).map((e) => e.position)).toEqual([9, 10]);
+      expect(await store.readTypes(['Recorded'], 9)).toEqual([]);
+      expect(await store.readTypes(['Nothing'])).toEqual([]);
+      expect(await store.readTypes([])).toEqual([]);
+      expect(await store.readTypes(['Recorded'], 0, 0)).toEqual([]);
+      // Any types, from any position, with any limit: exactly the log's events of those types, in order.
+      const all = await store.readAll();
+      await fc.assert(
+        fc.asyncProperty(fc.subarray(['Charged', 'Recorded', 'Opened', 'Nothing']), fc.integer({ min: 0, max: 11 }), fc.integer({ min: 1, max: 12 }), async (types, after, limit) => {
+          const expected = all.filter((e) => types.includes(e.type) && e.position > after).slice(0, limit);
+          expect(await store.readTypes(types, after, limit)).toEqual(expected);
+        }),
+        { numRuns: 30 },
+      );
+    });
+
     it('concurrent appenders on one stream lose nothing and duplicate nothing; versions stay dense', async () => {
       const workers = 8;
       const each = 10;

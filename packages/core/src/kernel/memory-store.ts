@@ -99,6 +99,22 @@ export class MemoryEventStore implements EventStore {
     return out;
   }
 
+  async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
+    const log = this.log;
+    const out: StoredEvent[] = [];
+    if (types.length === 0 || limit <= 0) return out;
+    const one = types.length === 1 ? types[0] : undefined;
+    const from = log.length === this.position ? Math.max(0, afterPosition) : firstAfter(log, afterPosition, (e) => e.position);
+    for (let k = from; k < log.length; k++) {
+      const e = log[k]!;
+      if (one !== undefined ? e.type !== one : !types.includes(e.type)) continue;
+      if (this.forgottenInLog > 0 && this.forgotten.has(e)) continue;
+      out.push(e);
+      if (out.length === limit) break;
+    }
+    return out;
+  }
+
   async head(): Promise<number> {
     return this.position;
   }

@@ -31,6 +31,7 @@ import type {
 import { Params } from '../calls/params.ts';
 import type { Clock, Ids } from '../kernel/ports.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
+import { RecordingIndex } from '../recording-index/recording-index.ts';
 
 export interface EngineOptions {
   store: EventStore;
@@ -52,6 +53,11 @@ export interface EngineOptions {
    */
   onStoreAway?: (error: unknown) => void;
   onStoreBack?: () => void;
+  /**
+   * The recording index this engine's calls read, over the same store; one of its own when absent. An
+   * embedder passes one to catch it up before serving, or to read its lag.
+   */
+  recordingIndex?: RecordingIndex;
 }
 
 const DUMMY_SALT = '0'.repeat(32);
@@ -83,6 +89,7 @@ export class Engine {
   readonly ids: Ids;
   readonly settings: EngineSettings;
   readonly loader: AggregateLoader;
+  readonly recordingIndex: RecordingIndex;
   private handlers: HandlerTable;
   private identities: IdentityAccess | undefined;
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
@@ -102,6 +109,7 @@ export class Engine {
     this.ids = options.ids;
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.loader = new AggregateLoader(options.store);
+    this.recordingIndex = options.recordingIndex ?? new RecordingIndex(options.store);
     this.handlers = { ...options.handlers };
     this.identities = options.identities;
     this.onError = options.onError;
@@ -298,7 +306,7 @@ export class Engine {
     // 7. Charged; now validate and execute
     const handler = this.handlers[endpoint.id];
     const savepoint = uow.savepoint();
-    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, yieldTurn: this.yieldTurn };
+    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, recordingIndex: this.recordingIndex, yieldTurn: this.yieldTurn };
     let answer: CallAnswer;
     try {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
@@ -408,6 +416,7 @@ export class Engine {
   async reset(): Promise<void> {
     await this.store.clear();
     this.loader.clear();
+    this.recordingIndex.reset();
   }
 
   /** Runs a command outside the call path (operator, timed work) with the same atomic write and retries. */

@@ -111,7 +111,7 @@ describe('recordings through engine.call', () => {
     expect(result).toEqual({ accepted: 3, recorded: 2 });
     const g = await p.call('1.5', 'insight.get', { id });
     expect(g.body).toMatchObject({ volume: 2, remaining_index_capacity: 999_998, remaining_account_capacity: 999_998 });
-    const kept = await p.engine.command((uow) => recordedInteractions({ uow, now: uow.now }, id, 0, T0 + 1));
+    const kept = await p.engine.command((uow) => recordedInteractions({ recordingIndex: p.engine.recordingIndex, now: uow.now }, id, 0, T0 + 1));
     expect(kept.map((k) => (k.interaction.interaction as { id: string }).id)).toEqual(['i1', 'i3']);
     expect((kept[0]!.interaction.interaction as { tags: string[] }).tags).toEqual(['hot']);
     // A stopped recording keeps nothing more.
@@ -165,7 +165,7 @@ describe('retention', () => {
     expect((await p.call('1.5', 'insight.get', { id })).body).toMatchObject({ volume: 1 });
     p.time.now += 86_400_000 + 1;
     await p.call('1.5', 'insight.get', { id });
-    const kept = await p.engine.command((uow) => recordedInteractions({ uow, now: uow.now }, id, 0, p.time.now));
+    const kept = await p.engine.command((uow) => recordedInteractions({ recordingIndex: p.engine.recordingIndex, now: uow.now }, id, 0, p.time.now));
     expect(kept.map((k) => (k.interaction.interaction as { id: string }).id)).toEqual(['i3']);
   });
 });
