@@ -22,6 +22,7 @@ export { StoreUnavailable, type EventStore, type Snapshot } from './kernel/event
 export { ANY_VERSION, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent, type StreamAppend } from './kernel/events.ts';
 export { type ApiCall, type CallAnswer, type CallContext, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess } from './handling/handler.ts';
 export { MemoryEventStore } from './kernel/memory-store.ts';
+export { Projection, type ProjectionProgress } from './kernel/projection.ts';
 export { Params } from './calls/params.ts';
 export { fixedClock, seededIds, type Clock, type Ids } from './kernel/ports.ts';
 export { replay, type RebuiltAggregate, type ReplayOptions, type ReplayReport, type ReplayTarget, type SnapshotMismatch } from './kernel/replay.ts';

@@ -4,6 +4,15 @@ import type { StoredEvent } from './events.ts';
 /** Events read per page while catching up: bounds what one read holds in memory. */
 export const CATCH_UP_PAGE = 2000;
 
+export interface ProjectionProgress {
+  /** The log position read up to. */
+  checkpoint: number;
+  /** The store's highest position. */
+  head: number;
+  /** Positions written after the checkpoint (all of the log when it was emptied under the projection). */
+  lag: number;
+}
+
 /**
  * A read model folded from the global log, owned by whoever builds it (no module-level state, so two
  * engines on two stores never share one). It asks the store only for the event types it folds, and keeps
@@ -56,8 +65,14 @@ export abstract class Projection {
    * and nothing new was written). A log emptied under it (a reset elsewhere) counts as all of it.
    */
   async lag(): Promise<number> {
+    return (await this.progress()).lag;
+  }
+
+  /** The checkpoint, the store's head and the lag between them, read together (the operator's view). */
+  async progress(): Promise<ProjectionProgress> {
+    const checkpoint = this.position;
     const head = await this.store.head();
-    return head < this.position ? head : head - this.position;
+    return { checkpoint, head, lag: head < checkpoint ? head : head - checkpoint };
   }
 
   /** Forgets everything and the checkpoint: the next catch-up reads the log from the start. */
