@@ -23,6 +23,8 @@ interface StreamLog {
 export class MemoryEventStore implements EventStore {
   /** Held events in position order (forgotten ones are taken out in batches). */
   private log: StoredEvent[] = [];
+  /** The held events of each type, in position order: a projection reads its types without the rest. */
+  private byType = new Map<string, StoredEvent[]>();
   private position = 0;
   private forgotten = new WeakSet<StoredEvent>();
   private forgottenInLog = 0;
@@ -71,6 +73,9 @@ export class MemoryEventStore implements EventStore {
         };
         list.events.push(stored);
         this.log.push(stored);
+        const ofType = this.byType.get(e.type);
+        if (ofType) ofType.push(stored);
+        else this.byType.set(e.type, [stored]);
       }
       versions.push(list.version);
     }
@@ -100,19 +105,20 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
-    const log = this.log;
     const out: StoredEvent[] = [];
-    if (types.length === 0 || limit <= 0) return out;
-    const one = types.length === 1 ? types[0] : undefined;
-    const from = log.length === this.position ? Math.max(0, afterPosition) : firstAfter(log, afterPosition, (e) => e.position);
-    for (let k = from; k < log.length; k++) {
-      const e = log[k]!;
-      if (one !== undefined ? e.type !== one : !types.includes(e.type)) continue;
-      if (this.forgottenInLog > 0 && this.forgotten.has(e)) continue;
-      out.push(e);
-      if (out.length === limit) break;
+    for (const type of new Set(types)) {
+      const list = this.byType.get(type);
+      if (!list) continue;
+      let taken = 0;
+      for (let k = firstAfter(list, afterPosition, (e) => e.position); k < list.length && taken < limit; k++) {
+        const e = list[k]!;
+        if (this.forgottenInLog > 0 && this.forgotten.has(e)) continue;
+        out.push(e);
+        taken++;
+      }
     }
-    return out;
+    if (types.length > 1) out.sort((a, b) => a.position - b.position);
+    return out.length > limit ? out.slice(0, limit) : out;
   }
 
   async head(): Promise<number> {
@@ -150,12 +156,14 @@ export class MemoryEventStore implements EventStore {
     list.events = kept.concat(list.events.slice(k));
     if (this.forgottenInLog > 1024 && this.forgottenInLog * 2 > this.log.length) {
       this.log = this.log.filter((e) => !this.forgotten.has(e));
+      for (const [type, list] of this.byType) this.byType.set(type, list.filter((e) => !this.forgotten.has(e)));
       this.forgottenInLog = 0;
     }
   }
 
   async clear(): Promise<void> {
     this.log = [];
+    this.byType = new Map();
     this.position = 0;
     this.forgotten = new WeakSet();
     this.forgottenInLog = 0;
