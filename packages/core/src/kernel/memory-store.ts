@@ -105,20 +105,22 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
+    if (types.length === 1) return this.ofType(types[0]!, afterPosition, limit);
     const out: StoredEvent[] = [];
-    for (const type of new Set(types)) {
-      const list = this.byType.get(type);
-      if (!list) continue;
-      let taken = 0;
-      for (let k = firstAfter(list, afterPosition, (e) => e.position); k < list.length && taken < limit; k++) {
-        const e = list[k]!;
-        if (this.forgottenInLog > 0 && this.forgotten.has(e)) continue;
-        out.push(e);
-        taken++;
-      }
-    }
-    if (types.length > 1) out.sort((a, b) => a.position - b.position);
+    for (const type of new Set(types)) out.push(...this.ofType(type, afterPosition, limit));
+    out.sort((a, b) => a.position - b.position);
     return out.length > limit ? out.slice(0, limit) : out;
+  }
+
+  /** The held events of one type after a position, at most `limit`. */
+  private ofType(type: string, afterPosition: number, limit: number): StoredEvent[] {
+    const list = this.byType.get(type);
+    if (!list) return [];
+    const from = firstAfter(list, afterPosition, (e) => e.position);
+    if (this.forgottenInLog === 0) return list.slice(from, from + limit);
+    const out: StoredEvent[] = [];
+    for (let k = from; k < list.length && out.length < limit; k++) if (!this.forgotten.has(list[k]!)) out.push(list[k]!);
+    return out;
   }
 
   async head(): Promise<number> {
