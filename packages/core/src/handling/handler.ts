@@ -7,7 +7,7 @@ import type { LimitingDayMode } from '../days/limiting-day.ts';
 import type { Params } from '../calls/params.ts';
 import type { Ids } from '../kernel/ports.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
-import type { RecordingIndex } from '../recording-index/recording-index.ts';
+import type { Projections } from '../kernel/projection.ts';
 
 /** A transport-neutral call: what the HTTP face, the simulator and embedders hand to the engine. */
 export interface ApiCall {
@@ -57,8 +57,8 @@ export interface CallContext {
   identityId: string | null;
   uow: UnitOfWork;
   settings: EngineSettings;
-  /** The engine's recording index: what recordings kept (read it through `caughtUp(now)`). */
-  recordingIndex: RecordingIndex;
+  /** The engine's projections (the recording index: `recordingIndexOf(ctx)`). */
+  projections: Projections;
   /**
    * Lets other calls run before this one goes on: large work (a big ingestion batch) is done in slices
    * with a turn between, so one tenant's request never holds the process for long. The engine's

@@ -3,7 +3,7 @@ import { fc, test } from '@fast-check/vitest';
 import { ANY_VERSION, type StoredEvent } from './events.ts';
 import type { EventStore } from './event-store.ts';
 import { MemoryEventStore } from './memory-store.ts';
-import { CATCH_UP_PAGE, Projection } from './projection.ts';
+import { CATCH_UP_PAGE, Projection, ProjectionKey, Projections } from './projection.ts';
 
 /** Folds `Counted` events: the list it applied, in order. */
 class Counted extends Projection {
@@ -145,4 +145,16 @@ describe('a projection', () => {
       expect(p.checkpoint).toBe(await store.head());
     },
   );
+});
+
+describe("an engine's projections", () => {
+  it('gives each projection back by its key, refuses a key it was not given, and lists them all', () => {
+    const store = new MemoryEventStore();
+    const counted = new Counted(store);
+    const COUNTED = new ProjectionKey<Counted>('counted');
+    const projections = new Projections().with(COUNTED, counted);
+    expect(projections.get(COUNTED)).toBe(counted);
+    expect(() => projections.get(new ProjectionKey<Counted>('other'))).toThrow(/No projection other/);
+    expect([...projections]).toEqual([counted]);
+  });
 });

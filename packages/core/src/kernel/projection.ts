@@ -4,6 +4,39 @@ import type { StoredEvent } from './events.ts';
 /** Events read per page while catching up: bounds what one read holds in memory. */
 export const CATCH_UP_PAGE = 2000;
 
+/**
+ * Names a projection in a `Projections` set and carries its type, so a handler gets the projection it
+ * asks for without a cast, and the layers that pass the set along need not know what is in it.
+ */
+export class ProjectionKey<P extends Projection> {
+  /** Never set: only the type checker reads it. */
+  declare readonly projection?: P;
+  readonly name: string;
+  constructor(name: string) {
+    this.name = name;
+  }
+}
+
+/** The projections an engine owns, by key: its calls reach them through their context. */
+export class Projections implements Iterable<Projection> {
+  private readonly held = new Map<ProjectionKey<Projection>, Projection>();
+
+  with<P extends Projection>(key: ProjectionKey<P>, projection: P): this {
+    this.held.set(key, projection);
+    return this;
+  }
+
+  get<P extends Projection>(key: ProjectionKey<P>): P {
+    const held = this.held.get(key);
+    if (!held) throw new Error(`No projection ${key.name} was given to this engine`);
+    return held as P;
+  }
+
+  [Symbol.iterator](): Iterator<Projection> {
+    return this.held.values();
+  }
+}
+
 export interface ProjectionProgress {
   /** The log position read up to. */
   checkpoint: number;

@@ -31,7 +31,8 @@ import type {
 import { Params } from '../calls/params.ts';
 import type { Clock, Ids } from '../kernel/ports.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
-import { RecordingIndex } from '../recording-index/recording-index.ts';
+import { Projections } from '../kernel/projection.ts';
+import { RECORDING_INDEX, RecordingIndex } from '../recording-index/recording-index.ts';
 
 export interface EngineOptions {
   store: EventStore;
@@ -90,6 +91,8 @@ export class Engine {
   readonly settings: EngineSettings;
   readonly loader: AggregateLoader;
   readonly recordingIndex: RecordingIndex;
+  /** Every projection this engine owns, handed to each call (reset with the store). */
+  readonly projections: Projections;
   private handlers: HandlerTable;
   private identities: IdentityAccess | undefined;
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
@@ -110,6 +113,7 @@ export class Engine {
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.loader = new AggregateLoader(options.store);
     this.recordingIndex = options.recordingIndex ?? new RecordingIndex(options.store);
+    this.projections = new Projections().with(RECORDING_INDEX, this.recordingIndex);
     this.handlers = { ...options.handlers };
     this.identities = options.identities;
     this.onError = options.onError;
@@ -306,7 +310,7 @@ export class Engine {
     // 7. Charged; now validate and execute
     const handler = this.handlers[endpoint.id];
     const savepoint = uow.savepoint();
-    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, recordingIndex: this.recordingIndex, yieldTurn: this.yieldTurn };
+    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, projections: this.projections, yieldTurn: this.yieldTurn };
     let answer: CallAnswer;
     try {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
@@ -416,7 +420,7 @@ export class Engine {
   async reset(): Promise<void> {
     await this.store.clear();
     this.loader.clear();
-    this.recordingIndex.reset();
+    for (const projection of this.projections) projection.reset();
   }
 
   /** Runs a command outside the call path (operator, timed work) with the same atomic write and retries. */

@@ -1,4 +1,4 @@
-import { Projection } from '../kernel/projection.ts';
+import { Projection, ProjectionKey, type Projections } from '../kernel/projection.ts';
 import type { StoredEvent } from '../kernel/events.ts';
 import { applyTags, readTarget, type Interaction } from '../filters/index.ts';
 import type { InteractionsRecordedEvent } from './capacity.ts';
@@ -190,3 +190,9 @@ export class RecordingIndex extends Projection {
     return this.nextAuthor;
   }
 }
+
+/** The recording index's key in an engine's projections. */
+export const RECORDING_INDEX = new ProjectionKey<RecordingIndex>('recording-index');
+
+/** The recording index of the engine a call runs in. */
+export const recordingIndexOf = (ctx: { projections: Projections }): RecordingIndex => ctx.projections.get(RECORDING_INDEX);

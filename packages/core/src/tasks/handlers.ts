@@ -5,7 +5,7 @@ import { BadRequest, DomainError, NotFound, oneOf, UnsupportedMediaType } from '
 import type { Account } from '../accounting/account.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
-import type { RecordingIndex } from '../recording-index/recording-index.ts';
+import { recordingIndexOf, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { pageEnvelope, pageOf, readPaging } from '../calls/paging.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import {
@@ -89,7 +89,7 @@ export async function completeDueTasks(ctx: TaskContext): Promise<TaskSlots> {
   return (await ctx.uow.execute(taskSlotsDecider, stream, { type: 'CompleteTasks', at: ctx.now, results })).state;
 }
 
-const settle = (ctx: CallContext): Promise<TaskSlots> => completeDueTasks(ctx);
+const settle = (ctx: CallContext): Promise<TaskSlots> => completeDueTasks({ uow: ctx.uow, account: ctx.account, now: ctx.now, recordingIndex: recordingIndexOf(ctx) });
 
 function isJson(mediaType: string | undefined): boolean {
   return mediaType !== undefined && mediaType.split(';')[0]!.trim().toLowerCase() === 'application/json';
