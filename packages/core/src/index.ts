@@ -21,6 +21,7 @@ export { StoreUnavailable, type EventStore, type Snapshot } from './kernel/event
 export { ANY_VERSION, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent, type StreamAppend } from './kernel/events.ts';
 export { type ApiCall, type CallAnswer, type CallContext, type EngineServices, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess } from './handling/handler.ts';
 export { MemoryEventStore } from './kernel/memory-store.ts';
+export { Projection, ProjectionKey, Projections, type ProjectionProgress } from './kernel/projection.ts';
 export { Params } from './calls/params.ts';
 export { fixedClock, seededIds, type Clock, type Ids } from './kernel/ports.ts';
 export { replay, type RebuiltAggregate, type ReplayOptions, type ReplayReport, type ReplayTarget, type SnapshotMismatch } from './kernel/replay.ts';
@@ -58,7 +59,7 @@ export { FINISHING_MS, pendingTransitions, pushDecider, type HashType, type Pull
 export { capacityStream, dailyAccountLimit, dailyCapacityDecider, type CapacityEvent, type DailyCapacity, type OfferedInteraction, type RecordInteractionsCommand, type RecordingMatch } from './recording-index/capacity.ts';
 export { authorOf } from './recording-index/interaction-facts.ts';
 export { recordInteractions, recordedInteractions, type RecordResult, type RecordedInteraction, type RecordingContext } from './recordings/record-interactions.ts';
-export { RecordedSet, RecordingIndex } from './recording-index/recording-index.ts';
+export { RECORDING_INDEX, RecordedSet, RecordingIndex, recordingIndexOf } from './recording-index/recording-index.ts';
 export { type RecordingView } from './recordings/recording-view.ts';
 export { recordingsDecider, type Recording, type RecordingCommand, type RecordingEvent, type RecordingStatus, type Recordings } from './recordings/recording.ts';
 export { sourceHandlers } from './sources/handlers.ts';

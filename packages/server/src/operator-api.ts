@@ -88,6 +88,8 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
         }
       },
     },
+    // How far the engine's recording index trails the log (project addition): read, not caught up.
+    { method: 'GET', path: ['recording-index'], run: async () => jsonResponse(200, await engine.recordingIndex.progress()) },
     { method: 'GET', path: ['clock'], run: async () => jsonResponse(200, { now: clock.now(), kind: manual ? 'manual' : 'system' }) },
     {
       method: 'POST',

@@ -113,6 +113,19 @@ describe('the operator API (server.md)', () => {
     expect((await json(await admin('GET', '/accounts/op-fire/firehose'))).on).toBe(false);
   });
 
+  it('tells how far the recording index trails the log, and a call that reads it catches it up (project addition)', async () => {
+    const opened = await json(await admin('POST', '/accounts', { username: 'op-index' }));
+    const before = await json(await admin('GET', '/recording-index'));
+    // The account just opened was written after the index last read the log.
+    expect(before.lag).toBeGreaterThan(0);
+    expect(before.lag).toBe(before.head - before.checkpoint);
+    expect((await api('/v1.5/usage', { user: ['op-index', opened.api_key] })).status).toBe(200);
+    const after = await json(await admin('GET', '/recording-index'));
+    expect(after.checkpoint).toBeGreaterThanOrEqual(before.head);
+    expect(after.lag).toBe(after.head - after.checkpoint);
+    expect((await admin('POST', '/recording-index')).status).toBe(405);
+  });
+
   it('answers 404 for unknown operator paths and 405 with Allow for other methods', async () => {
     expect((await admin('GET', '/nothing')).status).toBe(404);
     const r = await admin('DELETE', '/clock');

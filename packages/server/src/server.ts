@@ -77,6 +77,8 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
 
     const { accounts, demo } = hooks.setup === false ? { accounts: { opened: [], existing: [] }, demo: undefined } : await firstStartWork(engine, store, settings);
 
+    // The index reads its events once before serving, so the first analysis does not pay for the log.
+    await engine.recordingIndex.catchUp();
     const firehoses = new FirehoseKeeper(engine);
     await firehoses.recover();
     if (clock instanceof SystemClock && hooks.background !== false) firehoses.every(FIREHOSE_FEED_MS);

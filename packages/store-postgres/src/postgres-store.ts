@@ -293,6 +293,15 @@ export class PostgresEventStore implements EventStore {
     return res.rows.map(toEvent);
   }
 
+  async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
+    if (types.length === 0) return [];
+    const res = await this.query(
+      `SELECT position, stream, version, id, type, data, time, schema_version FROM ${this.s}.events WHERE type = ANY($1) AND position > $2 ORDER BY position LIMIT $3`,
+      [types, afterPosition, limit],
+    );
+    return res.rows.map(toEvent);
+  }
+
   async head(): Promise<number> {
     const res = await this.query(`SELECT coalesce(max(position), 0) AS head FROM ${this.s}.events`);
     return Number(res.rows[0].head);

@@ -29,6 +29,8 @@ export const MIGRATIONS: readonly string[] = [
    ) WITHOUT ROWID`,
   // 3: each event's schema version (of its type's data); every event written before it is at version 1.
   `ALTER TABLE events ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 1`,
+  // 4: events by type (rowid order within a type), so a projection reads its types without the rest.
+  `CREATE INDEX events_type ON events (type)`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -42,6 +42,8 @@ export class SqliteEventStore implements EventStore {
   private scheduled = false;
   private closed = false;
   private readonly sql;
+  /** `readTypes` statements by how many types they name. */
+  private readonly byTypes = new Map<number, Database.Statement>();
   readonly freshReads = true;
   /** Group commits run and write requests they carried: `requests / commits` is the sharing achieved. */
   readonly stats = { commits: 0, requests: 0 };
@@ -149,6 +151,23 @@ export class SqliteEventStore implements EventStore {
 
   async readAll(afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
     return this.read(() => (this.sql.readAll.all(afterPosition, limit) as Row[]).map(toEvent));
+  }
+
+  async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
+    if (types.length === 0) return [];
+    return this.read(() => (this.typesStatement(types.length).all(...types, afterPosition, limit) as Row[]).map(toEvent));
+  }
+
+  private typesStatement(n: number): Database.Statement {
+    let statement = this.byTypes.get(n);
+    if (!statement) {
+      const marks = Array.from({ length: n }, () => '?').join(', ');
+      statement = this.db
+        .prepare(`SELECT position, stream, version, id, type, data, time, schema_version FROM events WHERE type IN (${marks}) AND position > ? ORDER BY position LIMIT ?`)
+        .raw();
+      this.byTypes.set(n, statement);
+    }
+    return statement;
   }
 
   async head(): Promise<number> {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { EventStore, NewEvent, StoredEvent, StreamAppend } from '@sdp/core';
 
 /** What one aggregate folded to when its golden log was written. */
@@ -19,6 +19,19 @@ export interface GoldenLog {
   events: StoredEvent[];
   /** By stream. */
   states: Record<string, GoldenState>;
+  /**
+   * By stream: the state a later decider kind folds the same log to (`restated.json`), for an aggregate
+   * whose state changed shape on purpose (its kind renamed, say `tasks.v1` to `tasks.v2`). Written once when
+   * the kind changes, reviewed, and from then on held like `states`.
+   */
+  restated: Record<string, GoldenState[]>;
+}
+
+/** The state a golden log must fold `stream` to under decider `kind` (undefined: none is kept for that kind). */
+export function expectedState(golden: GoldenLog, stream: string, kind: string): GoldenState | undefined {
+  const first = golden.states[stream];
+  if (first?.kind === kind) return first;
+  return golden.restated[stream]?.find((s) => s.kind === kind);
 }
 
 /** Where the golden logs are kept: `fixtures/golden/<version>/events.ndjson` and `states.json` (beside `src` and `dist`). */
@@ -42,7 +55,9 @@ export function goldenLogs(): GoldenLog[] {
         return { ...e, schemaVersion: e.schemaVersion ?? 1 };
       });
     const states = JSON.parse(readFileSync(new URL('states.json', dir), 'utf8')) as Record<string, GoldenState>;
-    return { name, events, states };
+    const restatedFile = new URL('restated.json', dir);
+    const restated = existsSync(restatedFile) ? (JSON.parse(readFileSync(restatedFile, 'utf8')) as Record<string, GoldenState[]>) : {};
+    return { name, events, states, restated };
   });
 }
 

@@ -4,7 +4,7 @@ import { creditsDecider, creditsStream } from '../accounting/credit-window.ts';
 import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { compileFilter, type Interaction } from '../filters/index.ts';
-import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
+import { RETENTION_MS, recordingIndexOf } from '../recording-index/recording-index.ts';
 import { namedRecording } from '../recordings/queries.ts';
 import { validateAnalysisRequest } from './analysis-request.ts';
 import { runAnalysis } from './run-analysis.ts';
@@ -20,7 +20,7 @@ async function analyze(ctx: CallContext) {
     end: ctx.params.raw.end,
   });
   const recording = await namedRecording(ctx);
-  return { body: await runAnalysis(ctx, recording.id, request) };
+  return { body: await runAnalysis({ recordingIndex: recordingIndexOf(ctx), now: ctx.now, account: ctx.account }, recording.id, request) };
 }
 
 export const SAMPLE_MAX = 100;
@@ -39,7 +39,7 @@ async function sample(ctx: CallContext) {
   const text = ctx.params.string('filter');
   const filter = text === undefined ? undefined : compileFilter(text, { kind: 'query' });
   const recording = await namedRecording(ctx);
-  const index = await recordingIndex(ctx.uow.store, ctx.now);
+  const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
   const set = index.recording(recording.id);
   const interactions: Interaction[] = [];
   if (set) {
@@ -67,7 +67,7 @@ async function sample(ctx: CallContext) {
 async function tags(ctx: CallContext) {
   namedService(ctx);
   const recording = await namedRecording(ctx);
-  const index = await recordingIndex(ctx.uow.store, ctx.now);
+  const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
   const set = index.recording(recording.id);
   if (!set) return { body: [] };
   const { redaction_audience_min: audienceMin, redaction_bucket_min: bucketMin } = ctx.account.package;

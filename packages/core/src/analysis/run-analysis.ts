@@ -2,7 +2,7 @@ import type { AccountPackage } from '../accounting/package.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { compileFilter, type CompiledFilter, type Interaction } from '../filters/index.ts';
 import { authorOf } from '../recording-index/interaction-facts.ts';
-import { RETENTION_MS, RecordedSet, recordingIndex } from '../recording-index/recording-index.ts';
+import { RETENTION_MS, RecordedSet, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { INTERVAL_MS, analysisWindow, type AnalysisRequest, type FreqDistSpec, type TimeSeriesSpec } from './analysis-request.ts';
 import { AuthorStamps, Scratch, bucketsByCodes, bucketsByColumn } from './distribution.ts';
 import { windowCountsOf } from './window-counts.ts';
@@ -185,13 +185,13 @@ export function queryFilterOf(request: AnalysisRequest): CompiledFilter | undefi
  * that can be refused is judged before the index is read.
  */
 export async function runAnalysis(
-  ctx: { uow: UnitOfWork; now: number; account: { package: AccountPackage } },
+  ctx: { recordingIndex: RecordingIndex; now: number; account: { package: AccountPackage } },
   recordingId: string,
   request: AnalysisRequest,
 ): Promise<AnalysisResult> {
   const window = analysisWindow(request, ctx.now);
   const filter = queryFilterOf(request);
-  const index = await recordingIndex(ctx.uow.store, ctx.now);
+  const index = await ctx.recordingIndex.caughtUp(ctx.now);
   return analyseSet(index.recording(recordingId), index.authorCount, request, window, filter, redactionOf(ctx.account.package), ctx.now);
 }
 

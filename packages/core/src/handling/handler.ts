@@ -7,6 +7,7 @@ import type { LimitingDayMode } from '../days/limiting-day.ts';
 import type { Params } from '../calls/params.ts';
 import type { Clock, Ids } from '../kernel/ports.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import type { Projections } from '../kernel/projection.ts';
 
 /** A transport-neutral call: what the HTTP face, the simulator and embedders hand to the engine. */
 export interface ApiCall {
@@ -56,6 +57,8 @@ export interface CallContext {
   identityId: string | null;
   uow: UnitOfWork;
   settings: EngineSettings;
+  /** The engine's projections (the recording index: `recordingIndexOf(ctx)`). */
+  projections: Projections;
   /**
    * Lets other calls run before this one goes on: large work (a big ingestion batch) is done in slices
    * with a turn between, so one tenant's request never holds the process for long. The engine's
@@ -101,6 +104,8 @@ export interface EngineServices {
   readonly clock: Clock;
   readonly ids: Ids;
   readonly settings: EngineSettings;
+  /** The read models the engine owns (the recording index), as handlers see them in their context. */
+  readonly projections: Projections;
   command<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
   register(handlers: HandlerTable, identities?: IdentityAccess): void;
 }

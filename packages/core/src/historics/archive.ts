@@ -1,5 +1,6 @@
 import type { Account } from '../accounting/account.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import type { RecordingIndex } from '../recording-index/recording-index.ts';
 import type { CompiledFilter } from '../filters/index.ts';
 import { serviceOf } from '../recording-index/index.ts';
 import { recordedInteractions, type RecordedInteraction } from '../recordings/record-interactions.ts';
@@ -11,7 +12,7 @@ import { recordingsDecider, recordingsStream } from '../recordings/recording.ts'
  * limited to its sources. The platform holds no other archive, so this is what "historic" means here.
  */
 export async function archiveInteractions(
-  ctx: { uow: UnitOfWork; now: number; account: Account },
+  ctx: { uow: UnitOfWork; recordingIndex: RecordingIndex; now: number; account: Account },
   filter: CompiledFilter,
   sources: readonly string[] | undefined,
   fromMs: number,

@@ -27,6 +27,11 @@ export interface EventStore {
   readStreamNow?(stream: string, afterVersion?: number): StoredEvent[];
   /** Events with `position > afterPosition` in global order, at most `limit` of them. */
   readAll(afterPosition?: number, limit?: number): Promise<StoredEvent[]>;
+  /**
+   * Events of the named types with `position > afterPosition` in global order, at most `limit` of them:
+   * a projection reads only what it folds, however much else the log holds.
+   */
+  readTypes(types: readonly string[], afterPosition?: number, limit?: number): Promise<StoredEvent[]>;
   /** The highest position written so far (0 when empty). */
   head(): Promise<number>;
   /** Snapshots: a folded state at a stream version, so long streams load in constant time. */

@@ -45,6 +45,11 @@ export class EvolvingStore implements EventStore {
     return this.upcasters.upcastAll(await this.written.readAll(afterPosition, limit));
   }
 
+  /** A type renamed by an upcaster is asked for by the name it was stored under. */
+  async readTypes(types: readonly string[], afterPosition?: number, limit?: number): Promise<StoredEvent[]> {
+    return this.upcasters.upcastAll(await this.written.readTypes(types, afterPosition, limit));
+  }
+
   head(): Promise<number> {
     return this.written.head();
   }

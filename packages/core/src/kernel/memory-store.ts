@@ -33,6 +33,8 @@ interface StreamLog {
 export class MemoryEventStore implements EventStore {
   /** Held events in position order (forgotten ones are taken out in batches). */
   private log: StoredEvent[] = [];
+  /** The held events of each type, in position order: a projection reads its types without the rest. */
+  private byType = new Map<string, StoredEvent[]>();
   private position = 0;
   private forgotten = new WeakSet<StoredEvent>();
   private forgottenInLog = 0;
@@ -85,7 +87,13 @@ export class MemoryEventStore implements EventStore {
           schemaVersion: e.schemaVersion ?? 1,
         };
         list.events.push(stored);
-        if (!this.logged || this.logged(stored)) this.log.push(stored);
+        if (!this.logged || this.logged(stored)) {
+          this.log.push(stored);
+          // What readTypes answers is what readAll answers, of those types.
+          const ofType = this.byType.get(e.type);
+          if (ofType) ofType.push(stored);
+          else this.byType.set(e.type, [stored]);
+        }
         this.onStored?.(stored);
       }
       versions.push(list.version);
@@ -112,6 +120,25 @@ export class MemoryEventStore implements EventStore {
     if (this.forgottenInLog === 0) return log.slice(from, from + limit);
     const out: StoredEvent[] = [];
     for (let k = from; k < log.length && out.length < limit; k++) if (!this.forgotten.has(log[k]!)) out.push(log[k]!);
+    return out;
+  }
+
+  async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
+    if (types.length === 1) return this.ofType(types[0]!, afterPosition, limit);
+    const out: StoredEvent[] = [];
+    for (const type of new Set(types)) out.push(...this.ofType(type, afterPosition, limit));
+    out.sort((a, b) => a.position - b.position);
+    return out.length > limit ? out.slice(0, limit) : out;
+  }
+
+  /** The held events of one type after a position, at most `limit`. */
+  private ofType(type: string, afterPosition: number, limit: number): StoredEvent[] {
+    const list = this.byType.get(type);
+    if (!list) return [];
+    const from = firstAfter(list, afterPosition, (e) => e.position);
+    if (this.forgottenInLog === 0) return list.slice(from, from + limit);
+    const out: StoredEvent[] = [];
+    for (let k = from; k < list.length && out.length < limit; k++) if (!this.forgotten.has(list[k]!)) out.push(list[k]!);
     return out;
   }
 
@@ -157,12 +184,14 @@ export class MemoryEventStore implements EventStore {
     events.length -= k - w;
     if (this.forgottenInLog > 1024 && this.forgottenInLog * 2 > this.log.length) {
       this.log = this.log.filter((e) => !this.forgotten.has(e));
+      for (const [type, list] of this.byType) this.byType.set(type, list.filter((e) => !this.forgotten.has(e)));
       this.forgottenInLog = 0;
     }
   }
 
   async clear(): Promise<void> {
     this.log = [];
+    this.byType = new Map();
     this.position = 0;
     this.forgotten = new WeakSet();
     this.forgottenInLog = 0;

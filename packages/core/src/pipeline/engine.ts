@@ -33,6 +33,8 @@ import type { Clock, Ids } from '../kernel/ports.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { evolvingStore } from '../kernel/evolving-store.ts';
 import type { Upcasters } from '../kernel/upcasters.ts';
+import { Projections } from '../kernel/projection.ts';
+import { RECORDING_INDEX, RecordingIndex } from '../recording-index/recording-index.ts';
 
 export interface EngineOptions {
   store: EventStore;
@@ -56,6 +58,11 @@ export interface EngineOptions {
    */
   onStoreAway?: (error: unknown) => void;
   onStoreBack?: () => void;
+  /**
+   * The recording index this engine's calls read, over the same store; one of its own when absent. An
+   * embedder passes one to catch it up before serving, or to read its lag.
+   */
+  recordingIndex?: RecordingIndex;
 }
 
 const DUMMY_SALT = '0'.repeat(32);
@@ -88,6 +95,9 @@ export class Engine {
   readonly ids: Ids;
   readonly settings: EngineSettings;
   readonly loader: AggregateLoader;
+  readonly recordingIndex: RecordingIndex;
+  /** Every projection this engine owns, handed to each call (reset with the store). */
+  readonly projections: Projections;
   private handlers: HandlerTable;
   private identities: IdentityAccess | undefined;
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
@@ -107,6 +117,8 @@ export class Engine {
     this.ids = options.ids;
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
     this.loader = new AggregateLoader(this.store);
+    this.recordingIndex = options.recordingIndex ?? new RecordingIndex(this.store);
+    this.projections = new Projections().with(RECORDING_INDEX, this.recordingIndex);
     this.handlers = { ...options.handlers };
     this.identities = options.identities;
     this.onError = options.onError;
@@ -303,7 +315,7 @@ export class Engine {
     // 7. Charged; now validate and execute
     const handler = this.handlers[endpoint.id];
     const savepoint = uow.savepoint();
-    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, yieldTurn: this.yieldTurn };
+    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, projections: this.projections, yieldTurn: this.yieldTurn };
     let answer: CallAnswer;
     try {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
@@ -413,6 +425,7 @@ export class Engine {
   async reset(): Promise<void> {
     await this.store.clear();
     this.loader.clear();
+    for (const projection of this.projections) projection.reset();
   }
 
   /** Runs a command outside the call path (operator, timed work) with the same atomic write and retries. */

@@ -43,6 +43,11 @@ describe('a memory store that forgets what snapshots cover', () => {
       expect(held).toEqual(all.filter((e) => held.some((h) => h.position === e.position)));
       expect(all.filter((e) => e.type === 'Keep').every((e) => held.some((h) => h.position === e.position))).toBe(true);
       for (const from of [0, 3, 17, all.length]) expect(await compact.readAll(from, 5)).toEqual(held.filter((e) => e.position > from).slice(0, 5));
+      // Reads by type hold what the log holds of those types: every Keep, and no forgotten event.
+      for (const from of [0, 3, 17]) {
+        expect(await compact.readTypes(['Keep'], from, 7)).toEqual(held.filter((e) => e.type === 'Keep' && e.position > from).slice(0, 7));
+        expect(await compact.readTypes(['Happened', 'Keep'], from, 9)).toEqual(held.filter((e) => e.position > from).slice(0, 9));
+      }
     },
   );
 

@@ -55,6 +55,9 @@ class SlowStore implements EventStore {
   readAll(after?: number, limit?: number): Promise<StoredEvent[]> {
     return this.inner.readAll(after, limit);
   }
+  readTypes(types: readonly string[], after?: number, limit?: number): Promise<StoredEvent[]> {
+    return this.inner.readTypes(types, after, limit);
+  }
   head(): Promise<number> {
     return this.inner.head();
   }

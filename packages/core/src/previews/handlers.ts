@@ -7,6 +7,7 @@ import { parsePreviewParameters, runPreviewAnalysis, type PreviewData } from './
 import { existingPreview, previewFinishAt, previewProgressAt, previewStatusAt, previewsDecider, previewsStream, type Preview } from './preview.ts';
 import { epochSeconds } from '../calls/epoch.ts';
 import { freshId } from '../calls/fresh-id.ts';
+import { recordingIndexOf } from '../recording-index/recording-index.ts';
 
 const stream = (ctx: CallContext): string => previewsStream(ctx.account.username);
 
@@ -39,7 +40,7 @@ function parametersText(ctx: CallContext): string {
 /** What a preview shows: its analyses over the archive of its period, as of when it finished. */
 export async function previewData(ctx: CallContext, p: Preview): Promise<PreviewData[]> {
   const filter = await namedFilter(ctx.uow, p.hash);
-  const items = await archiveInteractions({ uow: ctx.uow, now: previewFinishAt(p), account: ctx.account }, filter, p.sources, p.start * 1000, p.end * 1000);
+  const items = await archiveInteractions({ uow: ctx.uow, recordingIndex: recordingIndexOf(ctx), now: previewFinishAt(p), account: ctx.account }, filter, p.sources, p.start * 1000, p.end * 1000);
   return p.analyses.map((a) => runPreviewAnalysis(a, items));
 }
 

@@ -6,7 +6,7 @@ import { namedFilter } from '../filters/index.ts';
 import { historicsQuery } from '../historics/queries.ts';
 import { timelineProgress, timelineStatus } from '../historics/progress.ts';
 import { recordedInteractions } from '../recordings/record-interactions.ts';
-import { RETENTION_MS } from '../recording-index/recording-index.ts';
+import { RETENTION_MS, recordingIndexOf } from '../recording-index/recording-index.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import type { PushSubscription } from './push-subscription.ts';
 
@@ -38,7 +38,7 @@ async function recordedWithHash(ctx: CallContext, hash: string, from: number, un
     .map((id) => state.byId[id]!)
     .filter((r) => r.hash === hash)
     .sort((a, b) => a.start - b.start);
-  const reader = { uow: ctx.uow, now: Math.min(ctx.now, from + RETENTION_MS) };
+  const reader = { recordingIndex: recordingIndexOf(ctx), now: Math.min(ctx.now, from + RETENTION_MS) };
   const out: unknown[] = [];
   for (const r of recordings) {
     for (const row of await recordedInteractions(reader, r.id, from, until + 1)) out.push(row.interaction);
@@ -58,7 +58,7 @@ async function historicsResults(ctx: CallContext, historicsId: string): Promise<
   if (status === 'init' || status === 'queued') return [];
   const filter = await namedFilter(ctx.uow, q.hash);
   const from = q.start * 1000;
-  const reader = { uow: ctx.uow, account: ctx.account, now: Math.min(ctx.now, from + RETENTION_MS) };
+  const reader = { uow: ctx.uow, recordingIndex: recordingIndexOf(ctx), account: ctx.account, now: Math.min(ctx.now, from + RETENTION_MS) };
   const results = await archiveInteractions(reader, filter, q.sources, from, q.end * 1000);
   const released = status === 'succeeded' ? results.length : Math.floor((results.length * timelineProgress(q, ctx.now)) / 100);
   return results.slice(0, released).map((r) => r.interaction);

@@ -5,6 +5,7 @@ import { DomainError } from '../calls/errors.ts';
 import type { CallContext } from '../handling/handler.ts';
 import { Params } from '../calls/params.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import type { Projections } from '../kernel/projection.ts';
 import { cutBatch } from './batch.ts';
 import { PushConnectors, type PushBatch, type PushConnector } from './connector.ts';
 import { DELIVERING, deliveryOf, pausedUntil } from './delivery.ts';
@@ -29,7 +30,7 @@ export const deliveryFrequencyMs = (sub: PushSubscription): number => (readNumbe
 export const batchMaxSize = (sub: PushSubscription): number => Math.max(1, readNumber(sub.output_params['max_size']) ?? DEFAULT_BATCH_MAX_SIZE);
 
 /** A subscription's feed read as a push/get would, outside any call (no lane, no charge). */
-async function feedOf(feed: PushFeed, uow: UnitOfWork, username: string, sub: PushSubscription): Promise<unknown[]> {
+async function feedOf(feed: PushFeed, uow: UnitOfWork, projections: Projections, username: string, sub: PushSubscription): Promise<unknown[]> {
   const account = await uow.load(accountDecider, accountStream(username));
   const ctx: CallContext = {
     call: { version: '1.5', endpoint: 'push.get' },
@@ -42,6 +43,7 @@ async function feedOf(feed: PushFeed, uow: UnitOfWork, username: string, sub: Pu
     identityId: null,
     uow,
     settings: { limitingDay: 'pst', maxAttempts: 1 },
+    projections,
   };
   const until = sub.end !== null ? Math.min(sub.end, uow.now) : uow.now;
   return feed(ctx, sub, sub.start, until);
@@ -102,7 +104,7 @@ export class PushDelivery {
       const expires = pausedUntil(sub, status);
       if (expires !== null && now < expires) return { next: expires };
       if (expires !== null) {
-        const waiting = Math.max(0, (await feedOf(this.feed, uow, username, sub)).length - sub.acked);
+        const waiting = Math.max(0, (await feedOf(this.feed, uow, this.engine.projections, username, sub)).length - sub.acked);
         await uow.execute(pushDecider, stream, { type: 'ExpirePausedPush', id, at: now, waiting });
         return { next: null };
       }
@@ -111,7 +113,7 @@ export class PushDelivery {
       if (d.batch && d.retry_at !== null && now < d.retry_at) return { next: d.retry_at };
       const frequency = deliveryFrequencyMs(sub);
       if (!d.batch && sub.last_request !== null && now < sub.last_request + frequency) return { next: sub.last_request + frequency };
-      const items = await feedOf(this.feed, uow, username, sub);
+      const items = await feedOf(this.feed, uow, this.engine.projections, username, sub);
       const format = pullFormatOf(sub.output_params);
       let batch = d.batch;
       if (!batch) {

@@ -1,4 +1,4 @@
-import type { EventStore } from '../kernel/event-store.ts';
+import { Projection, ProjectionKey, type Projections } from '../kernel/projection.ts';
 import type { StoredEvent } from '../kernel/events.ts';
 import { applyTags, readTarget, type Interaction } from '../filters/index.ts';
 import type { InteractionsRecordedEvent } from './capacity.ts';
@@ -123,28 +123,23 @@ export class RecordedSet {
 }
 
 /**
- * The recording index: a read model over the event log. Every `InteractionsRecorded` event (decided by
- * the daily capacity aggregate) adds its kept interactions to each recording that kept them. It catches
- * up from `store.readAll` before every read, so a restarted process rebuilds it from the log, and a
- * store emptied under it (the operator's reset) is noticed and read again from the start.
+ * The recording index: a projection of the log, owned by the engine that reads it (`EngineOptions
+ * .recordingIndex`; one per engine by default). Every `InteractionsRecorded` event (decided by the daily
+ * capacity aggregate) adds its kept interactions to each recording that kept them; it asks the store for
+ * nothing else. Reads catch it up first (`caughtUp`), so a restarted process rebuilds it from the log and
+ * several processes on one store see each other's interactions.
  */
-export class RecordingIndex {
-  private position = 0;
-  private lastId: string | undefined;
+export class RecordingIndex extends Projection {
+  readonly types = ['InteractionsRecorded'] as const;
   private sets = new Map<string, RecordedSet>();
   private authorCodes = new Map<string, number>();
   private nextAuthor = 0;
-  private running: Promise<void> | undefined;
 
-  constructor(private readonly store: EventStore) {}
-
-  /** Reads every event written since the last catch-up (one at a time: concurrent callers share it). */
-  async catchUp(): Promise<void> {
-    while (this.running) await this.running;
-    this.running = this.readNew().finally(() => {
-      this.running = undefined;
-    });
-    await this.running;
+  /** The index caught up with everything written so far, and retention applied at `now` when given. */
+  async caughtUp(now?: number): Promise<this> {
+    await this.catchUp();
+    if (now !== undefined) this.dropExpired(now - RETENTION_MS);
+    return this;
   }
 
   recording(id: string): RecordedSet | undefined {
@@ -159,31 +154,14 @@ export class RecordingIndex {
     for (const set of this.sets.values()) if (set.oldest < cutoff - 24 * 3_600_000) set.dropBefore(cutoff);
   }
 
-  private async readNew(): Promise<void> {
-    if (this.position > 0) {
-      const [last] = await this.store.readAll(this.position - 1, 1);
-      if (!last || last.id !== this.lastId) this.forget();
-    }
-    for (;;) {
-      const batch = await this.store.readAll(this.position, 2000);
-      if (batch.length === 0) return;
-      for (const e of batch) this.apply(e);
-      const tail = batch[batch.length - 1]!;
-      this.position = tail.position;
-      this.lastId = tail.id;
-    }
-  }
-
-  private forget(): void {
-    this.position = 0;
-    this.lastId = undefined;
+  protected forget(): void {
     this.sets = new Map();
     this.authorCodes = new Map();
     this.nextAuthor = 0;
   }
 
-  private apply(e: StoredEvent): void {
-    if (e.type !== 'InteractionsRecorded' || !e.stream.startsWith('capacity:')) return;
+  protected apply(e: StoredEvent): void {
+    if (!e.stream.startsWith('capacity:')) return;
     const data = e.data as InteractionsRecordedEvent['data'];
     for (const item of data.items) {
       const author = this.authorCode(item.interaction);
@@ -213,13 +191,8 @@ export class RecordingIndex {
   }
 }
 
-const INDEXES = new WeakMap<EventStore, RecordingIndex>();
+/** The recording index's key in an engine's projections. */
+export const RECORDING_INDEX = new ProjectionKey<RecordingIndex>('recording-index');
 
-/** The index over a store's log, caught up with everything written so far (and retention applied at `now`). */
-export async function recordingIndex(store: EventStore, now?: number): Promise<RecordingIndex> {
-  let index = INDEXES.get(store);
-  if (!index) INDEXES.set(store, (index = new RecordingIndex(store)));
-  await index.catchUp();
-  if (now !== undefined) index.dropExpired(now - RETENTION_MS);
-  return index;
-}
+/** The recording index of the engine a call runs in. */
+export const recordingIndexOf = (ctx: { projections: Projections }): RecordingIndex => ctx.projections.get(RECORDING_INDEX);

@@ -6,7 +6,7 @@ import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
 import { namedFilter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
-import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
+import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
 
 /** What recording needs of a call: a `CallContext` has it, and so has an operator's unit of work. */
@@ -89,8 +89,8 @@ export interface RecordedInteraction {
  * What a recording has kept with `fromMs <= at < toMs` (and still within retention), in the order it
  * was recorded: push delivery reads its deliveries from here.
  */
-export async function recordedInteractions(ctx: Pick<RecordingContext, 'uow' | 'now'>, recordingId: string, fromMs: number, toMs: number): Promise<RecordedInteraction[]> {
-  const index = await recordingIndex(ctx.uow.store, ctx.now);
+export async function recordedInteractions(ctx: { recordingIndex: RecordingIndex; now: number }, recordingId: string, fromMs: number, toMs: number): Promise<RecordedInteraction[]> {
+  const index = await ctx.recordingIndex.caughtUp(ctx.now);
   const set = index.recording(recordingId);
   if (!set) return [];
   const rows = set.rowsBetween(Math.max(fromMs, ctx.now - RETENTION_MS), toMs);

@@ -2,7 +2,7 @@ import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
 import type { CallContext } from '../handling/handler.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, remainingFor } from '../recording-index/capacity.ts';
-import { RETENTION_MS, recordingIndex } from '../recording-index/recording-index.ts';
+import { RETENTION_MS, recordingIndexOf } from '../recording-index/recording-index.ts';
 import type { Recording } from './recording.ts';
 import { epochSeconds } from '../calls/epoch.ts';
 
@@ -35,7 +35,7 @@ export async function recordingViews(ctx: CallContext, recordings: Recording[]):
   const day = limitingDayOf(ctx.now, ctx.settings.limitingDay);
   const capacity = await ctx.uow.load(dailyCapacityDecider, capacityStream(ctx.account.username, day.key));
   const accountLimit = dailyAccountLimit(ctx.account.package.index_capacity_per_month);
-  const index = await recordingIndex(ctx.uow.store, ctx.now);
+  const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
   const since = ctx.now - RETENTION_MS;
   const withId = namedById(ctx.version);
   return recordings.map((r) => {

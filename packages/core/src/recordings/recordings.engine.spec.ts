@@ -11,6 +11,9 @@ import { recordingHandlers } from './handlers.ts';
 import { replay } from '../kernel/replay.ts';
 import { recordingsReplayTarget } from './index.ts';
 import { capacityReplayTarget } from '../recording-index/index.ts';
+import { RecordingIndex } from '../recording-index/recording-index.ts';
+import type { EventStore } from '../kernel/event-store.ts';
+import type { StoredEvent } from '../kernel/events.ts';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 
@@ -111,7 +114,7 @@ describe('recordings through engine.call', () => {
     expect(result).toEqual({ accepted: 3, recorded: 2 });
     const g = await p.call('1.5', 'insight.get', { id });
     expect(g.body).toMatchObject({ volume: 2, remaining_index_capacity: 999_998, remaining_account_capacity: 999_998 });
-    const kept = await p.engine.command((uow) => recordedInteractions({ uow, now: uow.now }, id, 0, T0 + 1));
+    const kept = await p.engine.command((uow) => recordedInteractions({ recordingIndex: p.engine.recordingIndex, now: uow.now }, id, 0, T0 + 1));
     expect(kept.map((k) => (k.interaction.interaction as { id: string }).id)).toEqual(['i1', 'i3']);
     expect((kept[0]!.interaction.interaction as { tags: string[] }).tags).toEqual(['hot']);
     // A stopped recording keeps nothing more.
@@ -165,7 +168,82 @@ describe('retention', () => {
     expect((await p.call('1.5', 'insight.get', { id })).body).toMatchObject({ volume: 1 });
     p.time.now += 86_400_000 + 1;
     await p.call('1.5', 'insight.get', { id });
-    const kept = await p.engine.command((uow) => recordedInteractions({ uow, now: uow.now }, id, 0, p.time.now));
+    const kept = await p.engine.command((uow) => recordedInteractions({ recordingIndex: p.engine.recordingIndex, now: uow.now }, id, 0, p.time.now));
     expect(kept.map((k) => (k.interaction.interaction as { id: string }).id)).toEqual(['i3']);
+  });
+});
+
+describe("the engine's recording index (a projection the engine owns)", () => {
+  /** A memory store that notes every read of the whole log and what the typed reads answered. */
+  function spiedStore() {
+    const inner = new MemoryEventStore();
+    const seen = { readAll: 0, types: new Set<string>(), answered: [] as StoredEvent[], afters: [] as number[] };
+    const store: EventStore = Object.assign(Object.create(inner) as EventStore, {
+      async readAll(after?: number, limit?: number) {
+        seen.readAll++;
+        return inner.readAll(after, limit);
+      },
+      async readTypes(types: readonly string[], after = 0, limit?: number) {
+        for (const t of types) seen.types.add(t);
+        seen.afters.push(after);
+        const page = await inner.readTypes(types, after, limit);
+        seen.answered.push(...page);
+        return page;
+      },
+    });
+    return { store, seen };
+  }
+
+  it('reads only InteractionsRecorded from the store, never the charges, and only what is new at each read; its lag is 0 after a read', async () => {
+    const { store, seen } = spiedStore();
+    const time = { now: T0 };
+    const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(4), handlers: { ...filterHandlers, ...recordingHandlers } });
+    await engine.openAccount({ username: 'alice', api_key: 'alice-key-01' });
+    const call = (endpoint: EndpointId, params: Record<string, unknown>) => engine.call({ version: '1.5', endpoint, credentials: { username: 'alice', apiKey: 'alice-key-01' }, params });
+    const hash = ((await call('insight.compile', { csdl: 'fb.content contains "coffee"' })).body as { hash: string }).hash;
+    const id = ((await call('insight.start', { hash, name: 'c' })).body as { id: string }).id;
+    const feed = (items: Record<string, unknown>[]) =>
+      engine.command(async (uow) => recordInteractions({ uow, account: await uow.load(accountDecider, accountStream('alice')), settings: engine.settings, now: uow.now }, items));
+    await feed([post(1, 'coffee'), post(2, 'tea')]);
+    for (let k = 0; k < 20; k++) await call('insight.get', { id });
+    expect((await call('insight.get', { id })).body).toMatchObject({ volume: 1 });
+    await feed([post(3, 'coffee'), post(4, 'coffee')]);
+    const checkpoint = engine.recordingIndex.checkpoint;
+    const before = seen.answered.length;
+    const head = await store.head();
+    expect((await call('insight.get', { id })).body).toMatchObject({ volume: 3 });
+    // The read caught up with everything written before the call; only the call's own charge came after.
+    expect(engine.recordingIndex.checkpoint).toBe(head);
+    expect(await engine.recordingIndex.lag()).toBe((await store.head()) - head);
+    expect(seen.readAll).toBe(0);
+    expect([...seen.types]).toEqual(['InteractionsRecorded']);
+    expect(seen.answered.every((e) => e.type === 'InteractionsRecorded')).toBe(true);
+    // The last read started at the checkpoint and brought only the one new event.
+    expect(seen.afters.at(-1)).toBe(checkpoint);
+    expect(seen.answered.length - before).toBe(1);
+    expect(seen.answered).toHaveLength(2);
+    await engine.recordingIndex.catchUp();
+    expect(await engine.recordingIndex.lag()).toBe(0);
+    expect(engine.recordingIndex.checkpoint).toBe(await store.head());
+    expect(seen.answered).toHaveLength(2);
+  });
+
+  it('an embedder passes its own index; two engines on one store see each other’s interactions at their next read', async () => {
+    const p = await platform();
+    const own = new RecordingIndex(p.store);
+    const other = new Engine({ store: p.store, clock: { now: () => p.time.now }, ids: seededIds(8), handlers: { ...filterHandlers, ...recordingHandlers }, recordingIndex: own });
+    expect(other.recordingIndex).toBe(own);
+    expect(p.engine.recordingIndex).not.toBe(own);
+    const hash = await p.compile('fb.content contains "coffee"');
+    const id = ((await p.call('1.5', 'insight.start', { hash, name: 'c' })).body as { id: string }).id;
+    const get = () => other.call({ version: '1.5', endpoint: 'insight.get', credentials: { username: 'alice', apiKey: 'alice-key-01' }, params: { id } });
+    expect((await get()).body).toMatchObject({ volume: 0 });
+    await p.feed([post(1, 'coffee'), post(2, 'coffee')]);
+    expect(await own.lag()).toBeGreaterThan(0);
+    const head = await p.store.head();
+    expect((await get()).body).toMatchObject({ volume: 2 });
+    expect(own.checkpoint).toBe(head);
+    await p.feed([post(3, 'coffee')]);
+    expect((await get()).body).toMatchObject({ volume: 3 });
   });
 });

@@ -133,7 +133,7 @@ describe('analysis tasks through engine.call', () => {
     const { call, task, time, engine } = await setup();
     await call('tasks.create', task);
     time.now += 3 * TASK_MS;
-    await engine.command(async (uow) => completeDueTasks({ uow, account: await uow.load(accountDecider, accountStream('alice')), now: uow.now }));
+    await engine.command(async (uow) => completeDueTasks({ uow, recordingIndex: engine.recordingIndex, account: await uow.load(accountDecider, accountStream('alice')), now: uow.now }));
     const events = (await engine.store.readStream('tasks:alice', 0)).filter((e) => e.type === 'TaskCompleted');
     expect(events).toHaveLength(1);
     expect(events[0]!.data).toMatchObject({ at: T0 + TASK_MS, message: '', result: { interactions: 6 } });

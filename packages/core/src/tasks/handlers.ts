@@ -5,6 +5,7 @@ import { BadRequest, DomainError, NotFound, oneOf, UnsupportedMediaType } from '
 import type { Account } from '../accounting/account.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import { recordingIndexOf, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { pageEnvelope, pageOf, readPaging } from '../calls/paging.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import {
@@ -58,6 +59,7 @@ function typeParam(ctx: CallContext): string | undefined {
 /** What completing tasks needs: a call's context has it, and so has an operator's unit of work. */
 export interface TaskContext {
   uow: UnitOfWork;
+  recordingIndex: RecordingIndex;
   account: Account;
   now: number;
 }
@@ -66,7 +68,7 @@ export interface TaskContext {
 export async function taskOutcome(ctx: TaskContext, t: AnalysisTask): Promise<TaskOutcome> {
   try {
     const request = validateAnalysisRequest(t.parameters);
-    return { result: await runAnalysis({ uow: ctx.uow, now: t.finishAt, account: ctx.account }, t.subscriptionId, request), message: '' };
+    return { result: await runAnalysis({ recordingIndex: ctx.recordingIndex, now: t.finishAt, account: ctx.account }, t.subscriptionId, request), message: '' };
   } catch (error) {
     if (error instanceof DomainError && error.status < 500) return { result: null, message: error.message };
     throw error;
@@ -87,7 +89,7 @@ export async function completeDueTasks(ctx: TaskContext): Promise<TaskSlots> {
   return (await ctx.uow.execute(taskSlotsDecider, stream, { type: 'CompleteTasks', at: ctx.now, results })).state;
 }
 
-const settle = (ctx: CallContext): Promise<TaskSlots> => completeDueTasks(ctx);
+const settle = (ctx: CallContext): Promise<TaskSlots> => completeDueTasks({ uow: ctx.uow, account: ctx.account, now: ctx.now, recordingIndex: recordingIndexOf(ctx) });
 
 function isJson(mediaType: string | undefined): boolean {
   return mediaType !== undefined && mediaType.split(';')[0]!.trim().toLowerCase() === 'application/json';

@@ -3,7 +3,7 @@ import { creditsDecider, creditsStream, minuteMark, windowAt, type CreditsEvent 
 import { limitingDayOf } from '../days/limiting-day.ts';
 import { BadRequest, oneOf } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
-import { recordingIndex } from '../recording-index/recording-index.ts';
+import { recordingIndexOf } from '../recording-index/recording-index.ts';
 import { recordingsDecider, recordingsStream, type Recording } from '../recordings/recording.ts';
 
 /**
@@ -41,7 +41,7 @@ function runningMs(r: Recording, from: number, to: number): number {
 }
 
 async function keptBetween(ctx: CallContext, recordings: Recording[], from: number, to: number): Promise<Map<string, number>> {
-  const index = await recordingIndex(ctx.uow.store, ctx.now);
+  const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
   const out = new Map<string, number>();
   for (const r of recordings) {
     const set = index.recording(r.id);
@@ -107,7 +107,7 @@ async function accountUsage(ctx: CallContext) {
     else lines.set(key, { quantity, cost: 0, category, unit, source, timestamp });
   };
   const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
-  const index = await recordingIndex(ctx.uow.store, ctx.now);
+  const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
   for (const id of state.order) {
     const r = state.byId[id]!;
     const set = index.recording(id);
@@ -130,7 +130,7 @@ async function balance(ctx: CallContext) {
   const d = new Date(ctx.now);
   const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
-  const index = await recordingIndex(ctx.uow.store, ctx.now);
+  const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
   let recorded = 0;
   for (const id of state.order) recorded += index.recording(id)?.rowsBetween(monthStart, ctx.now + 1).length ?? 0;
   const credits = await ctx.uow.load(creditsDecider, creditsStream(ctx.account.username));
