@@ -1,6 +1,7 @@
 import { CURRENT_VERSION, STORE_RETRY_AFTER_S, VERSIONS, findVersion, isStoreUnavailable, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { readCredentials } from './credentials.ts';
+import { requestId } from './request-ids.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
 import { openApiDocument } from './openapi.ts';
 import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
@@ -274,9 +275,9 @@ function deprecationOf(version: VersionId): Record<string, string> | undefined {
 }
 
 /** The headers of every API answer, built as one literal so V8 keeps them on its fast path. */
-function baseHeaders(version: VersionId, requestId: boolean): Record<string, string> {
+function baseHeaders(version: VersionId, withRequestId: boolean): Record<string, string> {
   const h: Record<string, string> = { 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' };
-  if (requestId) h['X-DataSift-Request-Id'] = crypto.randomUUID().replaceAll('-', '');
+  if (withRequestId) h['X-DataSift-Request-Id'] = requestId();
   const deprecation = deprecationOf(version);
   if (deprecation !== undefined) {
     h.Deprecation = deprecation.Deprecation!;
