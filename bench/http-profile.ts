@@ -5,7 +5,7 @@
  *
  *   node --conditions=@sdp/source --import tsx bench/http-profile.ts [memory|sqlite] [on|off] [seconds]
  *
- * With `SDP_BUILT=1` the server runs from built JavaScript (`npm run build` first) instead of through tsx.
+ * With `SDP_BUILT=1` the server runs from built JavaScript (built first) instead of through tsx.
  *
  * Not a `*.bench.ts`: a profiled server is slower, so its figures are shares, not throughput.
  */
@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SDP_SERVE, autocannon, hasTaskset, startServerProcess, stopServerProcess } from './server-process.ts';
+import { SDP_SERVE, SDP_SERVE_BUILT, autocannon, buildWorkspace, hasTaskset, startServerProcess, stopServerProcess } from './server-process.ts';
 
 interface ProfileNode {
   id: number;
@@ -54,7 +54,8 @@ try {
   writeFileSync(accounts, JSON.stringify([{ username: 'bench0', api_key: `${KEY}0`, package: { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 } }]));
   const store = storeWord === 'sqlite' ? `sqlite:${join(dir, 'one.db')}` : 'memory:';
   // SDP_BUILT=1: the built JavaScript (`npm run build` first), as the installed `sdp` bin runs.
-  const serve = process.env.SDP_BUILT ? ['packages/server/dist/cli.js', 'serve', '--port', '0'] : SDP_SERVE;
+  if (process.env.SDP_BUILT) buildWorkspace();
+  const serve = process.env.SDP_BUILT ? SDP_SERVE_BUILT : SDP_SERVE;
   const args = ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...serve, '--store', store, '--accounts', accounts, '--access-log', log === 'on' ? join(dir, 'access.log') : 'off'];
   const server = await startServerProcess(process.execPath, args, 0);
   const load = (duration: number) =>
