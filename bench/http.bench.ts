@@ -137,11 +137,14 @@ export default async function httpBench(): Promise<BenchReport> {
       extra: { p99_ms: median(rs.map((f) => f.p99)), cpu_us_per_req: median(rs.map((f) => f.cpuUs)).toFixed(1) },
     };
   });
-  const [bare, fastify, , , memLog, memNoLog, , , , sqliteOne] = lines as BenchLine[];
+  const [bare, fastify, , , memLog, memNoLog, , , sqliteOne] = lines as BenchLine[];
   const ratio = (l: BenchLine) => l.opsPerSec / bare!.opsPerSec;
   notes.push(`${CONNECTIONS} connections, ${SECONDS} s per load, ${ROUNDS} alternating rounds (medians); ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'taskset missing: processes not pinned'}`);
   notes.push(`fastify + rate-limit ratio ${ratio(fastify!).toFixed(3)}; sdp memory one account log on ${ratio(memLog!).toFixed(3)}; sdp SQLite one account ${ratio(sqliteOne!).toFixed(3)}`);
-  notes.push(`the access log's cost: ${((1 - memLog!.opsPerSec / memNoLog!.opsPerSec) * 100).toFixed(1)} % of throughput (memory, one account, on against off)`);
+  const cpu = (l: BenchLine) => Number(l.extra!.cpu_us_per_req);
+  notes.push(
+    `the access log's cost (memory, one account, on against off): ${((1 - memLog!.opsPerSec / memNoLog!.opsPerSec) * 100).toFixed(1)} % of throughput, ${(cpu(memLog!) - cpu(memNoLog!)).toFixed(1)} µs of CPU a request`,
+  );
   notes.push('sdp cases run the built JavaScript (the installed sdp bin), built first; one runs the sources through tsx as npm start does');
   return {
     title: 'http: POST /v1.5/validate, the project beside bare node:http and two frameworks (autocannon, same run)',
