@@ -59,6 +59,20 @@ describe('the Node listener behind a body parser', () => {
   });
 });
 
+describe('a body alone', () => {
+  it('gives its parameters to the handler without a __proto__ key, with or without a query beside it', async () => {
+    const handle = createFetchHandler(await engine());
+    const body = '{"__proto__":{"polluted":true},"id":"a"}';
+    for (const query of ['', '?n=1']) {
+      const r = await handle(new Request(`http://x/v1.5/push/get${query}`, { method: 'POST', headers: { authorization: `alice:${KEY}`, 'content-type': 'application/json' }, body }));
+      const params = ((await r.json()) as { params: Record<string, unknown> }).params;
+      expect(Object.keys(params).sort()).toEqual(query ? ['id', 'n'] : ['id']);
+      expect(Object.getPrototypeOf(params)).toBe(Object.prototype);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    }
+  });
+});
+
 describe('basePath', () => {
   it('serves the API under a prefix the framework passes on, and nothing outside it', async () => {
     const handle = createFetchHandler(await engine(), { basePath: '/api/' });
