@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchLine, BenchReport } from './lib.ts';
-import { SDP_SERVE, autocannon, hasTaskset, root, startServerProcess, stopServerProcess } from './server-process.ts';
+import { SDP_SERVE, SDP_SERVE_BUILT, autocannon, buildWorkspace, hasTaskset, root, startServerProcess, stopServerProcess } from './server-process.ts';
 
 const SECONDS = Number(process.env.HTTP_BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 3);
@@ -89,9 +89,11 @@ export default async function httpBench(): Promise<BenchReport> {
   const one = accountsFile(1);
   const fifty = accountsFile(CONNECTIONS);
   const peer = (file: string) => () => startProcess(process.execPath, [join(root, 'bench', 'peers', file)]);
-  const sdp = (store: string, accounts: string, log: boolean) => () =>
+  // The installed `sdp` runs built JavaScript; `npm start` runs the sources through tsx (one case, for comparison).
+  buildWorkspace();
+  const sdp = (store: string, accounts: string, log: boolean, serve = SDP_SERVE_BUILT) => () =>
     startProcess(process.execPath, [
-      ...SDP_SERVE,
+      ...serve,
       '--store',
       store,
       '--accounts',
@@ -103,8 +105,10 @@ export default async function httpBench(): Promise<BenchReport> {
     { name: 'bare node:http (JSON body, five rate headers)', accounts: 1, start: peer('bare.mjs') },
     { name: 'fastify 5 + @fastify/rate-limit', accounts: 1, start: peer('fastify.mjs') },
     { name: 'hono 4 + @hono/node-server', accounts: 1, start: peer('hono.mjs') },
+    { name: 'diagnostic: node:http + engine.call (no @sdp/http, no log)', accounts: 1, start: peer('engine-direct.mjs') },
     { name: 'sdp memory, one account, log on', accounts: 1, start: sdp('memory:', one, true) },
     { name: 'sdp memory, one account, log off', accounts: 1, start: sdp('memory:', one, false) },
+    { name: 'sdp memory, one account, log on, through tsx (npm start)', accounts: 1, start: sdp('memory:', one, true, SDP_SERVE) },
     { name: 'sdp memory, 50 accounts, log on', accounts: CONNECTIONS, start: sdp('memory:', fifty, true) },
     { name: 'sdp SQLite, one account, log on', accounts: 1, start: sdp(`sqlite:${join(dir, 'one.db')}`, one, true) },
     { name: 'sdp SQLite, 50 accounts, log on', accounts: CONNECTIONS, start: sdp(`sqlite:${join(dir, 'fifty.db')}`, fifty, true) },
@@ -133,10 +137,15 @@ export default async function httpBench(): Promise<BenchReport> {
       extra: { p99_ms: median(rs.map((f) => f.p99)), cpu_us_per_req: median(rs.map((f) => f.cpuUs)).toFixed(1) },
     };
   });
-  const [bare, fastify, , memLog, , , sqliteOne] = lines as BenchLine[];
+  const [bare, fastify, , , memLog, memNoLog, , , sqliteOne] = lines as BenchLine[];
   const ratio = (l: BenchLine) => l.opsPerSec / bare!.opsPerSec;
   notes.push(`${CONNECTIONS} connections, ${SECONDS} s per load, ${ROUNDS} alternating rounds (medians); ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'taskset missing: processes not pinned'}`);
   notes.push(`fastify + rate-limit ratio ${ratio(fastify!).toFixed(3)}; sdp memory one account log on ${ratio(memLog!).toFixed(3)}; sdp SQLite one account ${ratio(sqliteOne!).toFixed(3)}`);
+  const cpu = (l: BenchLine) => Number(l.extra!.cpu_us_per_req);
+  notes.push(
+    `the access log's cost (memory, one account, on against off): ${((1 - memLog!.opsPerSec / memNoLog!.opsPerSec) * 100).toFixed(1)} % of throughput, ${(cpu(memLog!) - cpu(memNoLog!)).toFixed(1)} µs of CPU a request`,
+  );
+  notes.push('sdp cases run the built JavaScript (the installed sdp bin), built first; one runs the sources through tsx as npm start does');
   return {
     title: 'http: POST /v1.5/validate, the project beside bare node:http and two frameworks (autocannon, same run)',
     baseline: bare!,

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,14 @@ export const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 
 /** `sdp serve` from the workspace's sources, as `npm start` runs it, one node process (its CPU time is the server's). */
 export const SDP_SERVE = ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', '0'];
+
+/** `sdp serve` from built JavaScript, as the installed `sdp` bin runs it (`buildWorkspace` first). */
+export const SDP_SERVE_BUILT = ['packages/server/dist/cli.js', 'serve', '--port', '0'];
+
+/** `npm run build`: incremental, so a no-op when the build is current and never stale. */
+export function buildWorkspace(): void {
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
+}
 
 /**
  * Starts a server process (pinned to `cpu` where taskset exists) and resolves with its URL once it prints

@@ -1,6 +1,7 @@
-import { CURRENT_VERSION, STORE_RETRY_AFTER_S, VERSIONS, isStoreUnavailable, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
+import { CURRENT_VERSION, STORE_RETRY_AFTER_S, VERSIONS, findVersion, isStoreUnavailable, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { readCredentials } from './credentials.ts';
+import { requestId } from './request-ids.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
 import { openApiDocument } from './openapi.ts';
 import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
@@ -59,17 +60,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const requestIds = options.requestIds ?? true;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const rateStyle = options.rateLimitHeaders ?? 'x';
-  // Routing is a pure function of method and path; most traffic repeats a few paths.
-  const routeCache = new Map<string, Route>();
-  const routeOf = (method: string, path: string): Route => {
-    const key = `${method} ${path}`;
-    let r = routeCache.get(key);
-    if (!r) {
-      if (routeCache.size >= 4096) routeCache.clear();
-      routeCache.set(key, (r = route(method, path, product)));
-    }
-    return r;
-  };
+  const targets = new TargetCache(product, mounts);
 
   // The OpenAPI documents (server.md, Toolbox): built from the catalogue once per version, on first ask.
   const documents = new Map<VersionId, string>();
@@ -88,25 +79,19 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       const document = openApi(path);
       if (document) return { response: document, username: null, cost: null };
     }
-    const first = segmentsOf(path)[0];
-    const mount = first !== undefined ? mounts.get(first) : undefined;
-    if (mount) {
-      const response = await mount(req);
+    const r = targets.get(req.method, path);
+    if (r.kind === 'mount') {
+      const response = await r.handler(req);
       response.headers['X-API-Version'] ??= CURRENT_VERSION;
       return { response, username: null, cost: null };
     }
-
-    const r = routeOf(req.method, path);
     const base = baseHeaders(r.version, requestIds);
-    const refuse = (status: number, message: string, extra?: Record<string, string>): Served => {
-      if (extra) Object.assign(base, extra);
-      return { response: errorResponse(status, message, base), username: null, cost: null };
-    };
     switch (r.kind) {
       case 'not-found':
-        return refuse(404, r.message);
+        return refusal(404, r.message, base);
       case 'method-not-allowed':
-        return refuse(405, r.message, { Allow: r.allow.join(', ') });
+        base.Allow = r.allow.join(', ');
+        return refusal(405, r.message, base);
       case 'options':
         base.Allow = r.allow.join(', ');
         base['Access-Control-Allow-Methods'] = r.allow.join(', ');
@@ -115,52 +100,72 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
         return { response: { status: 204, headers: base }, username: null, cost: null };
     }
 
+    const endpoint = r.endpoint;
     const bytes = await req.readBody(bodyLimit);
-    if (bytes === null) return refuse(413, `The request body is over the limit of ${bodyLimit} bytes`, { Connection: 'close' });
-    const contentType = req.header('content-type');
-    const mediaType = mediaTypeOf(contentType);
+    if (bytes === null) {
+      base.Connection = 'close';
+      return refusal(413, `The request body is over the limit of ${bodyLimit} bytes`, base);
+    }
+    const mediaType = mediaTypeOf(req.header('content-type'));
     let params: Record<string, unknown>;
     let rawBody: string | undefined;
     try {
       const text = bytes.length === 0 ? '' : decodeUtf8(bytes);
-      // Endpoints that take their body as it is (ingestion) get it whole; the others get parameters.
-      if (r.endpoint.group === 'ingestion') {
+      if (endpoint.body === 'raw') {
         rawBody = text;
         params = mergeParams(formParams(query), r.pathParams);
+      } else if (query === '' && !r.hasPathParams) {
+        // The body's parameters alone: the parsed object is the call's own, so it needs no copy.
+        params = text ? withoutProtoKey(bodyParams(text, mediaType)) : {};
       } else {
         params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
       }
     } catch (error) {
-      if (error instanceof BodyError) return refuse(error.status, error.message);
+      if (error instanceof BodyError) return refusal(error.status, error.message, base);
       throw error;
     }
 
     const authorization = req.header('authorization');
     // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
-    if (authorization !== undefined && authorization.includes(',')) return refuse(400, 'Send one Authorization header, not several');
+    if (authorization !== undefined && authorization.includes(',')) return refusal(400, 'Send one Authorization header, not several', base);
     const credentials = readCredentials(authorization, req.header('auth'));
     if (options.faults) {
       // No rules, no promise: the common call pays nothing for the feature.
-      const asked = options.faults({ username: credentials?.username ?? null, endpoint: r.endpoint.id });
+      const asked = options.faults({ username: credentials?.username ?? null, endpoint: endpoint.id });
       const fault = asked && (await asked);
       if (fault) return { response: faultResponse(fault, base), username: null, cost: null };
     }
-    const call: ApiCall = { version: r.version, endpoint: r.endpoint.id, credentials, params, mediaType, ...(rawBody !== undefined ? { body: rawBody } : {}) };
-    const idempotencyKey = req.header('idempotency-key');
-    if (idempotencyKey !== undefined && (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE')) call.idempotencyKey = idempotencyKey;
-    const answer = await engine.call(call);
+    const call: ApiCall = { version: r.version, endpoint: endpoint.id, credentials, params, mediaType };
+    if (rawBody !== undefined) call.body = rawBody;
+    if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
+      const idempotencyKey = req.header('idempotency-key');
+      if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
+    }
+    const answer = await engine.call(call, endpoint);
     return {
-      response: encode(answer, r.version, base, r.head, rateStyle, r.endpoint.allowance === 'analyze' ? 'analyze' : 'general'),
+      response: encode(answer, r.version, base, r.head, rateStyle, endpoint.allowance === 'analyze' ? 'analyze' : 'general'),
       username: credentials && answer.status !== 401 ? credentials.username : null,
       cost: answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null,
     };
   }
 
+  const onAccess = options.onAccess;
   return async (req) => {
-    const started = performance.now();
-    const split = splitUrl(req.url);
-    const query = split.query;
-    const path = basePath && (split.path === basePath || split.path.startsWith(basePath + '/')) ? split.path.slice(basePath.length) || '/' : split.path;
+    const started = onAccess ? performance.now() : 0;
+    const url = req.url;
+    const q = url.charCodeAt(0) === 47 /* / */ ? url.indexOf('?') : -2;
+    let path: string;
+    let query: string;
+    if (q === -1 && url.indexOf('#') < 0) {
+      // The common target: an origin-form path without a query.
+      path = url;
+      query = '';
+    } else {
+      const split = splitUrl(url);
+      path = split.path;
+      query = split.query;
+    }
+    if (basePath && (path === basePath || path.startsWith(basePath + '/'))) path = path.slice(basePath.length) || '/';
     let served: Served;
     try {
       served = await serve(req, path, query);
@@ -175,17 +180,82 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       }
     }
     if (req.method === 'HEAD') delete served.response.body;
-    options.onAccess?.({
-      time: new Date().toISOString(),
-      method: req.method,
-      path,
-      status: served.response.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
-      username: served.username,
-      cost: served.cost,
-    });
+    if (onAccess) {
+      onAccess({
+        time: isoTime(Date.now()),
+        method: req.method,
+        path,
+        status: served.response.status,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        username: served.username,
+        cost: served.cost,
+      });
+    }
     return served.response;
   };
+}
+
+/** A refusal's answer: the error body on the headers every API answer carries. */
+function refusal(status: number, message: string, headers: Record<string, string>): Served {
+  return { response: errorResponse(status, message, headers), username: null, cost: null };
+}
+
+/** A parsed body's parameters without a `__proto__` key (JSON.parse makes it an own key; no endpoint has such a parameter). */
+function withoutProtoKey(params: Record<string, unknown>): Record<string, unknown> {
+  if (Object.hasOwn(params, '__proto__')) delete params.__proto__;
+  return params;
+}
+
+/** Where a method and path go: a mounted sub-API (by the path's first segment), or the catalogue's route. */
+type Target = (Route & { hasPathParams: boolean }) | { kind: 'mount'; handler: WireHandler };
+
+/**
+ * Targets are a pure function of method and path, and most traffic repeats a few paths: each is worked
+ * out once and kept, by method then path (no key string built per request), up to a bound.
+ */
+class TargetCache {
+  private readonly byMethod = new Map<string, Map<string, Target>>();
+  private size = 0;
+  constructor(
+    private readonly product: string,
+    private readonly mounts: ReadonlyMap<string, WireHandler>,
+  ) {}
+
+  get(method: string, path: string): Target {
+    let byPath = this.byMethod.get(method);
+    let target = byPath?.get(path);
+    if (target !== undefined) return target;
+    if (this.size >= TARGETS_KEPT || this.byMethod.size >= METHODS_KEPT) {
+      this.byMethod.clear();
+      this.size = 0;
+      byPath = undefined;
+    }
+    if (byPath === undefined) this.byMethod.set(method, (byPath = new Map()));
+    const first = segmentsOf(path)[0];
+    const mount = first !== undefined ? this.mounts.get(first) : undefined;
+    if (mount) target = { kind: 'mount', handler: mount };
+    else {
+      const r = route(method, path, this.product);
+      target = { ...r, hasPathParams: r.kind === 'endpoint' && Object.keys(r.pathParams).length > 0 };
+    }
+    byPath.set(path, target);
+    this.size++;
+    return target;
+  }
+}
+
+const TARGETS_KEPT = 4096;
+const METHODS_KEPT = 16;
+
+let isoMs = -1;
+let isoText = '';
+/** The ISO 8601 text of a time, kept while the millisecond lasts: a busy server answers many calls in one. */
+function isoTime(ms: number): string {
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
 }
 
 function faultResponse(fault: InjectedFault, headers: Record<string, string>): WireResponse {
@@ -194,16 +264,26 @@ function faultResponse(fault: InjectedFault, headers: Record<string, string>): W
   return errorResponse(fault.status, `Injected fault: ${fault.status} (the operator's /_admin/faults); nothing was charged`, headers);
 }
 
+/** `Deprecation` and `Sunset` of a version whose deprecation is announced, worked out once per announcement. */
+const deprecations = new Map<VersionId, { of: object; headers: Record<string, string> }>();
+function deprecationOf(version: VersionId): Record<string, string> | undefined {
+  const announced = findVersion(version).deprecation;
+  if (announced === undefined) return undefined;
+  let kept = deprecations.get(version);
+  if (kept?.of !== announced) deprecations.set(version, (kept = { of: announced, headers: deprecationHeaders(version) }));
+  return kept.headers;
+}
+
 /**
  * The headers of every API answer: the version and the CORS origin always, then the request id when the
  * server gives one and the deprecation pair for a retired version, added only when they apply.
  */
-function baseHeaders(version: VersionId, requestId: boolean): Record<string, string> {
+function baseHeaders(version: VersionId, withRequestId: boolean): Record<string, string> {
   const h: Record<string, string> = { 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' };
-  if (requestId) h['X-DataSift-Request-Id'] = crypto.randomUUID().replaceAll('-', '');
-  const deprecation = deprecationHeaders(version);
-  if (deprecation.Deprecation) {
-    h.Deprecation = deprecation.Deprecation;
+  if (withRequestId) h['X-DataSift-Request-Id'] = requestId();
+  const deprecation = deprecationOf(version);
+  if (deprecation !== undefined) {
+    h.Deprecation = deprecation.Deprecation!;
     h.Sunset = deprecation.Sunset!;
   }
   return h;

@@ -28,9 +28,16 @@ export function decodeUtf8(bytes: Uint8Array): string {
 /** The media type without parameters, lowercased (`application/json`). */
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
   if (contentType === undefined) return undefined;
+  // Clients send the same Content-Type over and over: the last one read is kept.
+  if (contentType === lastContentType) return lastMediaType;
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return type.length > 0 ? type : undefined;
+  lastContentType = contentType;
+  lastMediaType = type.length > 0 ? type : undefined;
+  return lastMediaType;
 }
+
+let lastContentType: string | undefined;
+let lastMediaType: string | undefined;
 
 type Kind = 'json' | 'form';
 

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine, MemoryEventStore, seededIds, type Handler } from '@sdp/core';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler } from './fetch-handler.ts';
-import { createNodeListener } from './node-listener.ts';
+import { createNodeListener, serve } from './node-listener.ts';
 
 const KEY = 'alice-key-0001';
 const probe: Handler = (ctx) => ({ body: { params: ctx.params.raw } });
@@ -59,6 +59,20 @@ describe('the Node listener behind a body parser', () => {
   });
 });
 
+describe('a body alone', () => {
+  it('gives its parameters to the handler without a __proto__ key, with or without a query beside it', async () => {
+    const handle = createFetchHandler(await engine());
+    const body = '{"__proto__":{"polluted":true},"id":"a"}';
+    for (const query of ['', '?n=1']) {
+      const r = await handle(new Request(`http://x/v1.5/push/get${query}`, { method: 'POST', headers: { authorization: `alice:${KEY}`, 'content-type': 'application/json' }, body }));
+      const params = ((await r.json()) as { params: Record<string, unknown> }).params;
+      expect(Object.keys(params).sort()).toEqual(query ? ['id', 'n'] : ['id']);
+      expect(Object.getPrototypeOf(params)).toBe(Object.prototype);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    }
+  });
+});
+
 describe('basePath', () => {
   it('serves the API under a prefix the framework passes on, and nothing outside it', async () => {
     const handle = createFetchHandler(await engine(), { basePath: '/api/' });
@@ -67,5 +81,66 @@ describe('basePath', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     expect((await at('/apiv1.5/push/get')).status).toBe(404);
+  });
+});
+
+/** One request as raw bytes over a socket (fetch and Node's client join or refuse repeated headers); the whole answer as text. */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    let out = '';
+    socket.on('data', (d) => (out += d.toString()));
+    socket.on('end', () => resolve(out));
+    socket.on('error', reject);
+  });
+}
+
+describe('the Node listener over a socket', () => {
+  it('refuses a request with two Authorization headers, in any case, and serves one with a single header', async () => {
+    const running = await serve(await engine(), { port: 0 });
+    try {
+      const ask = (headers: string) => rawRequest(running.port, `GET /v1.5/push/get?id=a HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
+      const twice = await ask(`Authorization: alice:${KEY}\r\nauthorization: mallory:${KEY}\r\n`);
+      expect(twice).toMatch(/^HTTP\/1.1 400 /);
+      expect(twice).toContain('Send one Authorization header, not several');
+      const once = await ask(`AUTHORIZATION: alice:${KEY}\r\n`);
+      expect(once).toMatch(/^HTTP\/1.1 200 /);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('reads a body sent in several pieces, and one cut short charges nothing', async () => {
+    const e = await engine();
+    const running = await serve(e, { port: 0 });
+    try {
+      const body = JSON.stringify({ id: 'x'.repeat(100) });
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(running.port, '127.0.0.1', () => {
+          socket.write(`POST /v1.5/push/get HTTP/1.1\r\nHost: x\r\nAuthorization: alice:${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+          socket.write(body.slice(0, 10));
+          setTimeout(() => socket.write(body.slice(10, 50)), 20);
+          setTimeout(() => socket.end(body.slice(50)), 40);
+        });
+        let out = '';
+        socket.on('data', (d) => (out += d.toString()));
+        socket.on('end', () => resolve(out));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1.1 200 /);
+      expect(answer).toContain(`"id":"${'x'.repeat(100)}"`);
+      const before = await e.store.head();
+      await new Promise<void>((resolve) => {
+        const socket = connect(running.port, '127.0.0.1', () => {
+          socket.write(`POST /v1.5/push/get HTTP/1.1\r\nHost: x\r\nAuthorization: alice:${KEY}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"id":`);
+          setTimeout(() => socket.destroy(), 30);
+        });
+        socket.on('close', () => resolve());
+      });
+      await new Promise((r) => setTimeout(r, 30));
+      expect(await e.store.head()).toBe(before);
+    } finally {
+      await running.close();
+    }
   });
 });

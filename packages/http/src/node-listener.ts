@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CURRENT_VERSION, type Engine } from '@sdp/core';
 import { createApiHandler, type HttpOptions } from './api-handler.ts';
-import type { WireHandler, WireRequest } from './wire.ts';
+import type { WireHandler, WireRequest, WireResponse } from './wire.ts';
 
 /** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
 export function createNodeListener(engine: Engine, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
@@ -11,30 +11,37 @@ export function createNodeListener(engine: Engine, options: HttpOptions = {}): (
 }
 
 export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    const wire = new NodeWireRequest(req, res);
-    handler(wire).then(
-      (out) => {
-        if (out.drop) return void req.socket.destroy();
-        if (out.stream) return void sendStream(out.status, out.headers, out.stream, res);
-        if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
-        const send = () => {
-          res.writeHead(out.status, out.headers);
-          res.end(out.body);
-        };
-        if (wire.awaitingContinue) {
-          // The client waits for 100 before sending its body and never got it: the connection cannot be reused.
-          out.headers.Connection = 'close';
-          send();
-        } else if (!req.complete && out.headers.Connection === 'close') discardThen(req, send);
-        else send();
-      },
-      () => {
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
-        res.end('{"error":"Internal error"}');
-      },
-    );
-  };
+  return (req, res) => void answer(handler, req, res);
+}
+
+/** One request through the handler and its answer back out; an async function rather than callbacks, so no closure is made per request. */
+async function answer(handler: WireHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const wire = new NodeWireRequest(req, res);
+  let out: WireResponse;
+  try {
+    out = await handler(wire);
+  } catch {
+    if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end('{"error":"Internal error"}');
+    return;
+  }
+  if (out.drop) return void req.socket.destroy();
+  if (out.stream) return sendStream(out.status, out.headers, out.stream, res);
+  if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
+  if (wire.awaitingContinue) {
+    // The client waits for 100 before sending its body and never got it: the connection cannot be reused.
+    out.headers.Connection = 'close';
+  } else if (!req.complete && out.headers.Connection === 'close') {
+    discardThen(req, () => send(res, out));
+    return;
+  }
+  send(res, out);
+}
+
+/** Status line, headers and body in one write (Node joins a string body to the headers it sends first). */
+function send(res: ServerResponse, out: WireResponse): void {
+  res.writeHead(out.status, out.headers);
+  res.end(out.body);
 }
 
 /** Writes chunks as they come, waiting for the socket to drain; an error mid-way cuts the connection. */
@@ -63,11 +70,13 @@ class NodeWireRequest implements WireRequest {
   ) {
     this.method = req.method ?? 'GET';
     this.url = req.url ?? '/';
-    this.awaitingContinue = /^100-continue$/i.test(req.headers.expect ?? '');
+    const expect = req.headers.expect;
+    this.awaitingContinue = expect !== undefined && /^100-continue$/i.test(expect);
   }
   header(name: string): string | undefined {
     // Node keeps only the first of repeated Authorization headers; the handler must see them all to refuse.
-    const v = name === 'authorization' ? this.req.headersDistinct[name] : this.req.headers[name];
+    if (name === 'authorization') return allValues(this.req.rawHeaders, name);
+    const v = this.req.headers[name];
     return Array.isArray(v) ? v.join(', ') : v;
   }
   readBody(limit: number): Promise<Uint8Array | null> {
@@ -82,6 +91,19 @@ class NodeWireRequest implements WireRequest {
     }
     return readNodeBody(this.req, limit);
   }
+}
+
+/**
+ * Every value of a header, joined with `, `, read from the raw list (the header's lowercase name given).
+ * Cheaper than `headersDistinct`, which builds lists of every header of the request.
+ */
+function allValues(raw: string[], name: string): string | undefined {
+  let out: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length === name.length && (key === name || key.toLowerCase() === name)) out = out === undefined ? raw[i + 1]! : `${out}, ${raw[i + 1]!}`;
+  }
+  return out;
 }
 
 /** What a framework's body parser leaves on the request (Express's `json()`/`urlencoded()`, `rawBody` plugins). */
@@ -152,28 +174,58 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
   if (length !== undefined && Number(length) > limit) return Promise.resolve(null);
   if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (value: Uint8Array | null, error?: Error) => {
-      if (settled) return;
-      settled = true;
-      req.off('data', onData);
-      if (error) reject(error);
-      else resolve(value);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      // Past the limit nothing more is kept; the rest is discarded by Node once the 413 is sent.
-      if (size > limit) finish(null);
-      else chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => finish(Buffer.concat(chunks, size)));
-    req.on('error', (e) => finish(null, e));
-    // 'close' follows 'end' on every request: the error is built only when the body really was cut short.
-    req.on('close', () => settled || finish(null, new Error('request closed before its body ended')));
+    (req as Reading)[READING] = new BodyRead(limit, resolve, reject);
+    req.on('data', onBodyData);
+    req.on('end', onBodyEnd);
+    req.on('error', onBodyError);
+    req.on('close', onBodyClose);
   });
+}
+
+/** A body being read: the listeners below are shared by every request and find it on the request. */
+class BodyRead {
+  readonly chunks: Buffer[] = [];
+  size = 0;
+  settled = false;
+  constructor(
+    readonly limit: number,
+    readonly resolve: (body: Uint8Array | null) => void,
+    readonly reject: (error: Error) => void,
+  ) {}
+}
+
+const READING = Symbol('sdp body read');
+type Reading = IncomingMessage & { [READING]: BodyRead };
+
+function settle(req: Reading, body: Uint8Array | null, error?: Error): void {
+  const read = req[READING];
+  if (read.settled) return;
+  read.settled = true;
+  req.off('data', onBodyData);
+  if (error) read.reject(error);
+  else read.resolve(body);
+}
+
+function onBodyData(this: Reading, chunk: Buffer): void {
+  const read = this[READING];
+  read.size += chunk.length;
+  // Past the limit nothing more is kept; the rest is discarded by Node once the 413 is sent.
+  if (read.size > read.limit) settle(this, null);
+  else read.chunks.push(chunk);
+}
+
+function onBodyEnd(this: Reading): void {
+  const { chunks, size } = this[READING];
+  settle(this, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+}
+
+function onBodyError(this: Reading, error: Error): void {
+  settle(this, null, error);
+}
+
+// 'close' follows 'end' on every request: the error is built only when the body really was cut short.
+function onBodyClose(this: Reading): void {
+  if (!this[READING].settled) settle(this, null, new Error('request closed before its body ended'));
 }
 
 /**

@@ -98,7 +98,7 @@ function operation(e: Endpoint, version: VersionId, method: string, template: st
   };
   if (method === 'POST' || method === 'PUT' || method === 'DELETE') {
     op.requestBody =
-      e.group === 'ingestion'
+      e.body === 'raw'
         ? { required: true, content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'application/json': { schema: {} } } }
         : { $ref: '#/components/requestBodies/Parameters' };
   }

@@ -75,10 +75,10 @@ describe('the SQLite file', () => {
     }
   });
 
-  it('is created with its folders, journals in WAL and syncs every commit (synchronous=FULL)', async () => {
+  it('is created with its folders, journals in WAL and syncs the log after every commit, before acknowledging', async () => {
     const path = join(dir, 'a/b/c/sdp.db');
     const store = new SqliteEventStore(path);
-    expect(store.durability()).toEqual({ journalMode: 'wal', synchronous: 2 });
+    expect(store.durability()).toEqual({ journalMode: 'wal', synchronous: 1, logSyncedBeforeAcknowledgement: true });
     await store.append([{ stream: 's', expectedVersion: 0, events: [ev(1)] }]);
     await store.close();
     const raw = new Database(path, { readonly: true });
@@ -88,6 +88,49 @@ describe('the SQLite file', () => {
     const again = await openSqliteStore(`sqlite:${path}`);
     expect((await again.readAll()).map((e) => e.id)).toEqual(['e1']);
     await again.close();
+  });
+
+  it('acknowledges a write only once the sync of the log after its commit has finished, and reads wait for it too', async () => {
+    const held: { fd: number; done: (error: Error | null) => void }[] = [];
+    const path = file('held.db');
+    const store = new SqliteEventStore(path, { syncLog: (fd, done) => held.push({ fd, done }) });
+    let acknowledged = false;
+    const first = store.append([{ stream: 's', expectedVersion: 0, events: [ev(1)] }]).then(() => (acknowledged = true));
+    await new Promise((r) => setTimeout(r, 20));
+    // Committed (another connection sees it), but not acknowledged before its log is synced.
+    const other = new Database(path, { readonly: true });
+    expect(other.prepare('SELECT count(*) FROM events').pluck().get()).toBe(1);
+    other.close();
+    expect(held).toHaveLength(1);
+    expect(acknowledged).toBe(false);
+    let read = false;
+    const reading = store.readAll().then((events) => ((read = true), events));
+    // A second commit while the first sync runs waits for a sync of its own, after the first.
+    const second = store.append([{ stream: 's', expectedVersion: 1, events: [ev(2)] }]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(held).toHaveLength(1);
+    expect(read).toBe(false);
+    held[0]!.done(null);
+    await first;
+    expect(acknowledged).toBe(true);
+    expect((await reading).map((e) => e.id)).toEqual(['e1']);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(held).toHaveLength(2);
+    held[1]!.done(null);
+    expect((await second).versions).toEqual([2]);
+    await store.close();
+  });
+
+  it('answers a write whose log sync failed as a store failure, naming the file', async () => {
+    const path = file('sync-fails.db');
+    const store = new SqliteEventStore(path, { syncLog: (_fd, done) => done(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' })) });
+    const error = await store.append([{ stream: 's', expectedVersion: 0, events: [ev(1)] }]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreFileError);
+    expect((error as Error).message).toContain(path);
+    expect((error as Error).message).toMatch(/syncing its log failed/);
+    // What the kernel failed to write may be gone: nothing later is acknowledged either.
+    await expect(store.append([{ stream: 't', expectedVersion: 0, events: [ev(2)] }])).rejects.toThrow(/syncing its log failed/);
+    await store.close();
   });
 
   it('refuses a file that is not a database, naming it and leaving it unchanged', async () => {

@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
@@ -27,13 +27,23 @@ interface Request {
 export interface SqliteStoreOptions {
   /** How long a writer waits for another process holding the file's write lock (ms). */
   busyTimeoutMs?: number;
+  /** Makes the write-ahead log durable (`fs.fdatasync` on its descriptor); tests hold it to watch the order. */
+  syncLog?: (fd: number, done: (error: Error | null) => void) => void;
 }
 
 /**
- * The embedded store. Every acknowledged write is on disk: WAL with `synchronous=FULL` syncs the log at
- * each commit. Group commit keeps that cheap: every write requested before the pending commit runs
- * (everything arriving in the same turn of the event loop) shares one transaction and one sync, each
- * request under its own SAVEPOINT so one request's conflict rolls back only that request.
+ * The embedded store. Every acknowledged write is on disk: the write-ahead log is synced after each
+ * commit, and a write is acknowledged only once the sync that covers it has finished. Group commit keeps
+ * that cheap: every write requested before the pending commit runs (everything arriving in the same turn
+ * of the event loop) shares one transaction, each request under its own SAVEPOINT so one request's
+ * conflict rolls back only that request.
+ *
+ * The sync runs off the event loop: SQLite commits with `synchronous=NORMAL` (which still syncs around
+ * checkpoints and when the log is reused, so the file is never damaged), and the store then syncs the
+ * log with `fdatasync` in Node's thread pool — the guarantee of `synchronous=FULL`, whose sync inside
+ * COMMIT held the event loop for the whole flush. While one sync runs, the next commits are made and
+ * wait for the next one; reads wait for the syncs of the commits made before them, so nothing is read
+ * that a power cut could still take back.
  */
 export class SqliteEventStore implements EventStore {
   readonly path: string;
@@ -46,11 +56,24 @@ export class SqliteEventStore implements EventStore {
   private readonly byTypes = new Map<number, Database.Statement>();
   readonly freshReads = true;
   /** Group commits run and write requests they carried: `requests / commits` is the sharing achieved. */
-  readonly stats = { commits: 0, requests: 0 };
+  readonly stats = { commits: 0, requests: 0, syncs: 0 };
+  private readonly inMemory: boolean;
+  private readonly syncLog: (fd: number, done: (error: Error | null) => void) => void;
+  /** The write-ahead log's descriptor, opened after the first commit creates the log. */
+  private logFd: number | undefined;
+  /** Commits made, and the number of them a finished sync covers. */
+  private commitsMade = 0;
+  private commitsSynced = 0;
+  private syncing = false;
+  private syncFailure: StoreFileError | undefined;
+  /** Answers waiting for a sync: `upTo` is the commit count they need covered. */
+  private waiting: { upTo: number; settle: (error: Error | null) => void }[] = [];
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
     const inMemory = path === ':memory:' || path === '';
+    this.inMemory = inMemory;
+    this.syncLog = options.syncLog ?? ((fd, done) => fdatasync(fd, done));
     if (!inMemory) {
       try {
         mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -73,7 +96,8 @@ export class SqliteEventStore implements EventStore {
           const mode = this.db.pragma('journal_mode = WAL', { simple: true });
           if (mode !== 'wal') throw new StoreFileError(path, `cannot switch to WAL journaling (got ${String(mode)})`);
         }
-        this.db.pragma('synchronous = FULL');
+        // The log's sync after each commit is the store's own (see above), off the event loop.
+        this.db.pragma(inMemory ? 'synchronous = FULL' : 'synchronous = NORMAL');
       });
       // A cheap probe of the log's tail and its stream index, so a damaged file is refused at open
       // rather than at the first call (a full integrity check would cost a scan of the whole file).
@@ -146,11 +170,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
-    return this.read(() => (this.sql.readStream.all(stream, afterVersion) as Row[]).map(toEvent));
+    return this.durableRead(() => (this.sql.readStream.all(stream, afterVersion) as Row[]).map(toEvent));
   }
 
   async readAll(afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
-    return this.read(() => (this.sql.readAll.all(afterPosition, limit) as Row[]).map(toEvent));
+    return this.durableRead(() => (this.sql.readAll.all(afterPosition, limit) as Row[]).map(toEvent));
   }
 
   async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
@@ -171,19 +195,31 @@ export class SqliteEventStore implements EventStore {
   }
 
   async head(): Promise<number> {
-    return this.read(() => this.sql.head.get() as number);
+    return this.durableRead(() => this.sql.head.get() as number);
   }
 
   async readSnapshot(stream: string, kind: string): Promise<Snapshot | undefined> {
-    const row = this.read(() => this.sql.readSnapshot.get(stream, kind) as { version: number; state: Buffer } | undefined);
+    const row = await this.durableRead(() => this.sql.readSnapshot.get(stream, kind) as { version: number; state: Buffer } | undefined);
     return row ? { stream, kind, version: row.version, state: deserialize(row.state) } : undefined;
   }
 
-  /** The durability in force on this connection (WAL and FULL for a file). */
-  durability(): { journalMode: string; synchronous: number } {
+  /** A read answered once every commit it could have seen is synced: nothing read can be taken back by a power cut. */
+  private async durableRead<T>(fn: () => T): Promise<T> {
+    const seen = this.commitsMade;
+    const value = this.read(fn);
+    if (this.commitsSynced < seen) await this.synced(seen);
+    return value;
+  }
+
+  /**
+   * The durability in force: the journal mode and SQLite's own `synchronous` level on this connection
+   * (WAL and NORMAL for a file), and whether the store syncs the log before acknowledging each write.
+   */
+  durability(): { journalMode: string; synchronous: number; logSyncedBeforeAcknowledgement: boolean } {
     return {
       journalMode: this.db.pragma('journal_mode', { simple: true }) as string,
       synchronous: this.db.pragma('synchronous', { simple: true }) as number,
+      logSyncedBeforeAcknowledgement: !this.inMemory,
     };
   }
 
@@ -210,7 +246,52 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     while (this.queue.length > 0) this.flush();
     this.closed = true;
+    // Every commit's answer is given before the file closes.
+    await this.synced(this.commitsMade).catch(() => {});
+    if (this.logFd !== undefined) closeSync(this.logFd);
     this.db.close();
+  }
+
+  /** Resolves once a sync covers the first `upTo` commits; rejects when the log could not be synced. */
+  private synced(upTo: number): Promise<void> {
+    if (this.syncFailure) return Promise.reject(this.syncFailure);
+    if (this.commitsSynced >= upTo) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiting.push({ upTo, settle: (error) => (error ? reject(error) : resolve()) }));
+  }
+
+  /** Starts a sync of the log covering every commit made so far, unless one is running (the next follows it). */
+  private startSync(): void {
+    if (this.syncing || this.syncFailure || this.commitsSynced >= this.commitsMade) return;
+    const upTo = this.commitsMade;
+    let fd: number;
+    try {
+      fd = this.logFd ??= openSync(`${this.path}-wal`, 'r');
+    } catch (error) {
+      this.failSyncs(new StoreFileError(this.path, `write not acknowledged: its log cannot be opened to sync it (${(error as Error).message})`, { cause: error }));
+      return;
+    }
+    this.syncing = true;
+    this.stats.syncs++;
+    this.syncLog(fd, (error) => {
+      this.syncing = false;
+      if (error) return this.failSyncs(new StoreFileError(this.path, `write not acknowledged: syncing its log failed (${error.message}); the store takes no more writes until it is opened again`, { cause: error }));
+      this.commitsSynced = upTo;
+      const ready = this.waiting.filter((w) => w.upTo <= upTo);
+      this.waiting = this.waiting.filter((w) => w.upTo > upTo);
+      for (const w of ready) w.settle(null);
+      this.startSync();
+    });
+  }
+
+  /**
+   * After a failed sync nothing more is acknowledged: what the kernel failed to write may be gone, and a
+   * later sync's success would not say otherwise. Every waiting answer and every later call gets the error.
+   */
+  private failSyncs(error: StoreFileError): void {
+    this.syncFailure = error;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w.settle(error);
   }
 
   /** A damaged file is reported as such, naming it; nothing tries to repair or overwrite it. */
@@ -236,6 +317,7 @@ export class SqliteEventStore implements EventStore {
   private write<T>(run: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) return reject(new StoreFileError(this.path, 'the store is closed'));
+      if (this.syncFailure) return reject(this.syncFailure);
       this.queue.push({ run, resolve: resolve as (value: never) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
@@ -283,11 +365,17 @@ export class SqliteEventStore implements EventStore {
       for (const request of batch) request.reject(reported);
       return;
     }
-    batch.forEach((request, i) => {
-      const o = outcomes[i]!;
-      if (o.ok) request.resolve(o.value as never);
-      else request.reject(o.value);
-    });
+    const answer = (syncError: Error | null) =>
+      batch.forEach((request, i) => {
+        const o = outcomes[i]!;
+        if (syncError) request.reject(syncError);
+        else if (o.ok) request.resolve(o.value as never);
+        else request.reject(o.value);
+      });
+    if (this.inMemory) return answer(null);
+    this.commitsMade++;
+    this.waiting.push({ upTo: this.commitsMade, settle: answer });
+    this.startSync();
   }
 }
 

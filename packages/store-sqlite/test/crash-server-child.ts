@@ -12,7 +12,7 @@ import { CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from '../src/crash/ser
 const [path, run, concurrency] = process.argv.slice(2);
 const store = await openSqliteStore(path!);
 const engine = new Engine({ store, clock: fixedClock(CRASH_TEST_TIME), ids: randomIds(), handlers: crashHandlers, settings: { maxAttempts: 1000 } });
-writeSync(1, 'ready\n');
+print('ready\n');
 
 async function worker(w: number): Promise<void> {
   for (let k = 0; ; k++) {
@@ -24,7 +24,19 @@ async function worker(w: number): Promise<void> {
       credentials: { username: account.username, apiKey: account.api_key },
       params: { call },
     });
-    writeSync(1, `ack ${call} ${account.username} ${answer.status}\n`);
+    print(`ack ${call} ${account.username} ${answer.status}\n`);
+  }
+}
+
+/** A whole line to stdout before anything else runs; the pipe is non-blocking, so a full one is retried. */
+function print(line: string): void {
+  for (;;) {
+    try {
+      writeSync(1, line);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EAGAIN') throw error;
+    }
   }
 }
 

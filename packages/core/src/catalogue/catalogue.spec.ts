@@ -53,6 +53,11 @@ describe('the catalogue against the seed (§4), row by row', () => {
     for (const e of ENDPOINTS.filter((x) => x.source !== 'seed')) expect(e.note).toBeTruthy();
   });
 
+  it('passes the body on as it is only to ingestion; every other endpoint reads parameters from it', () => {
+    expect(ENDPOINTS.filter((e) => e.body === 'raw').map((e) => e.id)).toEqual(['ingest']);
+    expect(ENDPOINTS.every((e) => e.body === 'raw' || e.body === 'params')).toBe(true);
+  });
+
   it('gives analyze its own allowance and task creation none (decisions §2)', () => {
     expect(ENDPOINTS.find((e) => e.id === 'insight.analyze')!.allowance).toBe('analyze');
     expect(ENDPOINTS.find((e) => e.id === 'tasks.create')!.allowance).toBe('task-slots');

@@ -31,6 +31,11 @@ export interface Endpoint<Id extends string = EndpointId> {
   cost: number;
   allowance: AllowanceKind;
   forms: PathForm[];
+  /**
+   * How the request body reaches the handler: read as parameters (a JSON object or a form, merged with
+   * the query and path), or passed on as it is (`raw`: ingestion's newline-delimited JSON).
+   */
+  body: 'params' | 'raw';
   /** Where the row comes from: the seed's §4 tables, or added by this project (see `note`). */
   source: 'seed' | 'project';
   /** Why a success code or method was chosen where the seed is silent. */
@@ -45,6 +50,7 @@ interface Row<Id extends string> {
   cost: number;
   allowance?: AllowanceKind;
   forms?: PathForm[];
+  body?: 'raw';
   source?: 'seed' | 'project';
   note?: string;
 }
@@ -67,6 +73,7 @@ function group<const Id extends string>(name: Group, rows: Row<Id>[]): Endpoint<
     cost: r.cost,
     allowance: r.allowance ?? 'general',
     forms: r.forms ?? everywhere(r.path),
+    body: r.body ?? 'params',
     source: r.source ?? 'seed',
     ...(r.note ? { note: r.note } : {}),
   }));
@@ -200,6 +207,7 @@ const TABLE = [
       success: 200,
       cost: 0,
       allowance: 'none',
+      body: 'raw',
       source: 'project',
       note: 'server.md: ingestion for running managed sources, governed by the per-source per-minute limit.',
     },

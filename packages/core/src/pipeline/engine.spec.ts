@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from './engine.ts';
+import { endpointById } from '../catalogue/endpoints.ts';
 import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
 import { BadRequest } from '../calls/errors.ts';
@@ -37,6 +38,16 @@ describe('engine.call: the order of judgement (decisions §1)', () => {
     expect(a.rate).toEqual({ limit: 10000, remaining: 9995, cost: 5, reset: at('2026-01-01T09:05:00Z') / 1000, resetTtl: 3563 });
     const b = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: creds, params: {} });
     expect(b.rate?.remaining).toBe(9990);
+  });
+
+  it('takes the endpoint already found by the caller (the HTTP face routes to it), and refuses one the call does not name', async () => {
+    const { engine } = setup();
+    await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
+    const a = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: creds, params: {} }, endpointById('core.validate'));
+    expect(a.status).toBe(200);
+    expect(a.rate?.cost).toBe(5);
+    await expect(engine.call({ version: '1.5', endpoint: 'core.validate', credentials: creds }, endpointById('insight.analyze'))).rejects.toThrow(/not the one the call names/);
+    expect((await engine.call({ version: '1.5', endpoint: 'no.such' as 'core.validate', credentials: creds })).status).toBe(404);
   });
 
   it('answers 401 for an unknown user or a wrong key, and charges nothing', async () => {

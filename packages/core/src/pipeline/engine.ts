@@ -11,7 +11,7 @@ import {
   type RateFigures,
 } from '../accounting/credit-window.ts';
 import { DEFAULT_PACKAGE, readPackageFields, type AccountPackage } from '../accounting/package.ts';
-import { endpointById, type Endpoint } from '../catalogue/endpoints.ts';
+import { endpointById, isEndpointId, type Endpoint } from '../catalogue/endpoints.ts';
 import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { AccountLanes } from './account-lanes.ts';
 import { callFingerprint, heldAt, idempotencyDecider, idempotencyStream, IDEMPOTENCY_KEY_MAX, replayOf } from '../idempotency/idempotency-keys.ts';
@@ -137,12 +137,16 @@ export class Engine {
     return endpointId in this.handlers;
   }
 
-  async call(call: ApiCall): Promise<CallAnswer> {
-    let endpoint: Endpoint;
-    try {
+  /**
+   * Judges and answers one call. `endpoint`, when given, is the catalogue's entry for `call.endpoint`,
+   * already found by the caller (the HTTP face routes to it), so it is not looked up again.
+   */
+  async call(call: ApiCall, endpoint?: Endpoint): Promise<CallAnswer> {
+    if (endpoint === undefined) {
+      if (!isEndpointId(call.endpoint)) return { status: 404, body: { error: `No endpoint ${call.endpoint}` } };
       endpoint = endpointById(call.endpoint);
-    } catch {
-      return { status: 404, body: { error: `No endpoint ${call.endpoint}` } };
+    } else if (endpoint.id !== call.endpoint) {
+      throw new TypeError(`engine.call: the endpoint given (${endpoint.id}) is not the one the call names (${call.endpoint})`);
     }
     // The account's lane is entered once the caller has proved who they are (so nobody can queue in another
     // account's lane), held while the call decides, and given up as soon as its events are on their way to
