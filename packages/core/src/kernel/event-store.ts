@@ -23,8 +23,6 @@ export interface EventStore {
   append(batch: StreamAppend[]): Promise<AppendResult>;
   /** A stream's events with `version > afterVersion`, in version order. */
   readStream(stream: string, afterVersion?: number): Promise<StoredEvent[]>;
-  /** The same as `readStream`, answered synchronously, for stores that live in this process. */
-  readStreamNow?(stream: string, afterVersion?: number): StoredEvent[];
   /** Events with `position > afterPosition` in global order, at most `limit` of them. */
   readAll(afterPosition?: number, limit?: number): Promise<StoredEvent[]>;
   /** The highest position written so far (0 when empty). */

@@ -34,18 +34,14 @@ export class MemoryEventStore implements EventStore {
     this.compactable = options.compactable;
   }
 
+  /** Checking and writing with no await between them keeps the write atomic. */
   async append(batch: StreamAppend[]): Promise<AppendResult> {
-    return this.appendNow(batch);
-  }
-
-  /** Synchronous core of `append`: checking and writing with no await between keeps the write atomic. */
-  appendNow(batch: StreamAppend[]): AppendResult {
-    // Most writes touch one stream: no set to build for those.
-    const seen = batch.length > 1 ? new Set<string>() : undefined;
-    for (const { stream, expectedVersion } of batch) {
-      if (seen) {
-        if (seen.has(stream)) throw new Error(`stream ${stream} appears twice in one append`);
-        seen.add(stream);
+    // A call writes a handful of streams: comparing pairs costs less than building a set.
+    const seen = batch.length > 8 ? new Set<string>() : undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const { stream, expectedVersion } = batch[i]!;
+      if (seen ? seen.has(stream) || !seen.add(stream) : batch.findIndex((b) => b.stream === stream) < i) {
+        throw new Error(`stream ${stream} appears twice in one append`);
       }
       const actual = this.streams.get(stream)?.version ?? 0;
       if (expectedVersion !== ANY_VERSION && expectedVersion !== actual) {
@@ -55,6 +51,11 @@ export class MemoryEventStore implements EventStore {
     const versions: number[] = [];
     for (const { stream, events } of batch) {
       let list = this.streams.get(stream);
+      // A guard (a stream only read) on a stream that holds nothing leaves no trace.
+      if (!list && events.length === 0) {
+        versions.push(0);
+        continue;
+      }
       if (!list) {
         list = { version: 0, events: [] };
         this.streams.set(stream, list);
@@ -78,10 +79,6 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
-    return this.readStreamNow(stream, afterVersion);
-  }
-
-  readStreamNow(stream: string, afterVersion = 0): StoredEvent[] {
     const list = this.streams.get(stream);
     if (!list || afterVersion >= list.version) return [];
     const events = list.events;
