@@ -39,8 +39,13 @@ export async function readGuardRace(store: EventStore | { a: EventStore; b: Even
   };
   const [storeA, storeB] = 'a' in store ? [store.a, store.b] : [store, store];
   const clock = { now: () => T };
-  const a = createEngine({ store: delayedAppends(storeA, random), clock, ids: seededIds(1), settings: { maxAttempts: 1000 } });
-  const b = createEngine({ store: delayedAppends(storeB, random), clock, ids: seededIds(2), settings: { maxAttempts: 1000 } });
+  // As a server runs them: pauses between attempts on a timer (many attempts, so that every call ends
+  // in a decision the log can be checked against rather than a 503).
+  const wait = (ms: number) => new Promise<void>((go) => setTimeout(go, ms));
+  // Two connections to a database are slow enough already; a store in this process gets delays.
+  const [slowA, slowB] = 'a' in store ? [storeA, storeB] : [delayedAppends(storeA, random), delayedAppends(storeB, random)];
+  const a = createEngine({ store: slowA, clock, ids: seededIds(1), wait, settings: { maxAttempts: 1000 } });
+  const b = createEngine({ store: slowB, clock, ids: seededIds(2), wait, settings: { maxAttempts: 1000 } });
   await a.openAccount({ username: USER, api_key: KEY, package: { credits_per_hour: 400 } });
   const as = (engine: Engine, key: string) => (endpoint: Parameters<Engine['call']>[0]['endpoint'], params: Record<string, unknown> = {}) =>
     engine.call({ version: '1.5', endpoint, credentials: { username: USER, apiKey: key }, params });
@@ -59,24 +64,30 @@ export async function readGuardRace(store: EventStore | { a: EventStore; b: Even
   const callA = as(a, KEY);
   const callIdentity = as(a, identity.api_key);
   const statuses: Record<number, number> = {};
+  const count = (answer: { status: number }) => (statuses[answer.status] = (statuses[answer.status] ?? 0) + 1);
   let changes = 0;
-  const work: Promise<unknown>[] = [];
-  for (let r = 0; r < rounds; r++) {
-    // A's side: charged calls on the account's key and the identity's, and pushes on the queries.
-    for (const call of [() => callA('core.validate', { csdl: 'fb.content contains "x"' }), () => callIdentity('core.validate', { csdl: 'fb.content contains "x"', service: 'facebook' })]) {
-      work.push(call().then((answer) => (statuses[answer.status] = (statuses[answer.status] ?? 0) + 1)));
+  // A's side: one call after another (each decided on A's cache, while B's changes are on their way),
+  // charged calls on the account's key and the identity's, and pushes on the queries.
+  const sideA = (async () => {
+    for (let r = 0; r < rounds; r++) {
+      count(await callA('core.validate', { csdl: 'fb.content contains "x"' }));
+      count(await callIdentity('core.validate', { csdl: 'fb.content contains "x"', service: 'facebook' }));
+      count(await callA('push.create', { name: `p${r}`, output_type: 'pull', output_params: { format: 'json_array' }, historics_id: allQueries[r % allQueries.length]! }));
     }
-    const q = allQueries[r % allQueries.length]!;
-    work.push(callA('push.create', { name: `p${r}`, output_type: 'pull', output_params: { format: 'json_array' }, historics_id: q }).then((answer) => (statuses[answer.status] = (statuses[answer.status] ?? 0) + 1)));
-    // B's side, at the same time: one change after another, while A's calls are in flight.
-    const change = r % 4;
-    changes++;
-    if (change === 0) await b.changePackage(USER, { credits_per_hour: [100_000, 200, 100_000, 400][(r >> 2) % 4]! });
-    else if (change === 1) await (r % 8 === 1 ? b.deny(USER, 'racing') : b.allow(USER));
-    else if (change === 2) await callB('account.identity.limit.update', { identity_id: identity.id, service: 'facebook', total_allowance: [1000, 40, 1000, 80][(r >> 2) % 4] });
-    else if (r % 12 === 3 && queries.length > 1) await callB('historics.delete', { id: queries.splice(Math.floor(random() * queries.length), 1)[0]! });
-    else await b.allow(USER);
-  }
+  })();
+  // B's side, at the same time: one change after another.
+  const sideB = (async () => {
+    for (let r = 0; r < rounds; r++) {
+      const change = r % 4;
+      changes++;
+      if (change === 0) await b.changePackage(USER, { credits_per_hour: [100_000, 200, 100_000, 400][(r >> 2) % 4]! });
+      else if (change === 1) await (r % 8 === 1 ? b.deny(USER, 'racing') : b.allow(USER));
+      else if (change === 2) await callB('account.identity.limit.update', { identity_id: identity.id, service: 'facebook', total_allowance: [1000, 40, 1000, 80][(r >> 2) % 4] });
+      else if (r % 12 === 3 && queries.length > 1) await callB('historics.delete', { id: queries.splice(Math.floor(random() * queries.length), 1)[0]! });
+      else await b.allow(USER);
+    }
+  })();
+  const work = [sideA, sideB];
   await Promise.all(work);
   return { statuses, changes, ...(await checkLog(storeA)) };
 }

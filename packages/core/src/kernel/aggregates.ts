@@ -1,5 +1,7 @@
 import type { Decider, DomainEvent } from './decider.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
+import type { StoredEvent } from './events.ts';
+import { MemoryEventStore } from './memory-store.ts';
 
 export interface Loaded<State> {
   state: State;
@@ -16,12 +18,17 @@ export interface Loaded<State> {
 export const SNAPSHOT_EVERY = 500;
 
 /**
- * Loads aggregates. The newest state this process knows of an aggregate is kept folded in a cache and
- * trusted: a call decides on it without asking the store, and the store checks, at the call's append, that
- * every stream the call read is still at the version it was read at (the read guards of `UnitOfWork`).
- * When another writer moved one, the append fails with a `VersionConflict`; the unit marks what it read
- * `stale`, and the retry's `load` reads only the events written since. An aggregate not cached is read
- * from its newest snapshot and the events after it. Cached states are immutable, so sharing them is safe.
+ * Loads aggregates: the newest state this process knows of each is kept folded in a cache, and a load
+ * reads only the events written since. Either way, a call's append checks that every stream it read is
+ * still at the version it was read at (the read guards of `UnitOfWork`), so a decision is never taken on
+ * a state another writer had moved. Cached states are immutable, so sharing them is safe.
+ *
+ * The one fast path: over the memory store, a cached state is answered at once, with no read. Only
+ * engines in this process can write there, and when one did, the other's append fails its guard, the
+ * unit marks what it read `stale`, and the retry's load reads the events written since (the engine
+ * benchmark's charged call loads two aggregates this way). A store other processes share is read for
+ * the tail on every load: a process that decided on its cache alone would find out it was behind only by
+ * losing its append, and a busy process pipelining its writes would then starve the others.
  */
 export class AggregateLoader {
   private cache = new Map<string, Loaded<unknown>>();
@@ -30,31 +37,32 @@ export class AggregateLoader {
   /** Cached states another writer may have moved past (a conflict said so): the next load catches up. */
   private readonly behind = new Set<string>();
   private readonly capacity: number;
+  /** Whether a cached state may be used without reading the tail (the store lives in this process). */
+  private readonly trusted: boolean;
   /** Read models (the recording index) catch up from the same store the aggregates load from. */
   readonly store: EventStore;
 
   constructor(store: EventStore, capacity = 50_000) {
     this.store = store;
     this.capacity = capacity;
+    this.trusted = store instanceof MemoryEventStore;
   }
 
-  /**
-   * The aggregate's state. The one fast path of the kernel: a cached state that no conflict has put in
-   * doubt is answered at once, with no store read (the engine benchmark's charged call loads two
-   * aggregates this way); everything else reads the store.
-   */
+  /** The aggregate's state and the version it was folded at. */
   load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key = `${decider.name}|${stream}`): Loaded<S> | Promise<Loaded<S>> {
     const cached = this.cache.get(key) as Loaded<S> | undefined;
-    if (cached && !this.behind.has(key)) return cached;
+    if (cached && this.trusted && !this.behind.has(key)) return cached;
     return this.read(decider, stream, key, cached);
   }
 
   private async read<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key: string, cached: Loaded<S> | undefined): Promise<Loaded<S>> {
     let base = cached;
-    if (base?.pending) {
-      // A state of ours not durable yet, and someone else wrote: it will fail; read afresh.
+    let events: StoredEvent[] | undefined = base ? await this.store.readStream(stream, base.version) : undefined;
+    if (base?.pending && events!.length > 0) {
+      // Someone else wrote after a state of ours that is not durable yet: that state will fail; read afresh.
       this.forget(key);
       base = undefined;
+      events = undefined;
     }
     if (!base && this.store.readSnapshot) {
       const snap = await this.store.readSnapshot(stream, decider.name);
@@ -62,12 +70,14 @@ export class AggregateLoader {
     }
     let state = base ? base.state : decider.initialState();
     let version = base ? base.version : 0;
-    const events = await this.store.readStream(stream, version);
-    this.behind.delete(key);
-    if (events.length === 0 && base) {
-      this.remember(key, base);
-      return base;
+    events ??= await this.store.readStream(stream, version);
+    if (base === cached && this.cache.get(key) !== cached) {
+      // The cached state was dropped or replaced while the store answered (a write built on it failed):
+      // deciding on it now could meet another write of the same version with other events; load again.
+      return this.load(decider, stream, key);
     }
+    this.behind.delete(key);
+    if (events.length === 0 && base) return base;
     for (const e of events) state = decider.evolve(state, e as unknown as E);
     if (events.length > 0) version = events[events.length - 1]!.version;
     const loaded = { state, version };
@@ -108,10 +118,14 @@ export class AggregateLoader {
   }
 
   /**
-   * Drops what the cache holds for `key`: after a failed append, states decided on top of events that
-   * never became durable must not be read again (the next load reads the store).
+   * Drops what the cache holds for `key` at version `from` or later: after a failed append, the state it
+   * was decided on, the one it made and every one decided on top of them must not be read again (the
+   * next load reads the store). An older one was read from the store after the failure and is kept.
    */
-  forget(key: string): void {
+  forget(key: string, from = 0): void {
+    const held = this.cache.get(key);
+    // A state older than the failed one was read afresh after the failure (by a retry): it stands.
+    if (held && held.version < from) return;
     this.cache.delete(key);
     this.behind.delete(key);
     if (this.newest === key) this.newest = undefined;

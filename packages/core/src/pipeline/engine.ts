@@ -218,8 +218,14 @@ export class Engine {
   }
 
   private async attempt(call: ApiCall, endpoint: Endpoint, lane: Lane): Promise<CallAnswer> {
-    const uow = new UnitOfWork(this.loader, this.ids, this.clock);
-    const judged = await this.judge(call, endpoint, uow, lane);
+    let uow = new UnitOfWork(this.loader, this.ids, this.clock);
+    let judged = await this.judge(call, endpoint, uow, lane);
+    if (!judged) {
+      // The call waited for its lane: what it read before may have moved meanwhile; judge again from
+      // authentication on, holding the lane now.
+      uow = new UnitOfWork(this.loader, this.ids, this.clock);
+      judged = (await this.judge(call, endpoint, uow, lane))!;
+    }
     // A refusal writes nothing; it still answers only once the store confirms the states it was decided
     // on (read guards), pending ones included.
     const appends = judged.write ? uow.appends() : uow.guards();
@@ -242,8 +248,11 @@ export class Engine {
     return judged.answer;
   }
 
-  /** Decisions §1 in order, on the states `uow` reads: the answer, and whether the unit's events are written. */
-  private async judge(call: ApiCall, endpoint: Endpoint, uow: UnitOfWork, lane: Lane): Promise<{ answer: CallAnswer; write: boolean }> {
+  /**
+   * Decisions §1 in order, on the states `uow` reads: the answer, and whether the unit's events are
+   * written; `undefined` when the call had to wait for its account's lane (the caller judges it again).
+   */
+  private async judge(call: ApiCall, endpoint: Endpoint, uow: UnitOfWork, lane: Lane): Promise<{ answer: CallAnswer; write: boolean } | undefined> {
     const now = uow.now;
     const params = new Params(call.params ?? {});
 
@@ -270,7 +279,10 @@ export class Engine {
       return { answer: errorAnswer(new Unauthorized(), rate), write: false };
     }
     const turn = enterLane(lane, account.username);
-    if (turn) await turn;
+    if (turn) {
+      await turn;
+      return undefined;
+    }
 
     // 5. Denied for a violation
     const creditsAt = creditsStream(account.username);
@@ -407,11 +419,13 @@ export class Engine {
     });
   }
 
+  /**
+   * What the operator sees of an account: read as the loader has it (over a store other processes share,
+   * each load reads the tail, so it is as fresh as a read can be). A view decides nothing, so it sends no
+   * guards: checking them against a busy account's credit stream would only keep it retrying.
+   */
   async accountView(username: string): Promise<AccountView> {
-    return this.command((uow) => this.viewOf(uow, username));
-  }
-
-  private async viewOf(uow: UnitOfWork, username: string): Promise<AccountView> {
+    const uow = new UnitOfWork(this.loader, this.ids, this.clock);
     const account = await this.existing(uow, username);
     const credits = await uow.load(creditsDecider, creditsStream(username));
     const view = (key: string, limit: number) => {

@@ -137,14 +137,11 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writ
       path: ['accounts'],
       run: async () => {
         const usernames = await directory.usernames();
-        // Through `command`, so what it read is confirmed current (read guards) like any call's reads.
-        const { now, accounts } = await engine.command(async (uow) => {
-          const day = limitingDayOf(uow.now, engine.settings.limitingDay);
-          const accounts = [];
-          for (const u of usernames) accounts.push(await gauges(u, uow, day));
-          return { now: uow.now, accounts };
-        });
-        return jsonResponse(200, { now, kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
+        const uow = new UnitOfWork(engine.loader, engine.ids, engine.clock);
+        const day = limitingDayOf(uow.now, engine.settings.limitingDay);
+        const accounts = [];
+        for (const u of usernames) accounts.push(await gauges(u, uow, day));
+        return jsonResponse(200, { now: uow.now, kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
       },
     },
     {
