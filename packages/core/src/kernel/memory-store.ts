@@ -40,9 +40,10 @@ export class MemoryEventStore implements EventStore {
     const seen = batch.length > 8 ? new Set<string>() : undefined;
     for (let i = 0; i < batch.length; i++) {
       const { stream, expectedVersion } = batch[i]!;
-      if (seen ? seen.has(stream) || !seen.add(stream) : batch.findIndex((b) => b.stream === stream) < i) {
-        throw new Error(`stream ${stream} appears twice in one append`);
-      }
+      let twice = false;
+      if (seen) twice = seen.has(stream) || !seen.add(stream);
+      else for (let j = 0; j < i; j++) if (batch[j]!.stream === stream) twice = true;
+      if (twice) throw new Error(`stream ${stream} appears twice in one append`);
       const actual = this.streams.get(stream)?.version ?? 0;
       if (expectedVersion !== ANY_VERSION && expectedVersion !== actual) {
         throw new VersionConflict(stream, expectedVersion, actual);

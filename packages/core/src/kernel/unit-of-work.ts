@@ -43,14 +43,23 @@ export class UnitOfWork {
   }
 
   /** The aggregate's state as this call sees it: what it read, with what it has staged since. */
-  async load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<S> {
-    const t = this.touched.get(`${decider.name}|${stream}`);
-    return (t ?? (await this.entry(decider, stream))).state as S;
+  load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<S> {
+    const t = this.entry(decider, stream);
+    return t instanceof Promise ? t.then((x) => x.state as S) : Promise.resolve(t.state as S);
   }
 
   /** Loads, decides and stages: the new state is visible to later loads in the same call. */
-  async execute<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): Promise<{ state: S; events: E[] }> {
-    const t = this.touched.get(`${decider.name}|${stream}`) ?? (await this.entry(decider, stream));
+  execute<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): Promise<{ state: S; events: E[] }> {
+    const t = this.entry(decider, stream);
+    if (t instanceof Promise) return t.then((x) => this.decide(x, decider, command));
+    try {
+      return Promise.resolve(this.decide(t, decider, command));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private decide<S, C, E extends DomainEvent>(t: Touched, decider: Decider<S, C, E>, command: C): { state: S; events: E[] } {
     const events = decider.decide(command, t.state as S);
     for (const e of events) {
       t.state = t.decider.evolve(t.state, e);
@@ -59,11 +68,18 @@ export class UnitOfWork {
     return { state: t.state as S, events };
   }
 
-  private async entry<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<Touched> {
+  /**
+   * What this unit holds of the aggregate, or the loader's state of it; with no await when the loader has
+   * it at hand (its one fast path), so the promise `load` and `execute` hand back is the call's only turn.
+   */
+  private entry<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Touched | Promise<Touched> {
     const key = `${decider.name}|${stream}`;
-    const loaded = await this.loader.load(decider, stream, key);
+    const held = this.touched.get(key);
+    if (held) return held;
+    const loaded = this.loader.load(decider, stream, key);
+    if (!(loaded instanceof Promise)) return this.enter(key, decider, stream, loaded);
     // Another load of the same aggregate may have finished while this one waited: the first one stands.
-    return this.touched.get(key) ?? this.enter(key, decider, stream, loaded);
+    return loaded.then((l) => this.touched.get(key) ?? this.enter(key, decider, stream, l));
   }
 
   private enter(key: string, decider: unknown, stream: string, loaded: { state: unknown; version: number; pending?: boolean }): Touched {
