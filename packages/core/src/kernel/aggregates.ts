@@ -118,14 +118,10 @@ export class AggregateLoader {
   }
 
   /**
-   * Drops what the cache holds for `key` at version `from` or later: after a failed append, the state it
-   * was decided on, the one it made and every one decided on top of them must not be read again (the
-   * next load reads the store). An older one was read from the store after the failure and is kept.
+   * Drops what the cache holds for `key`: after a failed append, states decided on top of events that
+   * never became durable must not be read again (the next load reads the store).
    */
-  forget(key: string, from = 0): void {
-    const held = this.cache.get(key);
-    // A state older than the failed one was read afresh after the failure (by a retry): it stands.
-    if (held && held.version < from) return;
+  forget(key: string): void {
     this.cache.delete(key);
     this.behind.delete(key);
     if (this.newest === key) this.newest = undefined;

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { readGuardRace } from '@sdp/testing/no-runner';
-import { MemoryEventStore } from '../kernel/memory-store.ts';
+import { MemoryEventStore } from '@sdp/core';
+import { readGuardRace } from './read-guard-race.ts';
 
 it('two engines on one memory store: package changes, denials, identity limits and deleted queries racing the calls that read them never leave a decision taken on a stale state', async () => {
   const statuses: Record<number, number> = {};
