@@ -20,6 +20,9 @@ import type { ServerSettings } from './settings.ts';
 /** A turn of the event loop for other requests between slices of large work (timers and I/O run first). */
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** The pause between a call's attempts when another process wrote what it read (the engine draws it). */
+const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** How often switched-on firehoses are fed on the system clock. */
 const FIREHOSE_FEED_MS = 5_000;
 
@@ -71,6 +74,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay },
       onError: (e) => onError(e),
       yieldTurn,
+      wait,
       onStoreAway: hooks.onStoreAway ?? ((e) => console.error(`store unavailable, answering 503 until it returns: ${e instanceof Error ? e.message : String(e)}`)),
       onStoreBack: hooks.onStoreBack ?? (() => console.error('store available again')),
     });

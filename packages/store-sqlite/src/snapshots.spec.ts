@@ -63,10 +63,10 @@ it('after a restart, an account with 100,000 charges loads from its snapshot, re
 
 it('a snapshot that cannot be written never turns a committed call into an error', async () => {
   // A state holding a function cannot be stored as a snapshot (structured clone refuses it).
-  const odd: Decider<{ count: number; format: () => string }, never, DomainEvent<'Noted', null>> = {
+  const odd: Decider<{ count: number; format: () => string }, { type: 'Note' }, DomainEvent<'Noted', null>> = {
     name: 'odd.v1',
     initialState: () => ({ count: 0, format: () => 'odd' }),
-    decide: () => [],
+    decide: () => [{ type: 'Noted', data: null }],
     evolve: (s) => ({ ...s, count: s.count + 1 }),
   };
   const store = await openSqliteStore(join(dir, 'odd.db'));
@@ -76,7 +76,7 @@ it('a snapshot that cannot be written never turns a committed call into an error
     store,
     clock: fixedClock(T),
     ids: seededIds(9),
-    handlers: { 'core.validate': async (ctx) => ({ body: { count: (await ctx.uow.emit(odd, 'odd:1', [{ type: 'Noted', data: null }])).count } }) },
+    handlers: { 'core.validate': async (ctx) => ({ body: { count: (await ctx.uow.execute(odd, 'odd:1', { type: 'Note' })).state.count } }) },
   });
   await engine.openAccount({ username: 'odd', api_key: 'odd-key-00000000000000000000000001' });
   const answer = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { username: 'odd', apiKey: 'odd-key-00000000000000000000000001' } });

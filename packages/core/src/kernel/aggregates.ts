@@ -1,5 +1,6 @@
 import type { Decider, DomainEvent } from './decider.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
+import type { StoredEvent } from './events.ts';
 
 export interface Loaded<State> {
   state: State;
@@ -16,51 +17,51 @@ export interface Loaded<State> {
 export const SNAPSHOT_EVERY = 500;
 
 /**
- * Loads aggregates: the newest folded state from an in-process cache (or a snapshot), then only the
- * events written since (by this process or another). Cached states are immutable (immer), so sharing
- * them is safe.
+ * Loads aggregates: the newest state this process knows of each is kept folded in a cache, and a load
+ * reads only the events written since. Either way, a call's append checks that every stream it read is
+ * still at the version it was read at (the read guards of `UnitOfWork`), so a decision is never taken on
+ * a state another writer had moved. Cached states are immutable, so sharing them is safe.
+ *
+ * The one fast path: over the memory store, a cached state is answered at once, with no read. Only
+ * engines in this process can write there, and when one did, the other's append fails its guard, the
+ * unit marks what it read `stale`, and the retry's load reads the events written since (the engine
+ * benchmark's charged call loads two aggregates this way). A store other processes share is read for
+ * the tail on every load: a process that decided on its cache alone would find out it was behind only by
+ * losing its append, and a busy process pipelining its writes would then starve the others.
  */
 export class AggregateLoader {
   private cache = new Map<string, Loaded<unknown>>();
   /** The key set last, already the newest in the cache's order: setting it again needs no reordering. */
   private newest: string | undefined;
+  /** Cached states another writer may have moved past (a conflict said so): the next load catches up. */
+  private readonly behind = new Set<string>();
   private readonly capacity: number;
+  /** Whether a cached state may be used without reading the tail (the store lives in this process). */
+  private readonly trusted: boolean;
   /** Read models (the recording index) catch up from the same store the aggregates load from. */
   readonly store: EventStore;
 
   constructor(store: EventStore, capacity = 50_000) {
     this.store = store;
     this.capacity = capacity;
+    this.trusted = store.inProcess === true;
   }
 
-  /**
-   * `load` with no await, when the answer is at hand: a cached state and a store that reads in-process.
-   * `undefined` when only `load` can answer (a snapshot to read or write, or a store across the wire).
-   */
-  loadNow<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key = `${decider.name}|${stream}`): Loaded<S> | undefined {
-    if (!this.store.readStreamNow) return undefined;
-    const base = this.cache.get(key) as Loaded<S> | undefined;
-    if (!base) return undefined;
-    const events = this.store.readStreamNow(stream, base.version);
-    if (events.length === 0) return base;
-    // Events after a pending state were written by someone else: the pending ones will fail; read afresh.
-    if (base.pending) return this.forget(key), undefined;
-    const version = events[events.length - 1]!.version;
-    if (crossedSnapshot(base.version, version) && this.store.writeSnapshot) return undefined;
-    let state = base.state;
-    for (const e of events) state = decider.evolve(state, e as unknown as E);
-    const loaded = { state, version };
-    this.remember(key, loaded);
-    return loaded;
+  /** The aggregate's state and the version it was folded at. */
+  load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key = `${decider.name}|${stream}`): Loaded<S> | Promise<Loaded<S>> {
+    const cached = this.cache.get(key) as Loaded<S> | undefined;
+    if (cached && this.trusted && !this.behind.has(key)) return cached;
+    return this.read(decider, stream, key, cached);
   }
 
-  async load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<Loaded<S>> {
-    const key = `${decider.name}|${stream}`;
-    let base = this.cache.get(key) as Loaded<S> | undefined;
-    if (base?.pending && (await this.store.readStream(stream, base.version)).length > 0) {
+  private async read<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key: string, cached: Loaded<S> | undefined): Promise<Loaded<S>> {
+    let base = cached;
+    let events: StoredEvent[] | undefined = base ? await this.store.readStream(stream, base.version) : undefined;
+    if (base?.pending && events!.length > 0) {
       // Someone else wrote after a state of ours that is not durable yet: that state will fail; read afresh.
       this.forget(key);
       base = undefined;
+      events = undefined;
     }
     if (!base && this.store.readSnapshot) {
       const snap = await this.store.readSnapshot(stream, decider.name);
@@ -68,8 +69,13 @@ export class AggregateLoader {
     }
     let state = base ? base.state : decider.initialState();
     let version = base ? base.version : 0;
-    // A store that can read in-process (memory) answers without a round through the event loop.
-    const events = this.store.readStreamNow ? this.store.readStreamNow(stream, version) : await this.store.readStream(stream, version);
+    events ??= await this.store.readStream(stream, version);
+    if (base === cached && this.cache.get(key) !== cached) {
+      // The cached state was dropped or replaced while the store answered (a write built on it failed):
+      // deciding on it now could meet another write of the same version with other events; load again.
+      return this.load(decider, stream, key);
+    }
+    this.behind.delete(key);
     if (events.length === 0 && base) return base;
     for (const e of events) state = decider.evolve(state, e as unknown as E);
     if (events.length > 0) version = events[events.length - 1]!.version;
@@ -77,6 +83,14 @@ export class AggregateLoader {
     this.remember(key, loaded);
     if (events.length > 0 && crossedSnapshot(base?.version ?? 0, version)) await this.snapshot({ stream, kind: decider.name, version, state });
     return loaded;
+  }
+
+  /**
+   * Another writer moved `key`'s stream past the cached state (or may have): the next load reads the
+   * events written since, and a pending state there is dropped.
+   */
+  stale(key: string): void {
+    if (this.cache.has(key)) this.behind.add(key);
   }
 
   /** Records a state this process just wrote, so the next load reads nothing. */
@@ -92,7 +106,7 @@ export class AggregateLoader {
     this.newest = key;
     if (this.cache.size > this.capacity) {
       const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
+      if (oldest !== undefined) this.forget(oldest);
     }
   }
 
@@ -108,6 +122,7 @@ export class AggregateLoader {
    */
   forget(key: string): void {
     this.cache.delete(key);
+    this.behind.delete(key);
     if (this.newest === key) this.newest = undefined;
   }
 
@@ -134,6 +149,7 @@ export class AggregateLoader {
 
   clear(): void {
     this.cache.clear();
+    this.behind.clear();
     this.newest = undefined;
   }
 }

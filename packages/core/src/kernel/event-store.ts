@@ -23,8 +23,6 @@ export interface EventStore {
   append(batch: StreamAppend[]): Promise<AppendResult>;
   /** A stream's events with `version > afterVersion`, in version order. */
   readStream(stream: string, afterVersion?: number): Promise<StoredEvent[]>;
-  /** The same as `readStream`, answered synchronously, for stores that live in this process. */
-  readStreamNow?(stream: string, afterVersion?: number): StoredEvent[];
   /** Events with `position > afterPosition` in global order, at most `limit` of them. */
   readAll(afterPosition?: number, limit?: number): Promise<StoredEvent[]>;
   /**
@@ -45,6 +43,11 @@ export interface EventStore {
    * a replay then folds them without copying each event's data first.
    */
   readonly freshReads?: boolean;
+  /**
+   * True when the store lives in this process' memory, so nothing but this process writes it: a loader may
+   * then use the state it has cached without reading the stream's tail first.
+   */
+  readonly inProcess?: boolean;
 }
 
 export interface Snapshot {

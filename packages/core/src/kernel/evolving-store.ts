@@ -9,11 +9,11 @@ import type { Upcasters } from './upcasters.ts';
  * replay and every read model read through it, so none of them holds an event in an old shape.
  */
 export class EvolvingStore implements EventStore {
-  // Present exactly when the written store has them (the loader asks whether a store can read in-process).
-  declare readonly readStreamNow?: (stream: string, afterVersion?: number) => StoredEvent[];
+  // Present exactly when the written store has them.
   declare readonly readSnapshot?: (stream: string, kind: string) => Promise<Snapshot | undefined>;
   declare readonly writeSnapshot?: (snapshot: Snapshot) => Promise<void>;
   declare readonly freshReads?: boolean;
+  declare readonly inProcess?: boolean;
 
   constructor(
     /** The store as written: events in the schema versions they were written in. */
@@ -21,7 +21,7 @@ export class EvolvingStore implements EventStore {
     readonly upcasters: Upcasters,
   ) {
     if (written.freshReads !== undefined) this.freshReads = written.freshReads;
-    if (written.readStreamNow) this.readStreamNow = (stream, afterVersion) => upcasters.upcastAll(written.readStreamNow!(stream, afterVersion));
+    if (written.inProcess !== undefined) this.inProcess = written.inProcess;
     const signature = upcasters.signature();
     const kindOf = (kind: string): string => (signature === '' ? kind : `${kind}|${signature}`);
     if (written.readSnapshot) {

@@ -31,6 +31,8 @@ interface StreamLog {
 
 /** The in-memory store: for tests, simulations and embedders who keep nothing. */
 export class MemoryEventStore implements EventStore {
+  /** Nothing but this process writes it, so a loader may trust what it has cached. */
+  readonly inProcess = true;
   /** Held events in position order (forgotten ones are taken out in batches). */
   private log: StoredEvent[] = [];
   /** The held events of each type, in position order: a projection reads its types without the rest. */
@@ -50,19 +52,16 @@ export class MemoryEventStore implements EventStore {
     this.onStored = options.onStored;
   }
 
+  /** Checking and writing with no await between them keeps the write atomic. */
   async append(batch: StreamAppend[]): Promise<AppendResult> {
-    return this.appendNow(batch);
-  }
-
-  /** Synchronous core of `append`: checking and writing with no await between keeps the write atomic. */
-  appendNow(batch: StreamAppend[]): AppendResult {
-    // Most writes touch one stream: no set to build for those.
-    const seen = batch.length > 1 ? new Set<string>() : undefined;
-    for (const { stream, expectedVersion } of batch) {
-      if (seen) {
-        if (seen.has(stream)) throw new Error(`stream ${stream} appears twice in one append`);
-        seen.add(stream);
-      }
+    // A call writes a handful of streams: comparing pairs costs less than building a set.
+    const seen = batch.length > 8 ? new Set<string>() : undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const { stream, expectedVersion } = batch[i]!;
+      let twice = false;
+      if (seen) twice = seen.has(stream) || !seen.add(stream);
+      else for (let j = 0; j < i; j++) if (batch[j]!.stream === stream) twice = true;
+      if (twice) throw new Error(`stream ${stream} appears twice in one append`);
       const actual = this.streams.get(stream)?.version ?? 0;
       if (expectedVersion !== ANY_VERSION && expectedVersion !== actual) {
         throw new VersionConflict(stream, expectedVersion, actual);
@@ -71,6 +70,11 @@ export class MemoryEventStore implements EventStore {
     const versions: number[] = [];
     for (const { stream, events } of batch) {
       let list = this.streams.get(stream);
+      // A guard (a stream only read) on a stream that holds nothing leaves no trace.
+      if (!list && events.length === 0) {
+        versions.push(0);
+        continue;
+      }
       if (!list) {
         list = { version: 0, events: [], judged: 0 };
         this.streams.set(stream, list);
@@ -102,10 +106,6 @@ export class MemoryEventStore implements EventStore {
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
-    return this.readStreamNow(stream, afterVersion);
-  }
-
-  readStreamNow(stream: string, afterVersion = 0): StoredEvent[] {
     const list = this.streams.get(stream);
     if (!list || afterVersion >= list.version) return [];
     const events = list.events;

@@ -11,6 +11,8 @@ interface Touched {
   decider: Decider<unknown, unknown, DomainEvent>;
   stream: string;
   baseVersion: number;
+  /** The state as read (a rollback past this aggregate's first read returns to it). */
+  base: unknown;
   state: unknown;
   events: NewEvent[];
   /** Read from a state whose events were not yet durable (see `Loaded.pending`). */
@@ -19,7 +21,9 @@ interface Touched {
 
 /**
  * What one call reads and writes: every aggregate it loads keeps the version it was read at, and every
- * event it decides is staged; `appends()` turns them into one atomic write with those expected versions.
+ * event it decides is staged; `appends()` turns them into one atomic write that expects every stream the
+ * call read, written or not, still at that version. A decision is only ever taken on states the store
+ * confirms were current when it was written (the loader answers from its cache without asking).
  */
 export class UnitOfWork {
   private touched = new Map<string, Touched>();
@@ -38,62 +42,44 @@ export class UnitOfWork {
     return this.loader.store;
   }
 
-  async load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<S> {
-    return (await this.entry(decider, stream)).state as S;
-  }
-
-  /** `load`, answered with no await when the loader has the state at hand (the engine's hot path). */
-  read<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): S | Promise<S> {
-    const t = this.entryNow(decider, stream);
-    return t ? (t.state as S) : this.load(decider, stream);
-  }
-
-  /** `execute` for an aggregate this unit has already read: no await. */
-  executeLoaded<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): { state: S; events: E[] } {
-    const t = this.touched.get(`${decider.name}|${stream}`);
-    if (!t) throw new Error(`${decider.name} ${stream} was not read in this unit of work`);
-    const events = decider.decide(command, t.state as S);
-    this.stage(t, events);
-    return { state: t.state as S, events };
+  /** The aggregate's state as this call sees it: what it read, with what it has staged since. */
+  load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<S> {
+    const t = this.entry(decider, stream);
+    return t instanceof Promise ? t.then((x) => x.state as S) : Promise.resolve(t.state as S);
   }
 
   /** Loads, decides and stages: the new state is visible to later loads in the same call. */
-  async execute<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): Promise<{ state: S; events: E[] }> {
-    const t = await this.entry(decider, stream);
+  execute<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): Promise<{ state: S; events: E[] }> {
+    const t = this.entry(decider, stream);
+    if (t instanceof Promise) return t.then((x) => this.decide(x, decider, command));
+    try {
+      return Promise.resolve(this.decide(t, decider, command));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private decide<S, C, E extends DomainEvent>(t: Touched, decider: Decider<S, C, E>, command: C): { state: S; events: E[] } {
     const events = decider.decide(command, t.state as S);
-    this.stage(t, events);
-    return { state: t.state as S, events };
-  }
-
-  /** Stages events already decided (used where one decision spans two aggregates). */
-  async emit<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, events: E[]): Promise<S> {
-    const t = await this.entry(decider, stream);
-    this.stage(t, events);
-    return t.state as S;
-  }
-
-  private stage(t: Touched, events: DomainEvent[]): void {
     for (const e of events) {
       t.state = t.decider.evolve(t.state, e);
       t.events.push({ id: this.ids.hex(32), type: e.type, data: e.data, time: this.now });
     }
+    return { state: t.state as S, events };
   }
 
-  private async entry<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<Touched> {
-    const t = this.entryNow(decider, stream);
-    if (t) return t;
+  /**
+   * What this unit holds of the aggregate, or the loader's state of it; with no await when the loader has
+   * it at hand (its one fast path), so the promise `load` and `execute` hand back is the call's only turn.
+   */
+  private entry<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Touched | Promise<Touched> {
     const key = `${decider.name}|${stream}`;
-    const loaded = await this.loader.load(decider, stream);
+    const held = this.touched.get(key);
+    if (held) return held;
+    const loaded = this.loader.load(decider, stream, key);
+    if (!(loaded instanceof Promise)) return this.enter(key, decider, stream, loaded);
     // Another load of the same aggregate may have finished while this one waited: the first one stands.
-    return this.touched.get(key) ?? this.enter(key, decider, stream, loaded);
-  }
-
-  private entryNow<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Touched | undefined {
-    const key = `${decider.name}|${stream}`;
-    const t = this.touched.get(key);
-    if (t) return t;
-    const loaded = this.loader.loadNow(decider, stream, key);
-    return loaded ? this.enter(key, decider, stream, loaded) : undefined;
+    return loaded.then((l) => this.touched.get(key) ?? this.enter(key, decider, stream, l));
   }
 
   private enter(key: string, decider: unknown, stream: string, loaded: { state: unknown; version: number; pending?: boolean }): Touched {
@@ -101,6 +87,7 @@ export class UnitOfWork {
       decider: decider as Decider<unknown, unknown, DomainEvent>,
       stream,
       baseVersion: loaded.version,
+      base: loaded.state,
       state: loaded.state,
       events: [],
       pending: loaded.pending === true,
@@ -111,8 +98,9 @@ export class UnitOfWork {
 
   /**
    * Marks what is staged now, so a failed handler can drop its own events and keep the charge. Aggregates
-   * are only ever added to a unit (rollback removes the newest), so the mark is each one's state and
-   * staged count in the order they were first touched.
+   * are only ever added to a unit, so the mark is each one's state and staged count in the order they
+   * were first touched; those read after the mark stay read (the refusal depended on them: they are
+   * guarded) with nothing staged.
    */
   savepoint(): Savepoint {
     const mark: unknown[] = [];
@@ -123,9 +111,10 @@ export class UnitOfWork {
   rollbackTo(savepoint: Savepoint): void {
     const mark = savepoint as unknown as unknown[];
     let i = 0;
-    for (const [key, t] of this.touched) {
+    for (const t of this.touched.values()) {
       if (i >= mark.length) {
-        this.touched.delete(key);
+        t.state = t.base;
+        t.events.length = 0;
         continue;
       }
       t.state = mark[i];
@@ -134,29 +123,22 @@ export class UnitOfWork {
     }
   }
 
-  hasEvents(): boolean {
-    for (const t of this.touched.values()) if (t.events.length > 0) return true;
-    return false;
-  }
-
   /**
-   * The atomic write: streams with new events, each expecting the version it was read at, and every
-   * stream read from a pending state (decided on, not yet durable) as a guard with no events, so the
-   * write fails if those events never become durable. Other streams only read are not checked (read
-   * guards for every stream are the kernel issue's).
+   * The atomic write: every stream the call touched, each expecting the version it was read at, those it
+   * only read as guards with no events. If another writer moved any of them (a package change, a denial,
+   * an identity's limit, a deleted query, or a pending state of ours that never became durable), nothing
+   * is written and the call is decided again on the states as they now are.
    */
   appends(): StreamAppend[] {
     const out: StreamAppend[] = [];
-    for (const t of this.touched.values()) {
-      if (t.events.length > 0 || t.pending) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events });
-    }
+    for (const t of this.touched.values()) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events });
     return out;
   }
 
   /** Only the guards of `appends`: what a call that writes nothing checks before it answers. */
   guards(): StreamAppend[] {
     const out: StreamAppend[] = [];
-    for (const t of this.touched.values()) if (t.pending) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: [] });
+    for (const t of this.touched.values()) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: [] });
     return out;
   }
 
@@ -187,9 +169,15 @@ export class UnitOfWork {
     return snapshots;
   }
 
-  /** The write failed: every state it put in the cache, and every pending state it read, is dropped. */
+  /**
+   * The write failed: every state it put in the cache, and every pending state it read, is dropped; what
+   * it only read may have been moved by another writer (a conflict), so the next load catches up.
+   */
   failed(): void {
-    for (const [key, t] of this.touched) if (t.events.length > 0 || t.pending) this.loader.forget(key);
+    for (const [key, t] of this.touched) {
+      if (t.events.length > 0 || t.pending) this.loader.forget(key);
+      else this.loader.stale(key);
+    }
   }
 
   /** After a successful write, the loader learns the new states so the next call reads nothing. */

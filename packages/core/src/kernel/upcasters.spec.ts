@@ -77,10 +77,10 @@ describe('upcasters', () => {
     expect(await evolvingStore(written, after).readSnapshot!('s', 'summed.v1')).toMatchObject({ kind: 'summed.v1', state: SNAPSHOT_EVERY });
   });
 
-  it('is the store it wraps when it can read in-process, and only then', () => {
-    expect(typeof evolvingStore(new MemoryEventStore(), counted()).readStreamNow).toBe('function');
-    const remote = { ...new MemoryEventStore(), readStreamNow: undefined } as unknown as MemoryEventStore;
-    expect(evolvingStore(remote, counted()).readStreamNow).toBeUndefined();
+  it('says the store lives in this process exactly when the store it wraps does', () => {
+    expect(evolvingStore(new MemoryEventStore(), counted()).inProcess).toBe(true);
+    const remote = { ...new MemoryEventStore(), inProcess: undefined } as unknown as MemoryEventStore;
+    expect(evolvingStore(remote, counted()).inProcess).toBeUndefined();
     const up = counted();
     const once = evolvingStore(new MemoryEventStore(), up);
     expect(evolvingStore(once, up)).toBe(once);

@@ -20,6 +20,7 @@ import { BadRequest, DomainError, NotFound, NotImplemented, Unauthorized } from 
 import { VersionConflict } from '../kernel/version-conflict.ts';
 import { checkJsonDepth, prototypeKeyParam } from '../calls/input-limits.ts';
 import { StoreUnavailable, type EventStore } from '../kernel/event-store.ts';
+import type { StreamAppend } from '../kernel/events.ts';
 import type {
   ApiCall,
   CallAnswer,
@@ -53,6 +54,11 @@ export interface EngineOptions {
    */
   yieldTurn?: () => Promise<void>;
   /**
+   * Waits `ms` milliseconds (a server passes a timer): the pause between attempts when another writer
+   * moved a stream the call read. Without it, attempts follow each other at once.
+   */
+  wait?: (ms: number) => Promise<void>;
+  /**
    * Told once when the store becomes unreachable (calls answer 503 meanwhile) and once when a call
    * succeeds again: one log line each way, not one per request.
    */
@@ -71,6 +77,19 @@ const DUMMY_DIGEST = '0'.repeat(64);
 /** Seconds a client is asked to wait while the store is away (`Retry-After`). */
 export const STORE_RETRY_AFTER_S = 5;
 
+/** Seconds a client is asked to wait when its call lost every attempt to other writers (`Retry-After`). */
+export const CONFLICT_RETRY_AFTER_S = 1;
+
+/**
+ * The pause before attempt `attempt + 1`, after `attempt` attempts lost to another writer: up to 1 ms
+ * doubling to at most 64 ms, drawn uniformly below that bound ("full jitter"), so writers that collided
+ * do not collide again in step. `unit` is a draw in [0, 1) from the ids port (the core has no randomness).
+ */
+export function retryPauseMs(attempt: number, unit: number): number {
+  const bound = Math.min(64, 2 ** (attempt - 1));
+  return Math.floor(unit * bound * 1000) / 1000;
+}
+
 export interface AccountView {
   username: string;
   package: AccountPackage;
@@ -79,7 +98,7 @@ export interface AccountView {
   allowances: Record<'general' | 'analyze', { limit: number; remaining: number; reset: number }>;
 }
 
-const DEFAULT_SETTINGS: EngineSettings = { limitingDay: 'pst', maxAttempts: 200 };
+const DEFAULT_SETTINGS: EngineSettings = { limitingDay: 'pst', maxAttempts: 10 };
 
 /** Rate-limit refusals answer 403 before API 1.2 and 429 from 1.2 (decisions §3). */
 export const rateLimitStatus = (version: VersionId): number => (atLeast(version, '1.2') ? 429 : 403);
@@ -102,6 +121,7 @@ export class Engine {
   private identities: IdentityAccess | undefined;
   private onError: ((error: unknown, call: ApiCall) => void) | undefined;
   private readonly yieldTurn: (() => Promise<void>) | undefined;
+  private readonly wait: ((ms: number) => Promise<void>) | undefined;
   private readonly onStoreAway: ((error: unknown) => void) | undefined;
   private readonly onStoreBack: (() => void) | undefined;
   /** Whether the last call found the store away (so its return is told once). */
@@ -123,6 +143,7 @@ export class Engine {
     this.identities = options.identities;
     this.onError = options.onError;
     this.yieldTurn = options.yieldTurn;
+    this.wait = options.wait;
     this.onStoreAway = options.onStoreAway;
     this.onStoreBack = options.onStoreBack;
   }
@@ -148,10 +169,6 @@ export class Engine {
     } else if (endpoint.id !== call.endpoint) {
       throw new TypeError(`engine.call: the endpoint given (${endpoint.id}) is not the one the call names (${call.endpoint})`);
     }
-    // The account's lane is entered once the caller has proved who they are (so nobody can queue in another
-    // account's lane), held while the call decides, and given up as soon as its events are on their way to
-    // the store: the next call of the account decides on the state they make, while they become durable.
-    const lane = call.credentials?.username;
     let keyed: string | undefined;
     if (call.idempotencyKey !== undefined && call.credentials) {
       const key = call.idempotencyKey;
@@ -161,28 +178,29 @@ export class Engine {
       if (this.keyedCalls.has(keyed)) return { status: 409, body: { error: `A call with Idempotency-Key ${key} is still running; retry when it has answered` } };
       this.keyedCalls.add(keyed);
     }
-    let inLane = false;
-    const enterLane = async () => {
-      if (lane === undefined || inLane) return;
-      inLane = true;
-      const turn = this.lanes.enter(lane);
-      if (turn) await turn;
-    };
-    const leaveLane = () => {
-      if (!inLane) return;
-      inLane = false;
-      this.lanes.leave(lane!);
-    };
+    // The account's lane is entered once the caller has proved who they are, keyed by the account the
+    // key opened (so nobody can queue in another account's lane), held while the call decides, and given
+    // up as soon as its events are on their way to the store: the next call of the account decides on the
+    // state they make, while they become durable.
+    const lane: Lane = { lanes: this.lanes, account: undefined };
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          const answer = await this.attempt(call, endpoint, enterLane, leaveLane);
+          const answer = await this.attempt(call, endpoint, lane);
           if (this.storeAway) this.storeReturned();
           return answer;
         } catch (error) {
-          if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
+          leaveLane(lane);
           if (error instanceof VersionConflict) {
-            return { status: 503, body: { error: 'Too many concurrent writers on this account; retry' } };
+            if (attempt < this.settings.maxAttempts) {
+              await this.pause(attempt);
+              continue;
+            }
+            return {
+              status: 503,
+              body: { error: 'Other writers changed this account while the call was decided; nothing was charged. Retry later.' },
+              headers: { 'Retry-After': String(CONFLICT_RETRY_AFTER_S) },
+            };
           }
           if (isStoreUnavailable(error)) return this.storeIsAway(error);
           this.onError?.(error, call);
@@ -190,9 +208,16 @@ export class Engine {
         }
       }
     } finally {
-      leaveLane();
+      leaveLane(lane);
       if (keyed !== undefined) this.keyedCalls.delete(keyed);
     }
+  }
+
+  /** Waits before the next attempt after `attempt` lost to another writer (through the `wait` port). */
+  private pause(attempt: number): Promise<void> | undefined {
+    if (!this.wait) return undefined;
+    // Eight hex digits from the ids port: a uniform draw in [0, 1).
+    return this.wait(retryPauseMs(attempt, parseInt(this.ids.hex(8), 16) / 2 ** 32));
   }
 
   /** 503 while the store is away; the first such call tells the operator, the others stay quiet. */
@@ -213,17 +238,24 @@ export class Engine {
     this.onStoreBack?.();
   }
 
-  private async attempt(call: ApiCall, endpoint: Endpoint, enterLane: () => Promise<void>, leaveLane: () => void): Promise<CallAnswer> {
-    const uow = new UnitOfWork(this.loader, this.ids, this.clock);
-    const judged = await this.judge(call, endpoint, uow, enterLane);
-    // A refusal writes nothing; it still answers only once the pending states it was decided on are durable.
+  private async attempt(call: ApiCall, endpoint: Endpoint, lane: Lane): Promise<CallAnswer> {
+    let uow = new UnitOfWork(this.loader, this.ids, this.clock);
+    let judged = await this.judge(call, endpoint, uow, lane);
+    if (!judged) {
+      // The call waited for its lane: what it read before may have moved meanwhile; judge again from
+      // authentication on, holding the lane now.
+      uow = new UnitOfWork(this.loader, this.ids, this.clock);
+      judged = (await this.judge(call, endpoint, uow, lane))!;
+    }
+    // A refusal writes nothing; it still answers only once the store confirms the states it was decided
+    // on (read guards), pending ones included.
     const appends = judged.write ? uow.appends() : uow.guards();
     if (appends.length === 0) return judged.answer;
     // Pipelined: the states go to the cache as pending and the lane is free before the write is durable;
     // this answer waits for its own write (stores acknowledge in the order they were asked).
     if (judged.write) uow.settlePending();
     const written = this.store.append(appends);
-    leaveLane();
+    leaveLane(lane);
     try {
       await written;
     } catch (error) {
@@ -237,16 +269,18 @@ export class Engine {
     return judged.answer;
   }
 
-  /** Decisions §1 in order, on the states `uow` reads: the answer, and whether the unit's events are written. */
-  private async judge(call: ApiCall, endpoint: Endpoint, uow: UnitOfWork, enterLane: () => Promise<void>): Promise<{ answer: CallAnswer; write: boolean }> {
+  /**
+   * Decisions §1 in order, on the states `uow` reads: the answer, and whether the unit's events are
+   * written; `undefined` when the call had to wait for its account's lane (the caller judges it again).
+   */
+  private async judge(call: ApiCall, endpoint: Endpoint, uow: UnitOfWork, lane: Lane): Promise<{ answer: CallAnswer; write: boolean } | undefined> {
     const now = uow.now;
     const params = new Params(call.params ?? {});
 
     // 4. Authentication
     // Malformed credentials (control characters, over-long) are refused before any store is asked.
     const creds = call.credentials && isWellFormedUsername(call.credentials.username) && isWellFormedApiKey(call.credentials.apiKey) ? call.credentials : undefined;
-    let account = creds ? uow.read(accountDecider, accountStream(creds.username)) : undefined;
-    if (account instanceof Promise) account = await account;
+    const account = creds ? await uow.load(accountDecider, accountStream(creds.username)) : undefined;
     let identityId: string | null = null;
     let authenticated = false;
     if (creds && account?.exists) {
@@ -265,13 +299,15 @@ export class Engine {
       const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
       return { answer: errorAnswer(new Unauthorized(), rate), write: false };
     }
-    await enterLane();
+    const turn = enterLane(lane, account.username);
+    if (turn) {
+      await turn;
+      return undefined;
+    }
 
     // 5. Denied for a violation
     const creditsAt = creditsStream(account.username);
-    let read = uow.read(creditsDecider, creditsAt);
-    if (read instanceof Promise) read = await read;
-    const credits = read;
+    const credits = await uow.load(creditsDecider, creditsAt);
     const reported = reportedLine(account, endpoint);
     if (account.denied) {
       const denied = new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
@@ -301,7 +337,7 @@ export class Engine {
     let rate = lines.length > 0 ? undefined : figuresBefore(credits, reported, endpoint, now);
     if (lines.length > 0) {
       try {
-        const { state } = uow.executeLoaded(creditsDecider, creditsAt, {
+        const { state } = await uow.execute(creditsDecider, creditsAt, {
           type: 'ChargeCredits',
           at: now,
           endpoint: endpoint.id,
@@ -323,8 +359,7 @@ export class Engine {
     let answer: CallAnswer;
     try {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
-      const returned = handler(ctx);
-      const out = isPromiseLike(returned) ? await returned : returned;
+      const out = await handler(ctx);
       const status = out.status ?? endpoint.success[0]!;
       answer = { status };
       if (status !== 204) answer.body = out.body ?? {};
@@ -337,7 +372,7 @@ export class Engine {
       answer = errorAnswer(error, rate, call.version);
     }
     if (idempotencyKey !== undefined) {
-      uow.executeLoaded(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer });
+      await uow.execute(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer });
     }
     return { answer, write: true };
   }
@@ -405,6 +440,11 @@ export class Engine {
     });
   }
 
+  /**
+   * What the operator sees of an account: read as the loader has it (over a store other processes share,
+   * each load reads the tail, so it is as fresh as a read can be). A view decides nothing, so it sends no
+   * guards: checking them against a busy account's credit stream would only keep it retrying.
+   */
   async accountView(username: string): Promise<AccountView> {
     const uow = new UnitOfWork(this.loader, this.ids, this.clock);
     const account = await this.existing(uow, username);
@@ -432,22 +472,48 @@ export class Engine {
     for (const projection of this.projections) projection.reset();
   }
 
-  /** Runs a command outside the call path (operator, timed work) with the same atomic write and retries. */
+  /**
+   * Runs a command outside the call path (operator, timed work, views) with the same atomic write, read
+   * guards and retries as a call: what it read is confirmed current when it writes, and when it refuses
+   * (a domain error: "no such account"), the refusal too is confirmed before it is thrown.
+   */
   async command<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const uow = new UnitOfWork(this.loader, this.ids, this.clock);
       try {
-        const result = await work(uow);
+        let result: T;
+        try {
+          result = await work(uow);
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          const guards = uow.guards();
+          if (guards.length > 0) await this.written(uow, guards);
+          throw error;
+        }
         const appends = uow.appends();
         if (appends.length > 0) {
-          await this.store.append(appends);
-          await uow.settle();
+          await this.written(uow, appends);
+          const snapshots = uow.settle();
+          if (snapshots) await snapshots;
         }
         return result;
       } catch (error) {
-        if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) continue;
+        if (error instanceof VersionConflict && attempt < this.settings.maxAttempts) {
+          await this.pause(attempt);
+          continue;
+        }
         throw error;
       }
+    }
+  }
+
+  /** The store's append; when it fails, the unit's states leave the cache (or are caught up next time). */
+  private async written(uow: UnitOfWork, appends: StreamAppend[]): Promise<void> {
+    try {
+      await this.store.append(appends);
+    } catch (error) {
+      uow.failed();
+      throw error;
     }
   }
 
@@ -513,8 +579,22 @@ function refusedInput(params: Record<string, unknown> | undefined): BadRequest |
   return undefined;
 }
 
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+/** The lane a call holds, if any: entered after authentication, left once its write is on its way. */
+interface Lane {
+  lanes: AccountLanes;
+  account: string | undefined;
+}
+
+function enterLane(lane: Lane, account: string): Promise<void> | undefined {
+  if (lane.account !== undefined) return undefined;
+  lane.account = account;
+  return lane.lanes.enter(account);
+}
+
+function leaveLane(lane: Lane): void {
+  if (lane.account === undefined) return;
+  lane.lanes.leave(lane.account);
+  lane.account = undefined;
 }
 
 function errorAnswer(error: DomainError, rate?: RateFigures, version?: VersionId): CallAnswer {

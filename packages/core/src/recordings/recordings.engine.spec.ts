@@ -138,7 +138,7 @@ describe('recordings through engine.call', () => {
     // A copy of the log in a new store: a restarted process sees only the log.
     const copy = new MemoryEventStore();
     const events = await p.store.readAll(0);
-    for (const e of events) copy.appendNow([{ stream: e.stream, expectedVersion: -1, events: [{ id: e.id, type: e.type, data: e.data, time: e.time }] }]);
+    for (const e of events) await copy.append([{ stream: e.stream, expectedVersion: -1, events: [{ id: e.id, type: e.type, data: e.data, time: e.time }] }]);
     const restarted = new Engine({ store: copy, clock: { now: () => p.time.now }, ids: seededIds(9), handlers: { ...filterHandlers, ...recordingHandlers } });
     const g = await restarted.call({ version: '1.5', endpoint: 'insight.get', credentials: { username: 'alice', apiKey: 'alice-key-01' }, params: { id } });
     expect(g.body).toMatchObject({ volume: 2, remaining_index_capacity: 999_998 });

@@ -6,10 +6,10 @@ import type { Decider, DomainEvent, HandlerTable } from '@sdp/core';
  */
 export type CallServed = DomainEvent<'CallServed', { call: string }>;
 
-export const servedCallsDecider: Decider<number, never, CallServed> = {
+export const servedCallsDecider: Decider<number, { type: 'ServeCall'; call: string }, CallServed> = {
   name: 'crash-test.calls',
   initialState: () => 0,
-  decide: () => [],
+  decide: (command) => [{ type: 'CallServed', data: { call: command.call } }],
   evolve: (served) => served + 1,
 };
 
@@ -18,7 +18,7 @@ export const callsStream = (username: string): string => `calls:${username}`;
 export const crashHandlers: HandlerTable = {
   'core.validate': async (ctx) => {
     const call = ctx.params.requireString('call');
-    await ctx.uow.emit(servedCallsDecider, callsStream(ctx.account.username), [{ type: 'CallServed', data: { call } }]);
+    await ctx.uow.execute(servedCallsDecider, callsStream(ctx.account.username), { type: 'ServeCall', call });
     return { body: { call } };
   },
 };
