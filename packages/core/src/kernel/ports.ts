@@ -15,7 +15,7 @@ const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2
 /**
  * Deterministic ids from a seed, for tests and simulations that must replay exactly: the generator is
  * xoshiro128** (period 2^128 - 1), its four words of state drawn from the seed by splitmix32 so that
- * nearby seeds give unrelated streams. Servers use the nanoid-based ids of `@sdp/clock`.
+ * nearby seeds give unrelated streams. Servers use the random ids of `@sdp/clock`.
  */
 export function seededIds(seed = 1): Ids {
   let z = seed | 0;
