@@ -66,29 +66,25 @@ export async function readGuardRace(store: EventStore | { a: EventStore; b: Even
   const statuses: Record<number, number> = {};
   const count = (answer: { status: number }) => (statuses[answer.status] = (statuses[answer.status] ?? 0) + 1);
   let changes = 0;
-  // A's side: one call after another (each decided on A's cache, while B's changes are on their way),
-  // charged calls on the account's key and the identity's, and pushes on the queries.
-  const sideA = (async () => {
-    for (let r = 0; r < rounds; r++) {
+  for (let r = 0; r < rounds; r++) {
+    // Each round, at the same time: A's calls one after another (each decided on A's cache while B's
+    // change is on its way): charged calls on the account's key and the identity's, and a push on a query;
+    const sideA = (async () => {
       count(await callA('core.validate', { csdl: 'fb.content contains "x"' }));
       count(await callIdentity('core.validate', { csdl: 'fb.content contains "x"', service: 'facebook' }));
       count(await callA('push.create', { name: `p${r}`, output_type: 'pull', output_params: { format: 'json_array' }, historics_id: allQueries[r % allQueries.length]! }));
-    }
-  })();
-  // B's side, at the same time: one change after another.
-  const sideB = (async () => {
-    for (let r = 0; r < rounds; r++) {
-      const change = r % 4;
-      changes++;
-      if (change === 0) await b.changePackage(USER, { credits_per_hour: [100_000, 200, 100_000, 400][(r >> 2) % 4]! });
-      else if (change === 1) await (r % 8 === 1 ? b.deny(USER, 'racing') : b.allow(USER));
-      else if (change === 2) await callB('account.identity.limit.update', { identity_id: identity.id, service: 'facebook', total_allowance: [1000, 40, 1000, 80][(r >> 2) % 4] });
-      else if (r % 12 === 3 && queries.length > 1) await callB('historics.delete', { id: queries.splice(Math.floor(random() * queries.length), 1)[0]! });
-      else await b.allow(USER);
-    }
-  })();
-  const work = [sideA, sideB];
-  await Promise.all(work);
+    })();
+    // and one change of B's.
+    const change = r % 4;
+    changes++;
+    let sideB: Promise<unknown>;
+    if (change === 0) sideB = b.changePackage(USER, { credits_per_hour: [100_000, 200, 100_000, 400][(r >> 2) % 4]! });
+    else if (change === 1) sideB = r % 8 === 1 ? b.deny(USER, 'racing') : b.allow(USER);
+    else if (change === 2) sideB = callB('account.identity.limit.update', { identity_id: identity.id, service: 'facebook', total_allowance: [1000, 40, 1000, 80][(r >> 2) % 4] });
+    else if (r % 12 === 3 && queries.length > 1) sideB = callB('historics.delete', { id: queries.splice(Math.floor(random() * queries.length), 1)[0]! });
+    else sideB = b.allow(USER);
+    await Promise.all([sideA, sideB]);
+  }
   return { statuses, changes, ...(await checkLog(storeA)) };
 }
 
