@@ -71,7 +71,10 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   const log = openAccessLog(settings.accessLog);
   try {
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
-    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay },
+    // One server process is its store's only writer, except on PostgreSQL (others may share it) and
+    // under --workers: only then are an account's calls pipelined (EngineOptions.soleWriter).
+    const soleWriter = settings.workers <= 1 && !/^postgres(ql)?:/.test(settings.store);
+    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, soleWriter,
       onError: (e) => onError(e),
       yieldTurn,
       wait,

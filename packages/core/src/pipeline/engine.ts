@@ -69,6 +69,15 @@ export interface EngineOptions {
    * embedder passes one to catch it up before serving, or to read its lag.
    */
   recordingIndex?: RecordingIndex;
+  /**
+   * Whether this engine is the only writer of its store (default: when the store lives in this process).
+   * Only then are an account's calls pipelined, each deciding on the pending writes of the calls before
+   * it: read guards compare version numbers, so over a store another process writes, a pending write lost
+   * to that process's write of the same version could let a call decided on top of it commit. A shared
+   * store (PostgreSQL, SQLite under `--workers`, two engines on one memory store) holds the lane until the
+   * write is durable.
+   */
+  soleWriter?: boolean;
 }
 
 const DUMMY_SALT = '0'.repeat(32);
@@ -128,6 +137,8 @@ export class Engine {
   private storeAway = false;
   private readonly digests = new ApiKeyDigests();
   private readonly lanes = new AccountLanes();
+  /** See `EngineOptions.soleWriter`. */
+  private readonly pipelined: boolean;
   /** Idempotent calls in flight in this process (username, key and idempotency key): a repeat answers 409. */
   private readonly keyedCalls = new Set<string>();
 
@@ -144,6 +155,7 @@ export class Engine {
     this.onError = options.onError;
     this.yieldTurn = options.yieldTurn;
     this.wait = options.wait;
+    this.pipelined = options.soleWriter ?? options.store.inProcess === true;
     this.onStoreAway = options.onStoreAway;
     this.onStoreBack = options.onStoreBack;
   }
@@ -255,7 +267,8 @@ export class Engine {
     // this answer waits for its own write (stores acknowledge in the order they were asked).
     if (judged.write) uow.settlePending();
     const written = this.store.append(appends);
-    leaveLane(lane);
+    // Over a shared store the lane is left once the write is settled (by `call`).
+    if (this.pipelined) leaveLane(lane);
     try {
       await written;
     } catch (error) {

@@ -65,8 +65,8 @@ class SlowStore implements EventStore {
 
 const VALIDATE_COST = 5;
 
-async function engineOn(store: EventStore, limit: number) {
-  const engine = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(7), handlers: { 'core.validate': () => ({ body: {} }) } });
+async function engineOn(store: EventStore, limit: number, soleWriter = true) {
+  const engine = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(7), handlers: { 'core.validate': () => ({ body: {} }) }, soleWriter });
   await engine.openAccount({ username: 'u', api_key: 'key-of-u', package: { credits_per_hour: limit } });
   return engine;
 }
@@ -87,6 +87,17 @@ describe('pipelined lanes: one account decides its next call before the last one
     expect(answers.every((a) => a.status === 200)).toBe(true);
     // Without pipelining each call waits for the one before it to be durable: 50 groups.
     expect(store.groups - before).toBeLessThan(5);
+    expect(answers.map((a) => a.rate!.remaining)).toEqual(answers.map((_, i) => 1e9 - VALIDATE_COST * (i + 1)));
+  });
+
+  it('over a store other processes may write, an account decides its next call only once the last write is settled', async () => {
+    const store = new SlowStore();
+    const engine = await engineOn(store, 1e9, false);
+    const before = store.groups;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => validate(engine)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    // No call decided on a write that was not yet durable: one durable write after another.
+    expect(store.groups - before).toBe(20);
     expect(answers.map((a) => a.rate!.remaining)).toEqual(answers.map((_, i) => 1e9 - VALIDATE_COST * (i + 1)));
   });
 
@@ -126,7 +137,7 @@ describe('pipelined lanes: one account decides its next call before the last one
   it("a caller with a wrong key never queues in the account's lane (the lane is entered after authentication)", async () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
-    const engine = new Engine({ store: new SlowStore(), clock: { now: () => T0 }, ids: seededIds(9), handlers: { 'core.validate': async () => (await gate, { body: {} }) } });
+    const engine = new Engine({ store: new SlowStore(), soleWriter: true, clock: { now: () => T0 }, ids: seededIds(9), handlers: { 'core.validate': async () => (await gate, { body: {} }) } });
     await engine.openAccount({ username: 'u', api_key: 'key-of-u', package: { credits_per_hour: 1000 } });
     const held = validate(engine); // decides until the gate opens: holds the lane
     await new Promise((r) => setImmediate(r));
