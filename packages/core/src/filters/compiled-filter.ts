@@ -52,15 +52,18 @@ export function hashCanonical(canonical: string): string {
 class FilterCache<K> {
   private map = new Map<K, CompiledFilter>();
   private chars = 0;
+  /** The entry used last: a client repeating one filter does not move it to the end on every call. */
+  private newest: K | undefined;
   constructor(
     private readonly maxEntries: number,
     private readonly maxChars: number,
   ) {}
   get(key: K): CompiledFilter | undefined {
     const f = this.map.get(key);
-    if (f) {
+    if (f && key !== this.newest) {
       this.map.delete(key);
       this.map.set(key, f);
+      this.newest = key;
     }
     return f;
   }
@@ -71,6 +74,7 @@ class FilterCache<K> {
       this.chars -= weight(old);
     }
     this.map.set(key, f);
+    this.newest = key;
     this.chars += weight(f);
     while (this.map.size > this.maxEntries || (this.chars > this.maxChars && this.map.size > 1)) {
       const [k, v] = this.map.entries().next().value as [K, CompiledFilter];
@@ -81,18 +85,21 @@ class FilterCache<K> {
   clear(): void {
     this.map.clear();
     this.chars = 0;
+    this.newest = undefined;
   }
 }
 
 const weight = (f: CompiledFilter): number => f.text.length + f.canonical.length;
 
 const byHash = new FilterCache<string>(5_000, 64 * 1024 * 1024);
-const byText = new FilterCache<string>(5_000, 32 * 1024 * 1024);
+// By kind, then text: no key is built per call, and the text a client repeats hashes once.
+const byText: Record<FilterKind, FilterCache<string>> = { definition: new FilterCache(5_000, 32 * 1024 * 1024), query: new FilterCache(5_000, 32 * 1024 * 1024) };
 
 /** Empties the caches (tests use it to show that loading from the store alone is enough). */
 export function forgetCompiledFilters(): void {
   byHash.clear();
-  byText.clear();
+  byText.definition.clear();
+  byText.query.clear();
 }
 
 /** A definition compiled in this process, by hash (undefined when it has not been seen here). */
@@ -106,8 +113,7 @@ export function cachedFilter(hash: string): CompiledFilter | undefined {
  */
 export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): CompiledFilter {
   const kind = opts.kind ?? 'definition';
-  const key = `${kind}\u0000${text}`;
-  const hit = byText.get(key);
+  const hit = byText[kind].get(text);
   if (hit) return hit;
   checkTextSize(text);
   const definition = parseDefinition(text, kind);
@@ -139,7 +145,7 @@ export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): C
       if (references.includes(included.hash)) bound.set(included.hash, included);
     },
   };
-  byText.set(key, compiled);
+  byText[kind].set(text, compiled);
   if (kind === 'definition') byHash.set(hash, compiled);
   return compiled;
 }

@@ -6,16 +6,31 @@ import { compileAndRegister } from './filter-store.ts';
 import { foreignToInsight } from './targets.ts';
 
 /** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (wire-facts §1.9). */
-function coreTime(ms: number): string {
+export function coreTime(ms: number): string {
   const second = Math.floor(ms / 1000);
-  // Busy clients validate many times a second; the text changes once a second.
+  // Busy clients validate many times a second; the text changes once a second. A simulation moves its
+  // clock between calls, so the date is kept per day and the time of day spelled from a table.
   if (second !== lastSecond) {
     lastSecond = second;
-    lastText = new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ');
+    const day = Math.floor(second / 86_400);
+    if (day !== lastDay) {
+      lastDay = day;
+      const iso = new Date(day * 86_400_000).toISOString();
+      // Years past 9999 (or before 0) are spelled with a sign: those take the slow way every time.
+      lastDate = iso.length === 24 ? `${iso.slice(0, 10)} ` : undefined;
+    }
+    const s = second - day * 86_400;
+    lastText =
+      lastDate === undefined
+        ? new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ')
+        : lastDate + TWO_DIGITS[Math.floor(s / 3600)]! + ':' + TWO_DIGITS[Math.floor(s / 60) % 60]! + ':' + TWO_DIGITS[s % 60]!;
   }
   return lastText;
 }
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 let lastSecond = NaN;
+let lastDay = NaN;
+let lastDate: string | undefined;
 let lastText = '';
 
 /** The insight product writes it as epoch seconds in a string. */
