@@ -28,7 +28,6 @@ export function historicsDpu(filterDpu: number, startSec: number, endSec: number
   return Math.round(filterDpu * Math.ceil((endSec - startSec) / 3600) * 100) / 100;
 }
 
-
 export function historicsView(q: HistoricsQuery, now: number, version: CallContext['version']): Record<string, unknown> {
   const status = timelineStatus(q, now);
   const done = timelineCompletion(q);
@@ -52,7 +51,6 @@ export function historicsView(q: HistoricsQuery, now: number, version: CallConte
 function requireId(ctx: CallContext): string {
   return ctx.params.requireString('id');
 }
-
 
 function sourcesParam(ctx: CallContext, required: boolean): string[] | undefined {
   const list = historicsSourceNames(ctx.params);

@@ -11,8 +11,6 @@ export const UNDELIVERABLE_MS = 3_600_000;
 export const RETRY_FIRST_MS = 10_000;
 export const RETRY_MAX_MS = 600_000;
 
-
-
 export const NO_DELIVERY: ConnectorDelivery = { batch: null, failing_since: null, retry_at: null, lost_data: false };
 
 export const deliveryOf = (sub: PushSubscription): ConnectorDelivery => sub.delivery ?? NO_DELIVERY;

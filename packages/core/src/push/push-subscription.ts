@@ -6,15 +6,10 @@ import { PUSH_STATUSES, type HashType, type PullPage, type PushLogEntry, type Pu
 
 export { PUSH_STATUSES, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription };
 
-
 /** A stopped (or ended) subscription delivers what it still holds for this long, then is finished. */
 export const FINISHING_MS = 60_000;
 /** Pages kept per subscription so that a cursor handed out recently still gives the same page. */
 export const PAGES_KEPT = 64;
-
-
-
-
 
 export type PushEvent =
   | DomainEvent<'PushSubscriptionCreated', {

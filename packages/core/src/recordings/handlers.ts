@@ -13,7 +13,6 @@ const RECORDING_PAGING: PagingRule = { minPages: 1 };
 const byId = (ctx: CallContext): boolean => namedById(ctx.version);
 const stream = (ctx: CallContext): string => recordingsStream(ctx.account.username);
 
-
 async function start(ctx: CallContext) {
   const service = namedService(ctx) ?? defaultService(ctx.account.package);
   const state = await ctx.uow.load(recordingsDecider, stream(ctx));
