@@ -106,6 +106,6 @@ export interface EngineServices {
   readonly settings: EngineSettings;
   /** The read models the engine owns (the recording index), as handlers see them in their context. */
   readonly projections: Projections;
-  command<T>(work: (uow: UnitOfWork) => Promise<T>): Promise<T>;
+  command<T>(work: (uow: UnitOfWork) => T | Promise<T>): Promise<T>;
   register(handlers: HandlerTable, identities?: IdentityAccess): void;
 }

@@ -43,7 +43,7 @@ export function limitView(identityId: string, l: IdentityLimit): Record<string, 
 }
 
 const stream = (ctx: CallContext) => identitiesStream(ctx.account.username);
-const load = (ctx: CallContext): Promise<Identities> => ctx.uow.load(identitiesDecider, stream(ctx));
+const load = (ctx: CallContext): Identities | Promise<Identities> => ctx.uow.load(identitiesDecider, stream(ctx));
 
 /** The identity named by `{id}` (unknown ids answer 404 like any unknown identity). */
 function pathId(ctx: CallContext): string {

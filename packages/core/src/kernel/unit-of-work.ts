@@ -42,21 +42,24 @@ export class UnitOfWork {
     return this.loader.store;
   }
 
-  /** The aggregate's state as this call sees it: what it read, with what it has staged since. */
-  load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Promise<S> {
+  /**
+   * The aggregate's state as this call sees it: what it read, with what it has staged since. A value
+   * when the loader has it at hand, a promise when the store must be read: a caller that awaits only a
+   * promise (`instanceof Promise`) spends no turn of the event loop on a state it already holds.
+   */
+  load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): S | Promise<S> {
     const t = this.entry(decider, stream);
-    return t instanceof Promise ? t.then((x) => x.state as S) : Promise.resolve(t.state as S);
+    return t instanceof Promise ? t.then((x) => x.state as S) : (t.state as S);
   }
 
-  /** Loads, decides and stages: the new state is visible to later loads in the same call. */
-  execute<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): Promise<{ state: S; events: E[] }> {
+  /**
+   * Loads, decides and stages: the new state is visible to later loads in the same call. A value (or a
+   * thrown refusal) when the state was at hand, else a promise, as with `load`.
+   */
+  execute<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, command: C): { state: S; events: E[] } | Promise<{ state: S; events: E[] }> {
     const t = this.entry(decider, stream);
     if (t instanceof Promise) return t.then((x) => this.decide(x, decider, command));
-    try {
-      return Promise.resolve(this.decide(t, decider, command));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.decide(t, decider, command);
   }
 
   private decide<S, C, E extends DomainEvent>(t: Touched, decider: Decider<S, C, E>, command: C): { state: S; events: E[] } {
