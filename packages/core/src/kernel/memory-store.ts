@@ -38,7 +38,11 @@ export class MemoryEventStore implements EventStore {
   /** The held events of each type, in position order: a projection reads its types without the rest. */
   private byType = new Map<string, StoredEvent[]>();
   private position = 0;
-  private forgotten = new WeakSet<StoredEvent>();
+  /**
+   * Forgotten events still in the log, until the log drops them in a batch (then this empties): a plain
+   * set, since a weak one costs the collector an ephemeron per forgotten charge.
+   */
+  private forgotten = new Set<StoredEvent>();
   private forgottenInLog = 0;
   private streams = new Map<string, StreamLog>();
   private snapshots = new Map<string, Snapshot>();
@@ -186,6 +190,7 @@ export class MemoryEventStore implements EventStore {
       this.log = this.log.filter((e) => !this.forgotten.has(e));
       for (const [type, list] of this.byType) this.byType.set(type, list.filter((e) => !this.forgotten.has(e)));
       this.forgottenInLog = 0;
+      this.forgotten = new Set();
     }
   }
 
@@ -193,7 +198,7 @@ export class MemoryEventStore implements EventStore {
     this.log = [];
     this.byType = new Map();
     this.position = 0;
-    this.forgotten = new WeakSet();
+    this.forgotten = new Set();
     this.forgottenInLog = 0;
     this.streams = new Map();
     this.snapshots = new Map();
