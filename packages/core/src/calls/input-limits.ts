@@ -28,18 +28,33 @@ const KEY_POSITIONS = [
   'order_by',
 ] as const;
 
+/** Each key position's rank: the first in `KEY_POSITIONS` order is the one a refusal names. */
+const KEY_RANK: ReadonlyMap<string, number> = new Map(KEY_POSITIONS.map((name, i) => [name, i]));
+
 /** The first key-position parameter whose value (or one of whose list items) is a prototype name. */
 export function prototypeKeyParam(params: Record<string, unknown>): { name: string; value: string } | undefined {
-  for (const name of KEY_POSITIONS) {
-    if (!Object.hasOwn(params, name)) continue;
-    const v = params[name];
-    if (typeof v === 'string') {
-      if (PROTOTYPE_NAMES.has(v.trim())) return { name, value: v };
-      // Comma lists and JSON lists of ids.
-      if (v.includes(',') || v.includes('"')) for (const part of v.split(/[",[\]\s]+/)) if (PROTOTYPE_NAMES.has(part)) return { name, value: part };
-    } else if (Array.isArray(v)) {
-      for (const x of v) if (typeof x === 'string' && PROTOTYPE_NAMES.has(x)) return { name, value: x };
+  // Over the call's own few parameters rather than every key position: most calls carry none of them.
+  let found: { name: string; value: string } | undefined;
+  let rank: number = KEY_POSITIONS.length;
+  for (const name of Object.keys(params)) {
+    const r = KEY_RANK.get(name);
+    if (r === undefined || r >= rank) continue;
+    const value = prototypeNameIn(params[name]);
+    if (value !== undefined) {
+      found = { name, value };
+      rank = r;
     }
+  }
+  return found;
+}
+
+/** The prototype name a key-position value is or holds (a comma or JSON list of ids, or an array). */
+function prototypeNameIn(v: unknown): string | undefined {
+  if (typeof v === 'string') {
+    if (PROTOTYPE_NAMES.has(v.trim())) return v;
+    if (v.includes(',') || v.includes('"')) for (const part of v.split(/[",[\]\s]+/)) if (PROTOTYPE_NAMES.has(part)) return part;
+  } else if (Array.isArray(v)) {
+    for (const x of v) if (typeof x === 'string' && PROTOTYPE_NAMES.has(x)) return x;
   }
   return undefined;
 }

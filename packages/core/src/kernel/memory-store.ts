@@ -39,10 +39,10 @@ export class MemoryEventStore implements EventStore {
   private byType = new Map<string, StoredEvent[]>();
   private position = 0;
   /**
-   * Forgotten events still in the log, until the log drops them in a batch (then this empties): a plain
-   * set, since a weak one costs the collector an ephemeron per forgotten charge.
+   * The positions of forgotten events still in the log, until the log drops them in a batch (then this
+   * empties): numbers hash at once, and a weak set of the events cost the collector an ephemeron each.
    */
-  private forgotten = new Set<StoredEvent>();
+  private forgotten = new Set<number>();
   private forgottenInLog = 0;
   private streams = new Map<string, StreamLog>();
   private snapshots = new Map<string, Snapshot>();
@@ -60,26 +60,31 @@ export class MemoryEventStore implements EventStore {
   async append(batch: StreamAppend[]): Promise<AppendResult> {
     // A call writes a handful of streams: comparing pairs costs less than building a set.
     const seen = batch.length > 8 ? new Set<string>() : undefined;
+    // Each stream's log, found once: the check and the write both use it.
+    const found: (StreamLog | undefined)[] = new Array(batch.length);
     for (let i = 0; i < batch.length; i++) {
       const { stream, expectedVersion } = batch[i]!;
       let twice = false;
       if (seen) twice = seen.has(stream) || !seen.add(stream);
       else for (let j = 0; j < i; j++) if (batch[j]!.stream === stream) twice = true;
       if (twice) throw new Error(`stream ${stream} appears twice in one append`);
-      const actual = this.streams.get(stream)?.version ?? 0;
+      const list = this.streams.get(stream);
+      const actual = list === undefined ? 0 : list.version;
       if (expectedVersion !== ANY_VERSION && expectedVersion !== actual) {
         throw new VersionConflict(stream, expectedVersion, actual);
       }
+      found[i] = list;
     }
-    const versions: number[] = [];
-    for (const { stream, events } of batch) {
-      let list = this.streams.get(stream);
-      // A guard (a stream only read) on a stream that holds nothing leaves no trace.
-      if (!list && events.length === 0) {
-        versions.push(0);
+    const versions: number[] = new Array(batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      const { stream, events } = batch[i]!;
+      let list = found[i];
+      if (events.length === 0) {
+        // A guard (a stream only read): nothing to write, and on a stream that holds nothing, no trace.
+        versions[i] = list === undefined ? 0 : list.version;
         continue;
       }
-      if (!list) {
+      if (list === undefined) {
         list = { version: 0, events: [], judged: 0 };
         this.streams.set(stream, list);
       }
@@ -104,7 +109,7 @@ export class MemoryEventStore implements EventStore {
         }
         this.onStored?.(stored);
       }
-      versions.push(list.version);
+      versions[i] = list.version;
     }
     return { versions, lastPosition: this.position };
   }
@@ -123,7 +128,7 @@ export class MemoryEventStore implements EventStore {
     const from = log.length === this.position ? Math.max(0, afterPosition) : firstAfter(log, afterPosition, (e) => e.position);
     if (this.forgottenInLog === 0) return log.slice(from, from + limit);
     const out: StoredEvent[] = [];
-    for (let k = from; k < log.length && out.length < limit; k++) if (!this.forgotten.has(log[k]!)) out.push(log[k]!);
+    for (let k = from; k < log.length && out.length < limit; k++) if (!this.forgotten.has(log[k]!.position)) out.push(log[k]!);
     return out;
   }
 
@@ -142,7 +147,7 @@ export class MemoryEventStore implements EventStore {
     const from = firstAfter(list, afterPosition, (e) => e.position);
     if (this.forgottenInLog === 0) return list.slice(from, from + limit);
     const out: StoredEvent[] = [];
-    for (let k = from; k < list.length && out.length < limit; k++) if (!this.forgotten.has(list[k]!)) out.push(list[k]!);
+    for (let k = from; k < list.length && out.length < limit; k++) if (!this.forgotten.has(list[k]!.position)) out.push(list[k]!);
     return out;
   }
 
@@ -177,7 +182,7 @@ export class MemoryEventStore implements EventStore {
       const e = events[k]!;
       if (this.compactable!(e)) {
         if (!this.logged || this.logged(e)) {
-          this.forgotten.add(e);
+          this.forgotten.add(e.position);
           this.forgottenInLog++;
         }
       } else events[w++] = e;
@@ -187,8 +192,8 @@ export class MemoryEventStore implements EventStore {
     events.copyWithin(w, k);
     events.length -= k - w;
     if (this.forgottenInLog > 1024 && this.forgottenInLog * 2 > this.log.length) {
-      this.log = this.log.filter((e) => !this.forgotten.has(e));
-      for (const [type, list] of this.byType) this.byType.set(type, list.filter((e) => !this.forgotten.has(e)));
+      this.log = this.log.filter((e) => !this.forgotten.has(e.position));
+      for (const [type, list] of this.byType) this.byType.set(type, list.filter((e) => !this.forgotten.has(e.position)));
       this.forgottenInLog = 0;
       this.forgotten = new Set();
     }

@@ -8,6 +8,8 @@ import type { Clock, Ids } from './ports.ts';
 export type Savepoint = { readonly __savepoint: unique symbol };
 
 interface Touched {
+  /** The loader's key of the aggregate. */
+  key: string;
   decider: Decider<unknown, unknown, DomainEvent>;
   stream: string;
   baseVersion: number;
@@ -26,7 +28,8 @@ interface Touched {
  * confirms were current when it was written (the loader answers from its cache without asking).
  */
 export class UnitOfWork {
-  private touched = new Map<string, Touched>();
+  /** In the order first touched; a call touches a handful, so a scan costs less than a keyed map. */
+  private touched: Touched[] = [];
   readonly now: number;
 
   constructor(
@@ -76,17 +79,27 @@ export class UnitOfWork {
    * it at hand (its one fast path), so the promise `load` and `execute` hand back is the call's only turn.
    */
   private entry<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Touched | Promise<Touched> {
-    const key = `${decider.name}|${stream}`;
-    const held = this.touched.get(key);
+    const held = this.held(decider, stream);
     if (held) return held;
+    const key = `${decider.name}|${stream}`;
     const loaded = this.loader.load(decider, stream, key);
     if (!(loaded instanceof Promise)) return this.enter(key, decider, stream, loaded);
     // Another load of the same aggregate may have finished while this one waited: the first one stands.
-    return loaded.then((l) => this.touched.get(key) ?? this.enter(key, decider, stream, l));
+    return loaded.then((l) => this.held(decider, stream) ?? this.enter(key, decider, stream, l));
+  }
+
+  private held(decider: unknown, stream: string): Touched | undefined {
+    const touched = this.touched;
+    for (let i = 0; i < touched.length; i++) {
+      const t = touched[i]!;
+      if (t.stream === stream && t.decider === decider) return t;
+    }
+    return undefined;
   }
 
   private enter(key: string, decider: unknown, stream: string, loaded: { state: unknown; version: number; pending?: boolean }): Touched {
     const t: Touched = {
+      key,
       decider: decider as Decider<unknown, unknown, DomainEvent>,
       stream,
       baseVersion: loaded.version,
@@ -95,7 +108,7 @@ export class UnitOfWork {
       events: [],
       pending: loaded.pending === true,
     };
-    this.touched.set(key, t);
+    this.touched.push(t);
     return t;
   }
 
@@ -107,14 +120,14 @@ export class UnitOfWork {
    */
   savepoint(): Savepoint {
     const mark: unknown[] = [];
-    for (const t of this.touched.values()) mark.push(t.state, t.events.length);
+    for (const t of this.touched) mark.push(t.state, t.events.length);
     return mark as unknown as Savepoint;
   }
 
   rollbackTo(savepoint: Savepoint): void {
     const mark = savepoint as unknown as unknown[];
     let i = 0;
-    for (const t of this.touched.values()) {
+    for (const t of this.touched) {
       if (i >= mark.length) {
         t.state = t.base;
         t.events.length = 0;
@@ -134,14 +147,14 @@ export class UnitOfWork {
    */
   appends(): StreamAppend[] {
     const out: StreamAppend[] = [];
-    for (const t of this.touched.values()) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events });
+    for (const t of this.touched) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events });
     return out;
   }
 
   /** Only the guards of `appends`: what a call that writes nothing checks before it answers. */
   guards(): StreamAppend[] {
     const out: StreamAppend[] = [];
-    for (const t of this.touched.values()) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: [] });
+    for (const t of this.touched) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: [] });
     return out;
   }
 
@@ -150,7 +163,8 @@ export class UnitOfWork {
    * call can decide on them at once. `durable` or `failed` follows when the store has answered.
    */
   settlePending(): void {
-    for (const [key, t] of this.touched) {
+    for (const t of this.touched) {
+      const key = t.key;
       if (t.events.length === 0) continue;
       this.loader.remember(key, { state: t.state, version: t.baseVersion + t.events.length, pending: true });
     }
@@ -159,11 +173,13 @@ export class UnitOfWork {
   /** The write is durable: its states are no longer pending; snapshots due are written. */
   durable(): Promise<void> | undefined {
     let snapshots: Promise<void> | undefined;
-    for (const [key, t] of this.touched) {
+    for (const t of this.touched) {
+      const key = t.key;
       if (t.events.length === 0) continue;
-      const loaded = { state: t.state, version: t.baseVersion + t.events.length };
-      this.loader.settled(key, loaded.version);
-      if (this.loader.snapshotDue(t.baseVersion, loaded.version)) {
+      const version = t.baseVersion + t.events.length;
+      this.loader.settled(key, version);
+      if (this.loader.snapshotDue(t.baseVersion, version)) {
+        const loaded = { state: t.state, version };
         const write = () => this.loader.maybeSnapshot(t.decider, t.stream, t.baseVersion, loaded);
         snapshots = snapshots ? snapshots.then(write) : write();
       }
@@ -177,7 +193,8 @@ export class UnitOfWork {
    * it only read may have been moved by another writer (a conflict), so the next load catches up.
    */
   failed(): void {
-    for (const [key, t] of this.touched) {
+    for (const t of this.touched) {
+      const key = t.key;
       if (t.events.length > 0 || t.pending) this.loader.forget(key);
       else this.loader.stale(key);
     }
