@@ -1,3 +1,4 @@
+import { streamNamer } from '../kernel/stream-names.ts';
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, Conflict, NotFound } from '../calls/errors.ts';
@@ -32,7 +33,8 @@ export type AccountCommand =
   /** The operator's way back in when a key is lost (it is kept only as a digest). The salt stays: identities' keys are hashed with it. */
   | { type: 'ReplaceApiKey'; apiKey: string };
 
-export const accountStream = (username: string): string => `account:${username}`;
+/** The account's stream; the same string for the same username (see `streamNamer`). */
+export const accountStream: (username: string) => string = streamNamer('account:');
 
 /** The documented character set of usernames (docs/security.md): checked before any store is asked. */
 const USERNAME = /^[A-Za-z0-9_.@-]{1,64}$/;

@@ -1,3 +1,4 @@
+import { streamNamer } from '../kernel/stream-names.ts';
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { RateLimited } from '../calls/errors.ts';
 
@@ -51,7 +52,8 @@ export interface ChargeCredits {
   lines: AllowanceLine[];
 }
 
-export const creditsStream = (username: string): string => `credits:${username}`;
+/** The account's credit stream; the same string for the same username (see `streamNamer`). */
+export const creditsStream: (username: string) => string = streamNamer('credits:');
 
 export const minuteMark = (ms: number): number => Math.floor(ms / MINUTE_MS) * MINUTE_MS;
 

@@ -1,6 +1,7 @@
 import type { Decider, DomainEvent } from './decider.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
 import type { StoredEvent } from './events.ts';
+import { streamNamer } from './stream-names.ts';
 
 export interface Loaded<State> {
   state: State;
@@ -36,6 +37,7 @@ export class AggregateLoader {
   /** Cached states another writer may have moved past (a conflict said so): the next load catches up. */
   private readonly behind = new Set<string>();
   private readonly capacity: number;
+  private readonly keyNames = new Map<string, (stream: string) => string>();
   /** Whether a cached state may be used without reading the tail (the store lives in this process). */
   private readonly trusted: boolean;
   /** Read models (the recording index) catch up from the same store the aggregates load from. */
@@ -48,10 +50,20 @@ export class AggregateLoader {
   }
 
   /** The aggregate's state and the version it was folded at. */
-  load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key = `${decider.name}|${stream}`): Loaded<S> | Promise<Loaded<S>> {
+  load<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key = this.keyOf(decider, stream)): Loaded<S> | Promise<Loaded<S>> {
     const cached = this.cache.get(key) as Loaded<S> | undefined;
-    if (cached && this.trusted && !this.behind.has(key)) return cached;
+    if (cached && this.trusted && (this.behind.size === 0 || !this.behind.has(key))) return cached;
     return this.read(decider, stream, key, cached);
+  }
+
+  /** The cache's key of an aggregate: the same string each time for the same stream (see `streamNamer`). */
+  keyOf(decider: { name: string }, stream: string): string {
+    let name = this.keyNames.get(decider.name);
+    if (name === undefined) {
+      name = streamNamer(`${decider.name}|`, this.capacity);
+      this.keyNames.set(decider.name, name);
+    }
+    return name(stream);
   }
 
   private async read<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string, key: string, cached: Loaded<S> | undefined): Promise<Loaded<S>> {

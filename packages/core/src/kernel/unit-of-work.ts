@@ -81,7 +81,7 @@ export class UnitOfWork {
   private entry<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Touched | Promise<Touched> {
     const held = this.held(decider, stream);
     if (held) return held;
-    const key = `${decider.name}|${stream}`;
+    const key = this.loader.keyOf(decider, stream);
     const loaded = this.loader.load(decider, stream, key);
     if (!(loaded instanceof Promise)) return this.enter(key, decider, stream, loaded);
     // Another load of the same aggregate may have finished while this one waited: the first one stands.
