@@ -53,6 +53,18 @@ export async function registerFilter(uow: UnitOfWork, f: CompiledFilter): Promis
 }
 
 /**
+ * A definition that names no other (no `tags` inclusion, no `stream` reference), compiled and judged by
+ * the tag limit; `undefined` when it names others, which `compileAndRegister` must load. Validation
+ * answers such a definition with no read and no turn of the event loop.
+ */
+export function standaloneFilter(text: string): CompiledFilter | undefined {
+  const f = compileFilter(text);
+  if (f.references.length > 0 || f.definition.tags.some((r) => r.type === 'include')) return undefined;
+  checkDefinitionLimits(f.counts, 0);
+  return f;
+}
+
+/**
  * Compiles a definition whose inclusions must name recorded definitions, judges the tag limit with the
  * included rules counted, and (when `register`) records it.
  */

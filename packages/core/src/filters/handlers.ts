@@ -1,8 +1,8 @@
 import { BadRequest } from '../calls/errors.ts';
-import type { CallContext, HandlerTable } from '../handling/handler.ts';
+import type { CallContext, HandlerAnswer, HandlerTable } from '../handling/handler.ts';
 import { compileFilter, type CompiledFilter } from './compiled-filter.ts';
 import { dpuText } from './cost.ts';
-import { compileAndRegister } from './filter-store.ts';
+import { compileAndRegister, standaloneFilter } from './filter-store.ts';
 import { foreignToInsight } from './targets.ts';
 
 /** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (wire-facts §1.9). */
@@ -38,34 +38,37 @@ function insightTime(ms: number): string {
   return String(Math.floor(ms / 1000));
 }
 
-async function definition(ctx: CallContext, register: boolean, product: 'core' | 'insight' = 'core'): Promise<CompiledFilter> {
+/** The definition a call sends: a value when it names no other definition and is not recorded, else a promise. */
+function definition(ctx: CallContext, register: boolean, product: 'core' | 'insight' = 'core'): CompiledFilter | Promise<CompiledFilter> {
   const text = ctx.params.requireString('csdl');
   if (product === 'insight') {
     // Judged before anything is recorded, so a refused definition leaves no trace.
     const foreign = foreignToInsight(compileFilter(text).definition);
     if (foreign) throw new BadRequest(`The target ${foreign} does not exist`);
   }
+  // Validation of a definition that names no other reads nothing: answered with no turn of the loop.
+  if (!register) {
+    const alone = standaloneFilter(text);
+    if (alone) return alone;
+  }
   return compileAndRegister(ctx.uow, text, { register });
 }
 
-export const filterHandlers: HandlerTable = {
-  'core.validate': async (ctx) => {
-    const f = await definition(ctx, false);
-    return { body: { created_at: coreTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
-  },
-  'core.compile': async (ctx) => {
-    const f = await definition(ctx, true);
-    return { body: { hash: f.hash, created_at: coreTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
-  },
-  'insight.validate': async (ctx) => {
-    const f = await definition(ctx, false, 'insight');
-    return { body: { created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
-  },
-  'insight.compile': async (ctx) => {
-    const f = await definition(ctx, true, 'insight');
-    return { body: { hash: f.hash, created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } };
-  },
+/** `answer(ctx, f)` now when the definition is at hand, else once it is. */
+function answerWith(ctx: CallContext, f: CompiledFilter | Promise<CompiledFilter>, answer: (ctx: CallContext, f: CompiledFilter) => HandlerAnswer): HandlerAnswer | Promise<HandlerAnswer> {
+  return f instanceof Promise ? f.then((compiled) => answer(ctx, compiled)) : answer(ctx, f);
+}
 
+const validated = (ctx: CallContext, f: CompiledFilter): HandlerAnswer => ({ body: { created_at: coreTime(ctx.now), dpu: dpuText(f.cost().dpu) } });
+const compiled = (ctx: CallContext, f: CompiledFilter): HandlerAnswer => ({ body: { hash: f.hash, created_at: coreTime(ctx.now), dpu: dpuText(f.cost().dpu) } });
+const insightValidated = (ctx: CallContext, f: CompiledFilter): HandlerAnswer => ({ body: { created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } });
+const insightCompiled = (ctx: CallContext, f: CompiledFilter): HandlerAnswer => ({ body: { hash: f.hash, created_at: insightTime(ctx.now), dpu: dpuText(f.cost().dpu) } });
+
+export const filterHandlers: HandlerTable = {
+  'core.validate': (ctx) => answerWith(ctx, definition(ctx, false), validated),
+  'core.compile': (ctx) => answerWith(ctx, definition(ctx, true), compiled),
+  'insight.validate': (ctx) => answerWith(ctx, definition(ctx, false, 'insight'), insightValidated),
+  'insight.compile': (ctx) => answerWith(ctx, definition(ctx, true, 'insight'), insightCompiled),
 };
 
 /**
