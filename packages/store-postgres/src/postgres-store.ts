@@ -49,6 +49,8 @@ export class PostgresEventStore implements EventStore {
   private readonly where: string;
   private readonly maxGroup: number;
   readonly freshReads = true;
+  /** The append function checks the last event id a pipelined writer expects (`StreamAppend.expectedLastId`). */
+  readonly checksLastEventId = true;
   private queue: Request[] = [];
   private flushing = false;
   private scheduled = false;
@@ -151,6 +153,7 @@ export class PostgresEventStore implements EventStore {
     const reqEntries: number[] = [];
     const entStream: string[] = [];
     const entExpect: number[] = [];
+    const entLast: (string | null)[] = [];
     const entEvents: number[] = [];
     const evId: string[] = [];
     const evType: string[] = [];
@@ -159,9 +162,10 @@ export class PostgresEventStore implements EventStore {
     const evSchema: number[] = [];
     for (const { batch } of group) {
       reqEntries.push(batch.length);
-      for (const { stream, expectedVersion, events } of batch) {
+      for (const { stream, expectedVersion, events, expectedLastId } of batch) {
         entStream.push(stream);
         entExpect.push(expectedVersion === ANY_VERSION ? -1 : expectedVersion);
+        entLast.push(expectedLastId ?? null);
         entEvents.push(events.length);
         for (const e of events) {
           evId.push(e.id);
@@ -184,8 +188,8 @@ export class PostgresEventStore implements EventStore {
     const backend = (client as unknown as { processID: number }).processID;
     try {
       const res = await client.query({
-        text: `SELECT ${this.s}.sdp_append($1, $2, $3, $4, $5, $6, $7, $8, $9) AS out`,
-        values: [reqEntries, entStream, entExpect, entEvents, evId, evType, evData, evTime, evSchema],
+        text: `SELECT ${this.s}.sdp_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS out`,
+        values: [reqEntries, entStream, entExpect, entLast, entEvents, evId, evType, evData, evTime, evSchema],
       });
       client.release();
       out = (res.rows[0].out as string[]).map(Number);

@@ -34,12 +34,18 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** The SQLSTATE the append function raises for nothing: conflicts are results, not errors. */
+/**
+ * The append function: conflicts are results, not errors. It takes, per entry, the id of the event the
+ * writer expects its stream to end with (or NULL): a pipelined writer decided on its own pending write,
+ * and another process's write of the same version must fail it. The nine-argument form of earlier builds
+ * stays in databases they prepared, for their processes still running during an upgrade.
+ */
 export const appendFunction = (s: string): string => `
 CREATE OR REPLACE FUNCTION ${s}.sdp_append(
   req_entries integer[],   -- per request: how many stream entries it has
   ent_stream  text[],      -- per entry
   ent_expect  integer[],
+  ent_last    text[],      -- per entry: the id expected at ent_expect, or NULL
   ent_events  integer[],   -- per entry: how many events
   ev_id       text[],      -- per event, entries' events one after another
   ev_type     text[],
@@ -69,6 +75,10 @@ BEGIN
       SELECT coalesce(max(version), 0) INTO cur FROM ${s}.events WHERE stream = ent_stream[e];
       out[e] := cur;
       IF failed = 0 AND ent_expect[e] <> -1 AND ent_expect[e] <> cur THEN failed := e; END IF;
+      IF failed = 0 AND ent_last[e] IS NOT NULL AND cur > 0 AND
+         (SELECT id FROM ${s}.events WHERE stream = ent_stream[e] AND version = cur) IS DISTINCT FROM ent_last[e] THEN
+        failed := e;
+      END IF;
     END LOOP;
     IF failed > 0 THEN
       out[n_ent + r] := -failed;

@@ -44,7 +44,8 @@ export async function readGuardRace(store: EventStore | { a: EventStore; b: Even
   const wait = (ms: number) => new Promise<void>((go) => setTimeout(go, ms));
   // Two connections to a database are slow enough already; a store in this process gets delays.
   const [slowA, slowB] = 'a' in store ? [storeA, storeB] : [delayedAppends(storeA, random), delayedAppends(storeB, random)];
-  // Two writers of one store, as two server processes are: neither pipelines an account's calls.
+  // Two writers of one store, as two server processes are: each pipelines an account's calls only when
+  // the store checks the last event id a pending decision expects (memory and PostgreSQL do).
   const a = createEngine({ store: slowA, clock, ids: seededIds(1), wait, settings: { maxAttempts: 1000 }, soleWriter: false });
   const b = createEngine({ store: slowB, clock, ids: seededIds(2), wait, settings: { maxAttempts: 1000 }, soleWriter: false });
   await a.openAccount({ username: USER, api_key: KEY, package: { credits_per_hour: 400 } });
@@ -75,7 +76,10 @@ export async function readGuardRace(store: EventStore | { a: EventStore; b: Even
       callIdentity('core.validate', { csdl: 'fb.content contains "x"', service: 'facebook' }).then(count),
       callA('push.create', { name: `p${r}`, output_type: 'pull', output_params: { format: 'json_array' }, historics_id: allQueries[r % allQueries.length]! }).then(count),
     ]);
-    // and one change of B's.
+    // and, on B's side, a dearer charge of the same account (both write its credit stream, so a write of
+    // A's decided on A's pending charge can meet B's write of the same version, and had it counted A's 5
+    // credits where B spent 25, it could overrun the allowance) and one change.
+    const chargeB = callB('insight.get', { id: '0'.repeat(32) });
     const change = r % 4;
     changes++;
     let sideB: Promise<unknown>;
@@ -84,7 +88,7 @@ export async function readGuardRace(store: EventStore | { a: EventStore; b: Even
     else if (change === 2) sideB = callB('account.identity.limit.update', { identity_id: identity.id, service: 'facebook', total_allowance: [1000, 40, 1000, 80][(r >> 2) % 4] });
     else if (r % 12 === 3 && queries.length > 1) sideB = callB('historics.delete', { id: queries.splice(Math.floor(random() * queries.length), 1)[0]! });
     else sideB = b.allow(USER);
-    await Promise.all([sideA, sideB]);
+    await Promise.all([sideA, sideB, chargeB]);
   }
   return { statuses, changes, ...(await checkLog(storeA)) };
 }

@@ -127,6 +127,33 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       expect(await store.append([{ stream: 'guard', expectedVersion: 1, events: [] }])).toEqual({ versions: [1], lastPosition: 2 });
     });
 
+    it("a store that checks last event ids fails an append whose stream ends in another writer's event at the expected version", async (ctx) => {
+      if (!store.checksLastEventId) return ctx.skip();
+      const [mine, theirs] = [newEvent(), newEvent()];
+      await store.append([{ stream: 'pending', expectedVersion: 0, events: [theirs] }]);
+      // Decided on a write of the same version that never landed: the version matches, the event does not.
+      const conflict = await conflictOf(
+        store.append([
+          { stream: 'pending', expectedVersion: 1, expectedLastId: mine.id, events: events(1) },
+          { stream: 'beside', expectedVersion: 0, events: events(1) },
+        ]),
+      );
+      expect(conflict.stream).toBe('pending');
+      expect(await store.head()).toBe(1);
+      // A guard (no events) is checked the same way; the right id passes, with and without events.
+      await conflictOf(store.append([{ stream: 'pending', expectedVersion: 1, expectedLastId: mine.id, events: [] }]));
+      expect(await store.append([{ stream: 'pending', expectedVersion: 1, expectedLastId: theirs.id, events: [] }])).toEqual({ versions: [1], lastPosition: 1 });
+      const next = newEvent();
+      expect(await store.append([{ stream: 'pending', expectedVersion: 1, expectedLastId: theirs.id, events: [next] }])).toEqual({ versions: [2], lastPosition: 2 });
+      // Two appends of one group, the second expecting the first's event (a pipelined lane's writes).
+      const after = newEvent();
+      const [first, second] = await Promise.all([
+        store.append([{ stream: 'pending', expectedVersion: 2, expectedLastId: next.id, events: [after] }]),
+        store.append([{ stream: 'pending', expectedVersion: 3, expectedLastId: after.id, events: events(1) }]),
+      ]);
+      expect([first.versions, second.versions]).toEqual([[3], [4]]);
+    });
+
     it('refuses a stream named twice in one append, writing nothing', async () => {
       await expect(store.append([
         { stream: 'twice', expectedVersion: 0, events: events(1) },

@@ -12,6 +12,8 @@ export interface Loaded<State> {
    * pending state guards it at append, so if those events fail, so does every decision made on them.
    */
   pending?: boolean;
+  /** The id of the last event folded into a pending state (see `StreamAppend.expectedLastId`). */
+  lastId?: string;
 }
 
 /** Folded states are snapshotted every this many events, so a long stream loads like a short one. */

@@ -48,6 +48,13 @@ export interface EventStore {
    * then use the state it has cached without reading the stream's tail first.
    */
   readonly inProcess?: boolean;
+  /**
+   * True when `append` checks `StreamAppend.expectedLastId`: an engine may then pipeline an account's
+   * calls (decide each on the pending writes of those before it) even while other processes write the
+   * same streams, since a pending write lost to another writer's write of the same version fails every
+   * write decided on top of it.
+   */
+  readonly checksLastEventId?: boolean;
 }
 
 export interface Snapshot {

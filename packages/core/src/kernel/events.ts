@@ -35,6 +35,13 @@ export interface StreamAppend {
   stream: string;
   expectedVersion: ExpectedVersion;
   events: NewEvent[];
+  /**
+   * The id of the event the writer expects at `expectedVersion` (its last), when it decided on a state it
+   * had not yet seen durable: another writer's event at the same version then fails the append as a
+   * conflict, which a version number alone cannot tell apart. Stores that check it say so
+   * (`EventStore.checksLastEventId`); the engine sets it only for them.
+   */
+  expectedLastId?: string;
 }
 
 export interface AppendResult {

@@ -14,6 +14,7 @@ export class EvolvingStore implements EventStore {
   declare readonly writeSnapshot?: (snapshot: Snapshot) => Promise<void>;
   declare readonly freshReads?: boolean;
   declare readonly inProcess?: boolean;
+  declare readonly checksLastEventId?: boolean;
 
   constructor(
     /** The store as written: events in the schema versions they were written in. */
@@ -22,6 +23,7 @@ export class EvolvingStore implements EventStore {
   ) {
     if (written.freshReads !== undefined) this.freshReads = written.freshReads;
     if (written.inProcess !== undefined) this.inProcess = written.inProcess;
+    if (written.checksLastEventId !== undefined) this.checksLastEventId = written.checksLastEventId;
     const signature = upcasters.signature();
     const kindOf = (kind: string): string => (signature === '' ? kind : `${kind}|${signature}`);
     if (written.readSnapshot) {

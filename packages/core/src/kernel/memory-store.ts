@@ -27,12 +27,16 @@ interface StreamLog {
   events: StoredEvent[];
   /** How many of the first held events an earlier forgetting already kept: the next one starts after them. */
   judged: number;
+  /** The id of the stream's last event (kept when forgetting takes the event itself). */
+  lastId: string | undefined;
 }
 
 /** The in-memory store: for tests, simulations and embedders who keep nothing. */
 export class MemoryEventStore implements EventStore {
   /** Nothing but this process writes it, so a loader may trust what it has cached. */
   readonly inProcess = true;
+  /** Two engines may share one memory store (tests, embedders): each pipelines safely. */
+  readonly checksLastEventId = true;
   /** Held events in position order (forgotten ones are taken out in batches). */
   private log: StoredEvent[] = [];
   /** The held events of each type, in position order: a projection reads its types without the rest. */
@@ -63,7 +67,7 @@ export class MemoryEventStore implements EventStore {
     // Each stream's log, found once: the check and the write both use it.
     const found: (StreamLog | undefined)[] = new Array(batch.length);
     for (let i = 0; i < batch.length; i++) {
-      const { stream, expectedVersion } = batch[i]!;
+      const { stream, expectedVersion, expectedLastId } = batch[i]!;
       let twice = false;
       if (seen) twice = seen.has(stream) || !seen.add(stream);
       else for (let j = 0; j < i; j++) if (batch[j]!.stream === stream) twice = true;
@@ -71,6 +75,10 @@ export class MemoryEventStore implements EventStore {
       const list = this.streams.get(stream);
       const actual = list === undefined ? 0 : list.version;
       if (expectedVersion !== ANY_VERSION && expectedVersion !== actual) {
+        throw new VersionConflict(stream, expectedVersion, actual);
+      }
+      // Right version, another writer's event at it: what the writer decided on never became durable.
+      if (expectedLastId !== undefined && actual > 0 && list!.lastId !== expectedLastId) {
         throw new VersionConflict(stream, expectedVersion, actual);
       }
       found[i] = list;
@@ -85,7 +93,7 @@ export class MemoryEventStore implements EventStore {
         continue;
       }
       if (list === undefined) {
-        list = { version: 0, events: [], judged: 0 };
+        list = { version: 0, events: [], judged: 0, lastId: undefined };
         this.streams.set(stream, list);
       }
       for (const e of events) {
@@ -100,6 +108,7 @@ export class MemoryEventStore implements EventStore {
           schemaVersion: e.schemaVersion ?? 1,
         };
         list.events.push(stored);
+        list.lastId = e.id;
         if (!this.logged || this.logged(stored)) {
           this.log.push(stored);
           // What readTypes answers is what readAll answers, of those types.

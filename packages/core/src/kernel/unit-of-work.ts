@@ -19,6 +19,8 @@ interface Touched {
   events: NewEvent[];
   /** Read from a state whose events were not yet durable (see `Loaded.pending`). */
   pending: boolean;
+  /** That pending state's last event id, which the write expects the stream still to end with. */
+  lastId: string | undefined;
 }
 
 /**
@@ -97,7 +99,7 @@ export class UnitOfWork {
     return undefined;
   }
 
-  private enter(key: string, decider: unknown, stream: string, loaded: { state: unknown; version: number; pending?: boolean }): Touched {
+  private enter(key: string, decider: unknown, stream: string, loaded: { state: unknown; version: number; pending?: boolean; lastId?: string }): Touched {
     const t: Touched = {
       key,
       decider: decider as Decider<unknown, unknown, DomainEvent>,
@@ -107,6 +109,7 @@ export class UnitOfWork {
       state: loaded.state,
       events: [],
       pending: loaded.pending === true,
+      lastId: loaded.pending === true ? loaded.lastId : undefined,
     };
     this.touched.push(t);
     return t;
@@ -147,14 +150,14 @@ export class UnitOfWork {
    */
   appends(): StreamAppend[] {
     const out: StreamAppend[] = [];
-    for (const t of this.touched) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events });
+    for (const t of this.touched) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events, expectedLastId: t.lastId });
     return out;
   }
 
   /** Only the guards of `appends`: what a call that writes nothing checks before it answers. */
   guards(): StreamAppend[] {
     const out: StreamAppend[] = [];
-    for (const t of this.touched) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: [] });
+    for (const t of this.touched) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: [], expectedLastId: t.lastId });
     return out;
   }
 
@@ -166,7 +169,7 @@ export class UnitOfWork {
     for (const t of this.touched) {
       const key = t.key;
       if (t.events.length === 0) continue;
-      this.loader.remember(key, { state: t.state, version: t.baseVersion + t.events.length, pending: true });
+      this.loader.remember(key, { state: t.state, version: t.baseVersion + t.events.length, pending: true, lastId: t.events[t.events.length - 1]!.id });
     }
   }
 

@@ -72,11 +72,11 @@ export interface EngineOptions {
   recordingIndex?: RecordingIndex;
   /**
    * Whether this engine is the only writer of its store (default: when the store lives in this process).
-   * Only then are an account's calls pipelined, each deciding on the pending writes of the calls before
-   * it: read guards compare version numbers, so over a store another process writes, a pending write lost
-   * to that process's write of the same version could let a call decided on top of it commit. A shared
-   * store (PostgreSQL, SQLite under `--workers`, two engines on one memory store) holds the lane until the
-   * write is durable.
+   * An account's calls are pipelined, each deciding on the pending writes of the calls before it, when
+   * the store checks the last event id a write expects (`EventStore.checksLastEventId`: memory,
+   * PostgreSQL), or else only for a sole writer: a version number alone cannot tell a pending write lost
+   * to another process's write of the same version, so a call decided on top of it could commit. A
+   * shared store without that check (SQLite under `--workers`) holds the lane until the write is durable.
    */
   soleWriter?: boolean;
 }
@@ -156,7 +156,7 @@ export class Engine {
     this.onError = options.onError;
     this.yieldTurn = options.yieldTurn;
     this.wait = options.wait;
-    this.pipelined = options.soleWriter ?? options.store.inProcess === true;
+    this.pipelined = this.store.checksLastEventId === true || (options.soleWriter ?? options.store.inProcess === true);
     this.onStoreAway = options.onStoreAway;
     this.onStoreBack = options.onStoreBack;
   }

@@ -148,3 +148,54 @@ describe('pipelined lanes: one account decides its next call before the last one
     expect((await held).status).toBe(200);
   });
 });
+
+/**
+ * A view of a shared store whose appends wait at a gate until `open`, then reach it in the order asked:
+ * this engine's writes are held while another writer's land.
+ */
+function gated(store: EventStore): { store: EventStore; open: () => void } {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  let queue: Promise<unknown> = gate;
+  const view = new Proxy(store, {
+    get(target, name, receiver) {
+      if (name === 'append') {
+        return (batch: StreamAppend[]) => {
+          const written = queue.then(() => target.append(batch));
+          queue = written.catch(() => undefined);
+          return written;
+        };
+      }
+      const value = Reflect.get(target, name, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store: view, open };
+}
+
+describe('pipelined lanes over a store other writers share (the store checks the last event id)', () => {
+  it("a call decided on a pending charge that lost to another writer's write of the same version is decided again, and the allowance holds", async () => {
+    // 29 credits: A's two calls (5 + 5) fit on A's view; B's 25 and either of A's do not.
+    const shared = new MemoryEventStore();
+    const { store: slowA, open } = gated(shared);
+    const b = await engineOn(shared, 29, false);
+    const a = new Engine({ store: slowA, clock: { now: () => T0 }, ids: seededIds(8), handlers: { 'core.validate': () => ({ body: {} }) }, soleWriter: false });
+    // A decides two calls of the account; both writes wait at the gate, the second decided on the first's
+    // pending charge (pipelined, since the store checks last event ids).
+    const first = validate(a);
+    const second = validate(a);
+    await new Promise((r) => setImmediate(r));
+    // B charges 25 meanwhile: its write takes the version A's first write expected.
+    await b.chargeStream('u', 25);
+    open();
+    const answers = await Promise.all([first, second]);
+    const log = await shared.readStream('credits:u');
+    const used = log.reduce((n, e) => n + (e.data as { lines: { cost: number }[] }).lines.reduce((m, l) => m + l.cost, 0), 0);
+    // Without the check A's second write (version 1 expected, B's event there) would land: 30 of 29.
+    expect(used).toBeLessThanOrEqual(29);
+    expect(used).toBe(25);
+    // Both decided again on the store's state (B's 25 of 29 spent): neither fits.
+    expect(answers.map((x) => x.status)).toEqual([429, 429]);
+    expect(answers.map((x) => x.rate!.remaining)).toEqual([4, 4]);
+  });
+});
