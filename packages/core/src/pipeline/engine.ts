@@ -75,7 +75,8 @@ export interface EngineOptions {
    * it: read guards compare version numbers, so over a store another process writes, a pending write lost
    * to that process's write of the same version could let a call decided on top of it commit. A shared
    * store (PostgreSQL, SQLite under `--workers`, two engines on one memory store) holds the lane until the
-   * write is durable.
+   * write is durable. A sole writer's loader also trusts its cache as over the memory store (a write made
+   * beside it, by an operator's tool, is still met: by the read guards, which then read it).
    */
   soleWriter?: boolean;
 }
@@ -147,7 +148,9 @@ export class Engine {
     this.clock = options.clock;
     this.ids = options.ids;
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
-    this.loader = new AggregateLoader(this.store);
+    this.pipelined = options.soleWriter ?? options.store.inProcess === true;
+    // A sole writer's cache is as current as the store, like the memory store's (see AggregateLoader).
+    this.loader = new AggregateLoader(this.store, undefined, this.pipelined);
     this.recordingIndex = options.recordingIndex ?? new RecordingIndex(this.store);
     this.projections = new Projections().with(RECORDING_INDEX, this.recordingIndex);
     this.handlers = { ...options.handlers };
@@ -155,7 +158,6 @@ export class Engine {
     this.onError = options.onError;
     this.yieldTurn = options.yieldTurn;
     this.wait = options.wait;
-    this.pipelined = options.soleWriter ?? options.store.inProcess === true;
     this.onStoreAway = options.onStoreAway;
     this.onStoreBack = options.onStoreBack;
   }
