@@ -339,6 +339,27 @@ describe('checkpoints', () => {
     await store.close();
   });
 
+  it('end with a failed sync, so the store still closes (the failure answered)', async () => {
+    for (const failing of ['log', 'database'] as const) {
+      const path = file(`checkpoint-fails-${failing}.db`);
+      let logSyncs = 0;
+      const store = new SqliteEventStore(path, {
+        syncLog: (fd, done) => {
+          const isLog = fstatSync(fd).ino !== statSync(path).ino;
+          if (isLog) logSyncs++;
+          const fails = failing === 'log' ? isLog && logSyncs === CHECKPOINT_EVERY : !isLog;
+          setImmediate(() => done(fails ? new Error('EIO: i/o error') : null));
+        },
+      });
+      const results = [];
+      for (let i = 1; i <= CHECKPOINT_EVERY + 1; i++) results.push(await store.append([{ stream: 's', expectedVersion: i - 1, events: [ev(i)] }]).then(() => 'ok', (e: Error) => e.message));
+      expect(results.filter((r) => r !== 'ok')).toHaveLength(failing === 'log' ? 2 : 1);
+      expect(results.at(-1)).toMatch(failing === 'log' ? /syncing its log failed/ : /syncing the database file after a checkpoint failed/);
+      const closed = await Promise.race([store.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open'), 2000))]);
+      expect(closed).toBe('closed');
+    }
+  });
+
   it('keep a busy log from growing: it starts over after each checkpoint, and every event stays', async () => {
     const path = file('checkpoint-bounded.db');
     const store = new SqliteEventStore(path);

@@ -91,7 +91,7 @@ export class SqliteEventStore implements EventStore {
   private readonly checkpoint: LogCheckpoint | undefined;
   private commitsSinceCheckpoint = 0;
   /** While a checkpoint runs (commits wait): the commit count and sync number after which it may copy. */
-  private checkpointing: { upTo: number; afterSync: number } | undefined;
+  private checkpointing: { upTo: number; afterSync: number; copied: boolean } | undefined;
   private checkpointEnded: (() => void) | undefined;
   private dbFd: number | undefined;
 
@@ -352,7 +352,7 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     this.commitsSinceCheckpoint = 0;
-    this.checkpointing = { upTo: this.commitsMade, afterSync: this.stats.syncs };
+    this.checkpointing = { upTo: this.commitsMade, afterSync: this.stats.syncs, copied: false };
   }
 
   /** The log is synced up to the pin: copy it into the database file, sync that, then let commits go on. */
@@ -363,6 +363,7 @@ export class SqliteEventStore implements EventStore {
       // Nothing copied: the log keeps every frame, and the next checkpoint tries again.
       return this.endCheckpoint();
     }
+    this.checkpointing!.copied = true;
     try {
       this.checkpoint!.copy();
     } catch {
@@ -370,10 +371,7 @@ export class SqliteEventStore implements EventStore {
     }
     this.syncLog(this.dbFd, (error) => {
       if (error) {
-        // The pin stays: the log must keep every frame the file may not hold.
         this.failSyncs(new StoreFileError(this.path, `write not acknowledged: syncing the database file after a checkpoint failed (${error.message}); the store takes no more writes until it is opened again`, { cause: error }));
-        this.checkpointing = undefined;
-        this.checkpointEnded?.();
         if (this.scheduled) this.flush();
         return;
       }
@@ -398,6 +396,13 @@ export class SqliteEventStore implements EventStore {
     const waiting = this.waiting;
     this.waiting = [];
     for (const w of waiting) w.settle(error);
+    // A checkpoint under way ends: before its copy the pin goes (nothing was copied); after it the pin
+    // stays, since the log must keep every frame the database file may not hold.
+    if (this.checkpointing) {
+      if (!this.checkpointing.copied) this.checkpoint!.release();
+      this.checkpointing = undefined;
+      this.checkpointEnded?.();
+    }
   }
 
   /** A damaged file is reported as such, naming it; nothing tries to repair or overwrite it. */
