@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VersionConflict, type NewEvent } from '@sdp/core';
+import { ANY_VERSION, VersionConflict, type NewEvent } from '@sdp/core';
+import { CHECKPOINT_EVERY } from './log-checkpoint.ts';
 import { APPLICATION_ID, prepareSchema, SCHEMA_VERSION, StoreFileError } from './schema.ts';
 import { openSqliteStore, SqliteEventStore } from './sqlite-store.ts';
 
@@ -246,6 +247,133 @@ describe('group commit', () => {
     await expect(store.append([{ stream: 's', expectedVersion: 2, events: [ev(3)] }])).rejects.toThrow(/closed/);
     const again = await openSqliteStore(path);
     expect(await again.head()).toBe(2);
+    await again.close();
+  });
+});
+
+describe('versions known without a query', () => {
+  it('are read again once another connection has written the file (a second process on it)', async () => {
+    const path = file('two-writers.db');
+    const a = new SqliteEventStore(path);
+    const b = new SqliteEventStore(path);
+    await a.append([{ stream: 's', expectedVersion: 0, events: [ev(1)] }]);
+    await b.append([{ stream: 's', expectedVersion: 1, events: [ev(2)] }]);
+    // `a` last wrote version 1; the file is at 2: its stale knowledge must not pass a check, neither a
+    // read guard's (which writes nothing the file's unique index could refuse) nor a write's.
+    await expect(a.append([{ stream: 's', expectedVersion: 1, events: [] }])).rejects.toBeInstanceOf(VersionConflict);
+    await expect(a.append([{ stream: 's', expectedVersion: 1, events: [ev(3)] }])).rejects.toBeInstanceOf(VersionConflict);
+    expect((await a.append([{ stream: 's', expectedVersion: 2, events: [ev(3)] }])).versions).toEqual([3]);
+    await expect(b.append([{ stream: 's', expectedVersion: 2, events: [ev(4)] }])).rejects.toBeInstanceOf(VersionConflict);
+    await a.close();
+    await b.close();
+  });
+
+  it('an append that fails halfway through its writes takes back only its own, in a group that commits the rest', async () => {
+    const store = new SqliteEventStore(file('halfway.db'));
+    const results = await Promise.allSettled([
+      store.append([{ stream: 'a', expectedVersion: 0, events: [ev(1)] }]),
+      // Its second event cannot be bound (a time that is no number): the first was written by then.
+      store.append([{ stream: 'b', expectedVersion: 0, events: [ev(2), { ...ev(3), time: {} as unknown as number }] }]),
+      store.append([{ stream: 'a', expectedVersion: 1, events: [ev(4)] }, { stream: 'c', expectedVersion: 0, events: [ev(5)] }]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await store.readAll()).map((e) => [e.stream, e.version, e.id])).toEqual([
+      ['a', 1, 'e1'],
+      ['a', 2, 'e4'],
+      ['c', 1, 'e5'],
+    ]);
+    expect((await store.append([{ stream: 'b', expectedVersion: 0, events: [ev(6)] }])).versions).toEqual([1]);
+    await store.close();
+  });
+});
+
+describe('checkpoints', () => {
+  /** The write-ahead log's salt (its header's bytes 16 to 23): it changes when the log starts over. */
+  const logSalt = (path: string) => readFileSync(`${path}-wal`).subarray(16, 24).toString('hex');
+
+  it('copy the log only once it is synced, and let it start over only once the database file is synced too; commits wait meanwhile', async () => {
+    const path = file('checkpoint-order.db');
+    const syncs: { file: 'log' | 'database'; done: (error: Error | null) => void }[] = [];
+    const store = new SqliteEventStore(path, {
+      syncLog: (fd, done) => syncs.push({ file: fstatSync(fd).ino === statSync(path).ino ? 'database' : 'log', done }),
+    });
+    const committed = () => {
+      const other = new Database(path, { readonly: true });
+      try {
+        return other.prepare('SELECT count(*) FROM events').pluck().get() as number;
+      } finally {
+        other.close();
+      }
+    };
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    };
+    // Commits up to the one that starts a checkpoint, each synced as it comes.
+    for (let i = 1; i < CHECKPOINT_EVERY; i++) {
+      const written = store.append([{ stream: 's', expectedVersion: i - 1, events: [ev(i)] }]);
+      await settle();
+      syncs.shift()!.done(null);
+      await written;
+    }
+    const salt = logSalt(path);
+    const last = store.append([{ stream: 's', expectedVersion: CHECKPOINT_EVERY - 1, events: [ev(CHECKPOINT_EVERY)] }]);
+    await settle();
+    expect(syncs.map((s) => s.file)).toEqual(['log']);
+    // A write arriving now waits for the checkpoint: it is not committed, and its log is not synced.
+    const next = store.append([{ stream: 's', expectedVersion: CHECKPOINT_EVERY, events: [ev(CHECKPOINT_EVERY + 1)] }]);
+    syncs.shift()!.done(null);
+    await last;
+    await settle();
+    // The log is synced: the checkpoint copied it and asks for the database file's sync; the log is kept.
+    expect(syncs.map((s) => s.file)).toEqual(['database']);
+    expect(committed()).toBe(CHECKPOINT_EVERY);
+    expect(logSalt(path)).toBe(salt);
+    syncs.shift()!.done(null);
+    await settle();
+    // The file is durable: the waiting write commits, starting the log over, and its sync follows.
+    expect(committed()).toBe(CHECKPOINT_EVERY + 1);
+    expect(logSalt(path)).not.toBe(salt);
+    expect(syncs.map((s) => s.file)).toEqual(['log']);
+    syncs.shift()!.done(null);
+    expect((await next).versions).toEqual([CHECKPOINT_EVERY + 1]);
+    await store.close();
+  });
+
+  it('end with a failed sync, so the store still closes (the failure answered)', async () => {
+    for (const failing of ['log', 'database'] as const) {
+      const path = file(`checkpoint-fails-${failing}.db`);
+      let logSyncs = 0;
+      const store = new SqliteEventStore(path, {
+        syncLog: (fd, done) => {
+          const isLog = fstatSync(fd).ino !== statSync(path).ino;
+          if (isLog) logSyncs++;
+          const fails = failing === 'log' ? isLog && logSyncs === CHECKPOINT_EVERY : !isLog;
+          setImmediate(() => done(fails ? new Error('EIO: i/o error') : null));
+        },
+      });
+      const results = [];
+      for (let i = 1; i <= CHECKPOINT_EVERY + 1; i++) results.push(await store.append([{ stream: 's', expectedVersion: i - 1, events: [ev(i)] }]).then(() => 'ok', (e: Error) => e.message));
+      expect(results.filter((r) => r !== 'ok')).toHaveLength(failing === 'log' ? 2 : 1);
+      expect(results.at(-1)).toMatch(failing === 'log' ? /syncing its log failed/ : /syncing the database file after a checkpoint failed/);
+      const closed = await Promise.race([store.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open'), 2000))]);
+      expect(closed).toBe('closed');
+    }
+  });
+
+  it('keep a busy log from growing: it starts over after each checkpoint, and every event stays', async () => {
+    const path = file('checkpoint-bounded.db');
+    const store = new SqliteEventStore(path);
+    const pad = 'p'.repeat(1000);
+    let version = 0;
+    for (let commit = 0; commit < 5 * CHECKPOINT_EVERY; commit++) {
+      const streams = Array.from({ length: 5 }, (_, i) => `s${(commit * 5 + i) % 40}`);
+      await Promise.all(streams.map((stream) => store.append([{ stream, expectedVersion: ANY_VERSION, events: [ev(++version, { pad })] }])));
+    }
+    // Each commit writes a few pages; without checkpoints the log would hold all of them.
+    expect(statSync(`${path}-wal`).size).toBeLessThan(CHECKPOINT_EVERY * 20 * 4096);
+    await store.close();
+    const again = await openSqliteStore(path);
+    expect(await again.head()).toBe(version);
     await again.close();
   });
 });

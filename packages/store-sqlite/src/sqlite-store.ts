@@ -11,6 +11,7 @@ import {
   type StoredEvent,
   type StreamAppend,
 } from '@sdp/core';
+import { AUTO_CHECKPOINT_PAGES, CHECKPOINT_EVERY, LogCheckpoint } from './log-checkpoint.ts';
 import { prepareSchema, StoreFileError } from './schema.ts';
 
 /** At most this many write requests share one commit. */
@@ -22,28 +23,36 @@ interface Request {
   run: () => unknown;
   resolve: (value: never) => void;
   reject: (error: unknown) => void;
+  /** Whether `run` writes nothing before it can throw a refusal (an append: every check comes first). */
+  checksFirst: boolean;
 }
+
+/** Stream versions known beyond this many are forgotten (each is read again once, when next appended to). */
+const MAX_KNOWN_VERSIONS = 100_000;
 
 export interface SqliteStoreOptions {
   /** How long a writer waits for another process holding the file's write lock (ms). */
   busyTimeoutMs?: number;
-  /** Makes the write-ahead log durable (`fs.fdatasync` on its descriptor); tests hold it to watch the order. */
+  /**
+   * Makes the write-ahead log durable (`fs.fdatasync` on its descriptor), and the database file after a
+   * checkpoint; tests hold it to watch the order.
+   */
   syncLog?: (fd: number, done: (error: Error | null) => void) => void;
 }
 
 /**
  * The embedded store. Every acknowledged write is on disk: the write-ahead log is synced after each
  * commit, and a write is acknowledged only once the sync that covers it has finished. Group commit keeps
- * that cheap: every write requested before the pending commit runs (everything arriving in the same turn
- * of the event loop) shares one transaction, each request under its own SAVEPOINT so one request's
- * conflict rolls back only that request.
+ * that cheap: the writes requested while a sync runs (or, with none running, in one turn of the event
+ * loop) share one transaction, committed as soon as the sync ends; each append checks everything before
+ * it writes, so one refused append (a version conflict) writes nothing and the others commit. Only when a
+ * request fails after writing is the group run again with a SAVEPOINT per request.
  *
- * The sync runs off the event loop: SQLite commits with `synchronous=NORMAL` (which still syncs around
- * checkpoints and when the log is reused, so the file is never damaged), and the store then syncs the
+ * The syncs run off the event loop: SQLite commits with `synchronous=NORMAL`, and the store then syncs the
  * log with `fdatasync` in Node's thread pool — the guarantee of `synchronous=FULL`, whose sync inside
- * COMMIT held the event loop for the whole flush. While one sync runs, the next commits are made and
- * wait for the next one; reads wait for the syncs of the commits made before them, so nothing is read
- * that a power cut could still take back.
+ * COMMIT held the event loop for the whole flush. Checkpoints are the store's own for the same reason
+ * (`LogCheckpoint`). Reads wait for the syncs of the commits made before them, so nothing is read that a
+ * power cut could still take back.
  */
 export class SqliteEventStore implements EventStore {
   readonly path: string;
@@ -68,6 +77,23 @@ export class SqliteEventStore implements EventStore {
   private syncFailure: StoreFileError | undefined;
   /** Answers waiting for a sync: `upTo` is the commit count they need covered. */
   private waiting: { upTo: number; settle: (error: Error | null) => void }[] = [];
+  /**
+   * Each stream's version as committed, so an append checks its expected versions without a query. Only
+   * while no other connection has written the file since (`PRAGMA data_version` says so at each commit).
+   */
+  private versions = new Map<string, number>();
+  /** The versions the open transaction has written, merged into `versions` once it commits. */
+  private written = new Map<string, number>();
+  private dataVersion: number | undefined;
+  /** Set once the running request has written something (after that, its failure needs a rollback). */
+  private wrote = false;
+  /** The store's own checkpoints of the log (a file store's; see `LogCheckpoint`). */
+  private readonly checkpoint: LogCheckpoint | undefined;
+  private commitsSinceCheckpoint = 0;
+  /** While a checkpoint runs (commits wait): the commit count and sync number after which it may copy. */
+  private checkpointing: { upTo: number; afterSync: number; copied: boolean } | undefined;
+  private checkpointEnded: (() => void) | undefined;
+  private dbFd: number | undefined;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.path = path;
@@ -98,6 +124,8 @@ export class SqliteEventStore implements EventStore {
         }
         // The log's sync after each commit is the store's own (see above), off the event loop.
         this.db.pragma(inMemory ? 'synchronous = FULL' : 'synchronous = NORMAL');
+        // Checkpoints are the store's own, their syncs off the event loop too (LogCheckpoint).
+        if (!inMemory) this.db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
       });
       // A cheap probe of the log's tail and its stream index, so a damaged file is refused at open
       // rather than at the first call (a full integrity check would cost a scan of the whole file).
@@ -116,6 +144,7 @@ export class SqliteEventStore implements EventStore {
       throw new StoreFileError(path, `cannot be prepared as an event store (${(error as Error).message})`, { cause: error });
     }
     const db = this.db;
+    this.checkpoint = inMemory ? undefined : new LogCheckpoint(db, path);
     this.sql = {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
@@ -124,6 +153,7 @@ export class SqliteEventStore implements EventStore {
       release: db.prepare('RELEASE request'),
       rollbackTo: db.prepare('ROLLBACK TO request'),
       streamVersion: db.prepare('SELECT coalesce(max(version), 0) FROM events WHERE stream = ?').pluck(),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       insert: db.prepare('INSERT INTO events (stream, version, id, type, data, time, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       head: db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck(),
       readStream: db
@@ -142,31 +172,48 @@ export class SqliteEventStore implements EventStore {
   }
 
   append(batch: StreamAppend[]): Promise<AppendResult> {
-    return this.write(() => this.appendNow(batch));
+    return this.write(() => this.appendNow(batch), true);
   }
 
-  /** One request, inside the shared transaction: check every expected version, then write. */
+  /**
+   * One request, inside the shared transaction: every check first (expected versions, each event's data
+   * as JSON), then the inserts, so a refused request has written nothing and needs no rollback.
+   */
   private appendNow(batch: StreamAppend[]): AppendResult {
-    const seen = new Set<string>();
     const actual: number[] = [];
-    for (const { stream, expectedVersion } of batch) {
-      if (seen.has(stream)) throw new Error(`stream ${stream} appears twice in one append`);
-      seen.add(stream);
-      const version = this.sql.streamVersion.get(stream) as number;
+    let data: string[] | undefined;
+    for (let i = 0; i < batch.length; i++) {
+      const { stream, expectedVersion, events } = batch[i]!;
+      for (let j = 0; j < i; j++) if (batch[j]!.stream === stream) throw new Error(`stream ${stream} appears twice in one append`);
+      const version = this.versionOf(stream);
       if (expectedVersion !== ANY_VERSION && expectedVersion !== version) throw new VersionConflict(stream, expectedVersion, version);
       actual.push(version);
+      for (const e of events) (data ??= []).push(JSON.stringify(e.data ?? null));
     }
     const versions: number[] = [];
     let lastPosition = 0;
-    batch.forEach(({ stream, events }, i) => {
+    let k = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const { stream, events } = batch[i]!;
       let version = actual[i]!;
       for (const e of events) {
-        const info = this.sql.insert.run(stream, ++version, e.id, e.type, JSON.stringify(e.data ?? null), e.time, e.schemaVersion ?? 1);
-        lastPosition = Number(info.lastInsertRowid);
+        this.wrote = true;
+        lastPosition = Number(this.sql.insert.run(stream, ++version, e.id, e.type, data![k++], e.time, e.schemaVersion ?? 1).lastInsertRowid);
       }
       versions.push(version);
-    });
+    }
+    for (let i = 0; i < batch.length; i++) if (batch[i]!.events.length > 0) this.written.set(batch[i]!.stream, versions[i]!);
     return { versions, lastPosition: lastPosition || (this.sql.head.get() as number) };
+  }
+
+  /** The stream's version in the open transaction: what it wrote, else what is committed. */
+  private versionOf(stream: string): number {
+    let version = this.written.get(stream) ?? this.versions.get(stream);
+    if (version === undefined) {
+      version = this.sql.streamVersion.get(stream) as number;
+      this.versions.set(stream, version);
+    }
+    return version;
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
@@ -232,23 +279,28 @@ export class SqliteEventStore implements EventStore {
     }
     return this.write(() => {
       this.sql.writeSnapshot.run(snapshot.stream, snapshot.kind, snapshot.version, state);
-    });
+    }, false);
   }
 
   clear(): Promise<void> {
     return this.write(() => {
       this.sql.clearEvents.run();
       this.sql.clearSnapshots.run();
-    });
+      this.versions.clear();
+      this.written.clear();
+    }, false);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.queue.length > 0) this.flush();
+    while (this.queue.length > 0) this.flush(true);
     this.closed = true;
     // Every commit's answer is given before the file closes.
     await this.synced(this.commitsMade).catch(() => {});
+    if (this.checkpointing) await new Promise<void>((resolve) => (this.checkpointEnded = resolve));
     if (this.logFd !== undefined) closeSync(this.logFd);
+    if (this.dbFd !== undefined) closeSync(this.dbFd);
+    this.checkpoint?.close();
     this.db.close();
   }
 
@@ -271,16 +323,68 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     this.syncing = true;
-    this.stats.syncs++;
+    const sync = ++this.stats.syncs;
     this.syncLog(fd, (error) => {
       this.syncing = false;
-      if (error) return this.failSyncs(new StoreFileError(this.path, `write not acknowledged: syncing its log failed (${error.message}); the store takes no more writes until it is opened again`, { cause: error }));
+      if (error) {
+        this.failSyncs(new StoreFileError(this.path, `write not acknowledged: syncing its log failed (${error.message}); the store takes no more writes until it is opened again`, { cause: error }));
+        if (this.scheduled) this.flush();
+        return;
+      }
       this.commitsSynced = upTo;
       const ready = this.waiting.filter((w) => w.upTo <= upTo);
       this.waiting = this.waiting.filter((w) => w.upTo > upTo);
       for (const w of ready) w.settle(null);
+      const checkpoint = this.checkpointing;
+      if (checkpoint && sync > checkpoint.afterSync && upTo >= checkpoint.upTo) return this.copyLog();
+      // The writes that arrived during this sync commit now, together, and their sync starts at once.
+      if (this.scheduled) this.flush();
       this.startSync();
     });
+  }
+
+  /** Pins the log for a checkpoint (see `LogCheckpoint`); commits wait until it is done. */
+  private beginCheckpoint(): void {
+    try {
+      this.checkpoint!.pin();
+    } catch {
+      // Not now (the file busy): the next commit tries again; SQLite's own checkpoint is the backstop.
+      return;
+    }
+    this.commitsSinceCheckpoint = 0;
+    this.checkpointing = { upTo: this.commitsMade, afterSync: this.stats.syncs, copied: false };
+  }
+
+  /** The log is synced up to the pin: copy it into the database file, sync that, then let commits go on. */
+  private copyLog(): void {
+    try {
+      this.dbFd ??= openSync(this.path, 'r');
+    } catch {
+      // Nothing copied: the log keeps every frame, and the next checkpoint tries again.
+      return this.endCheckpoint();
+    }
+    this.checkpointing!.copied = true;
+    try {
+      this.checkpoint!.copy();
+    } catch {
+      // Whatever part was copied is made durable below before the pin ends, as a whole copy is.
+    }
+    this.syncLog(this.dbFd, (error) => {
+      if (error) {
+        this.failSyncs(new StoreFileError(this.path, `write not acknowledged: syncing the database file after a checkpoint failed (${error.message}); the store takes no more writes until it is opened again`, { cause: error }));
+        if (this.scheduled) this.flush();
+        return;
+      }
+      this.endCheckpoint();
+    });
+  }
+
+  private endCheckpoint(): void {
+    this.checkpoint!.release();
+    this.checkpointing = undefined;
+    this.checkpointEnded?.();
+    if (this.scheduled) this.flush();
+    this.startSync();
   }
 
   /**
@@ -292,6 +396,13 @@ export class SqliteEventStore implements EventStore {
     const waiting = this.waiting;
     this.waiting = [];
     for (const w of waiting) w.settle(error);
+    // A checkpoint under way ends: before its copy the pin goes (nothing was copied); after it the pin
+    // stays, since the log must keep every frame the database file may not hold.
+    if (this.checkpointing) {
+      if (!this.checkpointing.copied) this.checkpoint!.release();
+      this.checkpointing = undefined;
+      this.checkpointEnded?.();
+    }
   }
 
   /** A damaged file is reported as such, naming it; nothing tries to repair or overwrite it. */
@@ -314,11 +425,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Queues a write for the next group commit, which runs once the current turn of the event loop ends. */
-  private write<T>(run: () => T): Promise<T> {
+  private write<T>(run: () => T, checksFirst: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) return reject(new StoreFileError(this.path, 'the store is closed'));
       if (this.syncFailure) return reject(this.syncFailure);
-      this.queue.push({ run, resolve: resolve as (value: never) => void, reject });
+      this.queue.push({ run, resolve: resolve as (value: never) => void, reject, checksFirst });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -326,33 +437,38 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  private flush(): void {
+  /**
+   * Commits the queued writes. While a sync runs, they wait for it to end instead (`force`: not even
+   * then, when closing): a commit made now would be acknowledged only after the next sync anyway, and
+   * one commit of everything that arrived meanwhile writes each changed page of the log once, not once
+   * per turn of the event loop.
+   */
+  private flush(force = false): void {
+    if ((this.syncing || this.checkpointing) && !force) return;
     this.scheduled = false;
     if (this.queue.length === 0 || this.closed) return;
+    if (this.syncFailure) {
+      for (const request of this.queue.splice(0)) request.reject(this.syncFailure);
+      return;
+    }
     // A bounded group keeps one commit from holding the event loop for long; the rest go next turn.
     const batch = this.queue.splice(0, MAX_GROUP);
     if (this.queue.length > 0) {
       this.scheduled = true;
       setImmediate(() => this.flush());
     }
-    const outcomes: { ok: boolean; value: unknown }[] = [];
     this.stats.commits++;
     this.stats.requests += batch.length;
+    let outcomes: { ok: boolean; value: unknown }[];
     try {
-      this.sql.begin.run();
-      for (const request of batch) {
-        this.sql.savepoint.run();
-        try {
-          outcomes.push({ ok: true, value: request.run() });
-          this.sql.release.run();
-        } catch (error) {
-          this.sql.rollbackTo.run();
-          this.sql.release.run();
-          outcomes.push({ ok: false, value: error instanceof VersionConflict ? error : this.explain(error, 'write refused') });
-        }
-      }
+      // Most groups commit without a savepoint per request: a refused append has written nothing. Only
+      // when a request fails after writing (the disk, a snapshot) is the group run again, each request
+      // under its own savepoint, so that failure takes back its own writes and nothing else.
+      outcomes = this.runGroup(batch, false) ?? this.runGroup(batch, true)!;
       this.sql.commit.run();
     } catch (error) {
+      this.written.clear();
+      this.versions.clear();
       if (this.db.inTransaction) {
         try {
           this.sql.rollback.run();
@@ -365,6 +481,8 @@ export class SqliteEventStore implements EventStore {
       for (const request of batch) request.reject(reported);
       return;
     }
+    for (const [stream, version] of this.written) this.versions.set(stream, version);
+    this.written.clear();
     const answer = (syncError: Error | null) =>
       batch.forEach((request, i) => {
         const o = outcomes[i]!;
@@ -375,7 +493,44 @@ export class SqliteEventStore implements EventStore {
     if (this.inMemory) return answer(null);
     this.commitsMade++;
     this.waiting.push({ upTo: this.commitsMade, settle: answer });
+    if (++this.commitsSinceCheckpoint >= CHECKPOINT_EVERY && !this.checkpointing && this.checkpoint) this.beginCheckpoint();
     this.startSync();
+  }
+
+  /**
+   * Runs the group's requests in a new transaction, each request's outcome in order. Without savepoints,
+   * a request that fails after writing rolls the whole transaction back and answers `undefined` (run the
+   * group again with them).
+   */
+  private runGroup(batch: Request[], savepoints: boolean): { ok: boolean; value: unknown }[] | undefined {
+    this.sql.begin.run();
+    // Another connection (a second process on the file) wrote since this one last did: its versions are unknown.
+    const dataVersion = this.sql.dataVersion.get() as number;
+    if (dataVersion !== this.dataVersion || this.versions.size > MAX_KNOWN_VERSIONS) this.versions.clear();
+    this.dataVersion = dataVersion;
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    for (const request of batch) {
+      if (savepoints) this.sql.savepoint.run();
+      this.wrote = !request.checksFirst;
+      const written = savepoints ? new Map(this.written) : undefined;
+      try {
+        outcomes.push({ ok: true, value: request.run() });
+        if (savepoints) this.sql.release.run();
+      } catch (error) {
+        if (savepoints) {
+          this.sql.rollbackTo.run();
+          this.sql.release.run();
+          this.written = written!;
+        } else if (this.wrote) {
+          this.sql.rollback.run();
+          this.written.clear();
+          this.versions.clear();
+          return undefined;
+        }
+        outcomes.push({ ok: false, value: error instanceof VersionConflict ? error : this.explain(error, 'write refused') });
+      }
+    }
+    return outcomes;
   }
 }
 

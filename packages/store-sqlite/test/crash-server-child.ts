@@ -11,7 +11,9 @@ import { CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from '../src/crash/ser
 
 const [path, run, concurrency] = process.argv.slice(2);
 const store = await openSqliteStore(path!);
-const engine = new Engine({ store, clock: fixedClock(CRASH_TEST_TIME), ids: randomIds(), handlers: crashHandlers, settings: { maxAttempts: 1000 } });
+// The sole writer of its file, as one `sdp serve` process on SQLite: an account's calls are pipelined,
+// each decided on the pending writes of those before it, and answered once its own write is durable.
+const engine = new Engine({ store, clock: fixedClock(CRASH_TEST_TIME), ids: randomIds(), handlers: crashHandlers, settings: { maxAttempts: 1000 }, soleWriter: true });
 print('ready\n');
 
 async function worker(w: number): Promise<void> {

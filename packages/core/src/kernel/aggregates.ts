@@ -25,8 +25,9 @@ export const SNAPSHOT_EVERY = 500;
  * still at the version it was read at (the read guards of `UnitOfWork`), so a decision is never taken on
  * a state another writer had moved. Cached states are immutable, so sharing them is safe.
  *
- * The one fast path: over the memory store, a cached state is answered at once, with no read. Only
- * engines in this process can write there, and when one did, the other's append fails its guard, the
+ * The one fast path: over the memory store, or a store this engine is the sole writer of (one server
+ * process on SQLite), a cached state is answered at once, with no read. Only engines in this process
+ * write there (or, rarely, a tool beside it), and when one did, the other's append fails its guard, the
  * unit marks what it read `stale`, and the retry's load reads the events written since (the engine
  * benchmark's charged call loads two aggregates this way). A store other processes share is read for
  * the tail on every load: a process that decided on its cache alone would find out it was behind only by
@@ -45,10 +46,14 @@ export class AggregateLoader {
   /** Read models (the recording index) catch up from the same store the aggregates load from. */
   readonly store: EventStore;
 
-  constructor(store: EventStore, capacity = 50_000) {
+  /**
+   * `trusted`: whether this process is the store's only writer, so its cached states may be used without
+   * reading the tail (by default, when the store lives in this process).
+   */
+  constructor(store: EventStore, capacity = 50_000, trusted = store.inProcess === true) {
     this.store = store;
     this.capacity = capacity;
-    this.trusted = store.inProcess === true;
+    this.trusted = trusted;
   }
 
   /** The aggregate's state and the version it was folded at. */

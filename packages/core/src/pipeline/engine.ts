@@ -77,6 +77,8 @@ export interface EngineOptions {
    * PostgreSQL), or else only for a sole writer: a version number alone cannot tell a pending write lost
    * to another process's write of the same version, so a call decided on top of it could commit. A
    * shared store without that check (SQLite under `--workers`) holds the lane until the write is durable.
+   * A sole writer's loader also trusts its cache as over the memory store (a write made beside it, by an
+   * operator's tool, is still met: by the read guards, which then read it).
    */
   soleWriter?: boolean;
 }
@@ -148,7 +150,12 @@ export class Engine {
     this.clock = options.clock;
     this.ids = options.ids;
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
-    this.loader = new AggregateLoader(this.store);
+    const soleWriter = options.soleWriter ?? options.store.inProcess === true;
+    // Other processes may write a store that checks last event ids, so there the loader reads each tail;
+    // the lanes still pipeline (a write decided on a pending state names the event it expects).
+    this.pipelined = soleWriter || this.store.checksLastEventId === true;
+    // A sole writer's cache is as current as the store, like the memory store's (see AggregateLoader).
+    this.loader = new AggregateLoader(this.store, undefined, soleWriter);
     this.recordingIndex = options.recordingIndex ?? new RecordingIndex(this.store);
     this.projections = new Projections().with(RECORDING_INDEX, this.recordingIndex);
     this.handlers = { ...options.handlers };
@@ -156,7 +163,6 @@ export class Engine {
     this.onError = options.onError;
     this.yieldTurn = options.yieldTurn;
     this.wait = options.wait;
-    this.pipelined = this.store.checksLastEventId === true || (options.soleWriter ?? options.store.inProcess === true);
     this.onStoreAway = options.onStoreAway;
     this.onStoreBack = options.onStoreBack;
   }

@@ -19,6 +19,7 @@ class SlowStore implements EventStore {
   private scheduled = false;
   appends = 0;
   groups = 0;
+  reads = 0;
   constructor(private readonly failing: ReadonlySet<number> = new Set()) {}
 
   append(batch: StreamAppend[]): Promise<AppendResult> {
@@ -44,6 +45,7 @@ class SlowStore implements EventStore {
     }
   }
   readStream(stream: string, after?: number): Promise<StoredEvent[]> {
+    this.reads++;
     return this.inner.readStream(stream, after);
   }
   readAll(after?: number, limit?: number): Promise<StoredEvent[]> {
@@ -99,6 +101,29 @@ describe('pipelined lanes: one account decides its next call before the last one
     // No call decided on a write that was not yet durable: one durable write after another.
     expect(store.groups - before).toBe(20);
     expect(answers.map((a) => a.rate!.remaining)).toEqual(answers.map((_, i) => 1e9 - VALIDATE_COST * (i + 1)));
+  });
+
+  it("a sole writer decides on the states it has cached, reading nothing per call; another writer's change is still met, by the read guards", async () => {
+    const store = new SlowStore();
+    const engine = await engineOn(store, 1e9);
+    expect((await validate(engine)).status).toBe(200);
+    const reads = store.reads;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => validate(engine)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(store.reads - reads).toBe(0);
+    // Another engine on the store (an operator's tool beside the server) denies the account.
+    const other = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(8), soleWriter: false });
+    await other.deny('u', 'abuse');
+    expect((await validate(engine)).status).toBe(403);
+  });
+
+  it('over a store other processes may write, every load reads the stream’s tail', async () => {
+    const store = new SlowStore();
+    const engine = await engineOn(store, 1e9, false);
+    expect((await validate(engine)).status).toBe(200);
+    const reads = store.reads;
+    expect((await validate(engine)).status).toBe(200);
+    expect(store.reads - reads).toBeGreaterThanOrEqual(2);
   });
 
   test.prop([fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 60 }), fc.uniqueArray(fc.integer({ min: 2, max: 80 }), { maxLength: 6 })])(
