@@ -99,18 +99,26 @@ describe('the access log', () => {
     expect(lines(file)).toEqual([{ level: 'info', ...entry(1) }, { level: 'warn', note: 'disk nearly full' }, { level: 'info', ...entry(3) }]);
   });
 
-  it('writes every line when the process exits without close', () => {
+  it('writes every line in order when the process exits without close, just after handing a full batch to the thread pool', () => {
     const file = join(dir, 'exit.log');
+    // Lines of 125-130 bytes: the batch fills between `before` and `count`. The thread pool's one thread
+    // is busy hashing when it fills, so that batch's write has not happened when the process exits.
+    const before = Math.floor(BATCH_BYTES / 140);
+    const count = Math.ceil(BATCH_BYTES / 120);
+    const write = (from: number, to: number) =>
+      `for (let n = ${from}; n < ${to}; n++) log.write({ time: '2026-03-02T08:05:37.000Z', method: 'GET', path: '/n/' + n, status: 200, ms: 0.5, username: null, cost: null });`;
     const script = [
       `import { openAccessLog } from ${JSON.stringify(new URL('./access-log.ts', import.meta.url).href)};`,
       `const log = openAccessLog(${JSON.stringify(file)});`,
       `await new Promise((r) => setTimeout(r, 50));`,
-      `for (let n = 0; n < 2000; n++) log.write({ time: '2026-03-02T08:05:37.000Z', method: 'GET', path: '/n/' + n, status: 200, ms: 0.5, username: null, cost: null });`,
+      write(0, before),
+      `(await import('node:crypto')).pbkdf2('x', 'y', 40000, 32, 'sha256', () => {});`,
+      write(before, count),
       `process.exit(0);`,
     ].join('\n');
-    const run = spawnSync(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, UV_THREADPOOL_SIZE: '1' } });
     expect(run.stderr).toBe('');
-    expect(lines(file).map((l) => l.path)).toEqual(Array.from({ length: 2000 }, (_, n) => `/n/${n}`));
+    expect(lines(file).map((l) => l.path)).toEqual(Array.from({ length: count }, (_, n) => `/n/${n}`));
   });
 
   it('is nothing when off', () => {
