@@ -29,9 +29,9 @@ export const FLUSH_MS = 1000;
 /**
  * One JSON line per request (level, time, method, path, status, ms, username, cost): to stdout, a file,
  * or nowhere. pino is the logger (its level decides, its destination sonic-boom writes); the access
- * line itself is spelled by `AccessLines`, the same text pino's general serialisation would make at
- * about an eighth of its cost. Lines are encoded straight into a batch buffer and each full batch goes out in one
- * asynchronous write. `close` and the process's exit write every line still buffered.
+ * line itself is spelled by `AccessLines`, the same text pino's general serialisation would make, at
+ * about an eighth of its cost. Lines are encoded straight into a batch buffer and each full batch goes
+ * out in one asynchronous write. `close` and the process's exit write every line still buffered.
  */
 export function openAccessLog(setting: string, options: { flushMs?: number } = {}): AccessLog | undefined {
   if (setting === 'off') return undefined;
