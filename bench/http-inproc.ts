@@ -4,7 +4,11 @@
  * per call, for comparing changes to the request path on a machine whose other load makes socket
  * benchmarks noisy.
  *
- *   node --conditions=@sdp/source --import tsx bench/http-inproc.ts [calls]
+ *   node --conditions=@sdp/source --import tsx bench/http-inproc.ts [calls] [rounds]
+ *
+ * Prints each variant's median over the rounds (the first left out as warm-up), and the access log's
+ * cost as the median of its per-round difference to the log-off variant run just before it: on a shared
+ * machine a paired difference holds still where the figures themselves move by microseconds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +20,7 @@ import { createApiHandler, type WireRequest } from '@sdp/http';
 import { openAccessLog } from '../packages/server/src/access-log.ts';
 
 const CALLS = Number(process.argv[2] ?? 200_000);
+const ROUNDS = Number(process.argv[3] ?? 3);
 const BODY = new TextEncoder().encode(JSON.stringify({ csdl: 'interaction.content contains "hello"' }));
 const HEADERS: Record<string, string> = { authorization: 'bench0:bench-key-0', 'content-type': 'application/json', 'content-length': String(BODY.length) };
 
@@ -38,7 +43,8 @@ try {
   variants.push(['engine.call alone', () => engine.call({ ...call })]);
   variants.push(['wire handler, log off', () => bare(request)]);
   variants.push(['wire handler, log on', () => logged(request)]);
-  for (let round = 0; round < 3; round++) {
+  const perCall = new Map<string, number[]>(variants.map(([name]) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
     for (const [name, fn] of variants) {
       // 50 in flight, as the socket benchmark's connections.
       const run = async (n: number) => {
@@ -55,9 +61,14 @@ try {
       const before = process.cpuUsage();
       await run(CALLS);
       const used = process.cpuUsage(before);
-      if (round === 2 || process.env.ALL_ROUNDS) console.log(`${name.padEnd(24)} ${((used.user + used.system) / CALLS).toFixed(2)} µs CPU per call`);
+      if (round > 0 || ROUNDS === 1) perCall.get(name)!.push((used.user + used.system) / CALLS);
     }
   }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const [name, xs] of perCall) console.log(`${name.padEnd(24)} ${median(xs).toFixed(2)} µs CPU per call`);
+  const on = perCall.get('wire handler, log on')!;
+  const off = perCall.get('wire handler, log off')!;
+  console.log(`the access log: ${median(on.map((x, i) => x - off[i]!)).toFixed(2)} µs CPU per call (median of ${on.length} paired rounds)`);
   await log.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AccessEntry } from '@sdp/http';
-import { BATCH_CHARS, openAccessLog } from './access-log.ts';
+import { BATCH_BYTES, openAccessLog } from './access-log.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -19,7 +20,7 @@ describe('the access log', () => {
     const file = join(dir, 'access.log');
     const log = openAccessLog(file)!;
     // Several batches' worth, and a partial batch at the end that only close writes.
-    const count = Math.ceil((3 * BATCH_CHARS) / 120) + 7;
+    const count = Math.ceil((3 * BATCH_BYTES) / 120) + 7;
     for (let n = 0; n < count; n++) log.write(entry(n));
     await log.close();
     const written = lines(file);
@@ -61,6 +62,63 @@ describe('the access log', () => {
       await log.close();
     }
     expect(lines(file).map((l) => l.path)).toEqual(['/v1.5/validate?n=1', '/v1.5/validate?n=2']);
+  });
+
+  it('writes paths and user names a client chose, quotes, control characters and any Unicode, as JSON that reads back the same, across batches', async () => {
+    const file = join(dir, 'odd.log');
+    const log = openAccessLog(file)!;
+    const odd = ['/a"b\\c', '/new\nline\u0000', '/caf\u00e9/\u{1f600}', '/\ud83d-half', '/\u2028'];
+    // Multi-byte characters in lines of every length, so batches end at every kind of boundary.
+    const entries = Array.from({ length: Math.ceil((3 * BATCH_BYTES) / 100) }, (_, n) => ({ ...entry(n), path: odd[n % odd.length]! + '\u00e9'.repeat(n % 37), username: n % 3 ? odd[n % odd.length]! : null }));
+    for (const e of entries) log.write(e);
+    await log.close();
+    expect(lines(file)).toEqual(entries.map((e) => ({ level: 'info', ...e })));
+  });
+
+  it('writes a line longer than a batch whole, in its place', async () => {
+    const file = join(dir, 'long.log');
+    const log = openAccessLog(file)!;
+    const long = { ...entry(2), path: '/' + '\u00e9'.repeat(BATCH_BYTES / 2) };
+    log.write(entry(1));
+    log.write(long);
+    log.write(entry(3));
+    await log.close();
+    expect(lines(file)).toEqual([entry(1), long, entry(3)].map((e) => ({ level: 'info', ...e })));
+  });
+
+  it("writes access lines while its logger's level allows info, and other lines through the same logger in order", async () => {
+    const file = join(dir, 'levels.log');
+    const log = openAccessLog(file)!;
+    log.write(entry(1));
+    log.logger.level = 'warn';
+    log.write(entry(2));
+    log.logger.warn({ note: 'disk nearly full' });
+    log.logger.level = 'info';
+    log.write(entry(3));
+    await log.close();
+    expect(lines(file)).toEqual([{ level: 'info', ...entry(1) }, { level: 'warn', note: 'disk nearly full' }, { level: 'info', ...entry(3) }]);
+  });
+
+  it('writes every line in order when the process exits without close, just after handing a full batch to the thread pool', () => {
+    const file = join(dir, 'exit.log');
+    // Lines of 125-130 bytes: the batch fills between `before` and `count`. The thread pool's one thread
+    // is busy hashing when it fills, so that batch's write has not happened when the process exits.
+    const before = Math.floor(BATCH_BYTES / 140);
+    const count = Math.ceil(BATCH_BYTES / 120);
+    const write = (from: number, to: number) =>
+      `for (let n = ${from}; n < ${to}; n++) log.write({ time: '2026-03-02T08:05:37.000Z', method: 'GET', path: '/n/' + n, status: 200, ms: 0.5, username: null, cost: null });`;
+    const script = [
+      `import { openAccessLog } from ${JSON.stringify(new URL('./access-log.ts', import.meta.url).href)};`,
+      `const log = openAccessLog(${JSON.stringify(file)});`,
+      `await new Promise((r) => setTimeout(r, 50));`,
+      write(0, before),
+      `(await import('node:crypto')).pbkdf2('x', 'y', 40000, 32, 'sha256', () => {});`,
+      write(before, count),
+      `process.exit(0);`,
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, UV_THREADPOOL_SIZE: '1' } });
+    expect(run.stderr).toBe('');
+    expect(lines(file).map((l) => l.path)).toEqual(Array.from({ length: count }, (_, n) => `/n/${n}`));
   });
 
   it('is nothing when off', () => {

@@ -107,7 +107,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       mounts: { _admin: operator, docs: createDocsPage(), _console: createConsoleFiles({ token: settings.adminToken }) },
       ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
-      ...(log ? { onAccess: (e) => log.write(e) } : {}),
+      ...(log ? { onAccess: log.write } : {}),
       onError,
     });
     http = await listen(handler, { port: settings.port, host: settings.host });
