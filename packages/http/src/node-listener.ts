@@ -101,9 +101,18 @@ function allValues(raw: string[], name: string): string | undefined {
   let out: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i]!;
-    if (key.length === name.length && (key === name || key.toLowerCase() === name)) out = out === undefined ? raw[i + 1]! : `${out}, ${raw[i + 1]!}`;
+    if (key.length === name.length && (key === name || sameLowercase(key, name))) out = out === undefined ? raw[i + 1]! : `${out}, ${raw[i + 1]!}`;
   }
   return out;
+}
+
+/** Whether `key` lowercased is `lower` (a header name, ASCII), without building the lowercase string. */
+function sameLowercase(key: string, lower: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /** What a framework's body parser leaves on the request (Express's `json()`/`urlencoded()`, `rawBody` plugins). */
@@ -175,9 +184,9 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
   if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(EMPTY);
   return new Promise((resolve, reject) => {
     (req as Reading)[READING] = new BodyRead(limit, resolve, reject);
+    // No 'error' listener: a request emits 'error' only to listeners it has, and always 'close' after.
     req.on('data', onBodyData);
     req.on('end', onBodyEnd);
-    req.on('error', onBodyError);
     req.on('close', onBodyClose);
   });
 }
@@ -197,35 +206,32 @@ class BodyRead {
 const READING = Symbol('sdp body read');
 type Reading = IncomingMessage & { [READING]: BodyRead };
 
-function settle(req: Reading, body: Uint8Array | null, error?: Error): void {
-  const read = req[READING];
-  if (read.settled) return;
-  read.settled = true;
-  req.off('data', onBodyData);
-  if (error) read.reject(error);
-  else read.resolve(body);
-}
-
 function onBodyData(this: Reading, chunk: Buffer): void {
   const read = this[READING];
+  if (read.settled) return;
   read.size += chunk.length;
   // Past the limit nothing more is kept; the rest is discarded by Node once the 413 is sent.
-  if (read.size > read.limit) settle(this, null);
-  else read.chunks.push(chunk);
+  if (read.size > read.limit) {
+    read.settled = true;
+    read.chunks.length = 0;
+    read.resolve(null);
+  } else read.chunks.push(chunk);
 }
 
 function onBodyEnd(this: Reading): void {
-  const { chunks, size } = this[READING];
-  settle(this, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-}
-
-function onBodyError(this: Reading, error: Error): void {
-  settle(this, null, error);
+  const read = this[READING];
+  if (read.settled) return;
+  read.settled = true;
+  const { chunks } = read;
+  read.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, read.size));
 }
 
 // 'close' follows 'end' on every request: the error is built only when the body really was cut short.
 function onBodyClose(this: Reading): void {
-  if (!this[READING].settled) settle(this, null, new Error('request closed before its body ended'));
+  const read = this[READING];
+  if (read.settled) return;
+  read.settled = true;
+  read.reject(new Error('request closed before its body ended'));
 }
 
 /**
