@@ -106,7 +106,8 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       }
 
       const endpoint = r.endpoint;
-      const bytes = await req.readBody(bodyLimit);
+      const held = req.body;
+      const bytes = held === undefined ? await req.readBody(bodyLimit) : held.byteLength > bodyLimit ? null : held;
       if (bytes === null) {
         base.Connection = 'close';
         return errorResponse(413, `The request body is over the limit of ${bodyLimit} bytes`, base);
