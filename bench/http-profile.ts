@@ -9,7 +9,8 @@
  * `peer:NAME` profiles `bench/peers/NAME.mjs` under the same load instead (bare, engine-direct, ...), to
  * set the project's shares beside a baseline's.
  *
- * With `SDP_BUILT=1` the server runs from built JavaScript (built first) instead of through tsx.
+ * With `SDP_BUILT=1` the server runs from built JavaScript (built first) instead of through tsx; with
+ * `SDP_BUILT=DIR`, from another checkout's build (an older tree, to compare with this one).
  *
  * Not a `*.bench.ts`: a profiled server is slower, so its figures are shares, not throughput.
  */
@@ -58,8 +59,9 @@ try {
   writeFileSync(accounts, JSON.stringify([{ username: 'bench0', api_key: `${KEY}0`, package: { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 } }]));
   const store = storeWord === 'sqlite' ? `sqlite:${join(dir, 'one.db')}` : 'memory:';
   // SDP_BUILT=1: the built JavaScript (`npm run build` first), as the installed `sdp` bin runs.
-  if (process.env.SDP_BUILT) buildWorkspace();
-  const serve = process.env.SDP_BUILT ? SDP_SERVE_BUILT : SDP_SERVE;
+  const builtAt = process.env.SDP_BUILT && process.env.SDP_BUILT !== '1' ? process.env.SDP_BUILT : undefined;
+  if (process.env.SDP_BUILT && !builtAt) buildWorkspace();
+  const serve = builtAt ? [join(builtAt, SDP_SERVE_BUILT[0]!), ...SDP_SERVE_BUILT.slice(1)] : process.env.SDP_BUILT ? SDP_SERVE_BUILT : SDP_SERVE;
   const peer = storeWord.startsWith('peer:') ? join(root, 'bench', 'peers', `${storeWord.slice(5)}.mjs`) : undefined;
   const args = peer
     ? // A peer has no SIGTERM handler of its own; exiting normally is what makes --cpu-prof write the profile.
