@@ -153,7 +153,7 @@ export default async function httpBench(): Promise<BenchReport> {
   const fastify = named('fastify 5 + @fastify/rate-limit');
   const memLog = named('sdp memory, one account, log on');
   const memNoLog = named('sdp memory, one account, log off');
-  const sqliteOne = named('sdp SQLite, one account');
+  const sqliteOne = named('sdp SQLite, one account, log on');
   const ratio = (l: BenchLine | undefined) => (l ? l.opsPerSec / bare.opsPerSec : NaN);
   notes.push(`${CONNECTIONS} connections, ${SECONDS} s per load, ${ROUNDS} alternating rounds (medians); ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'taskset missing: processes not pinned'}`);
   notes.push(`fastify + rate-limit ratio ${ratio(fastify).toFixed(3)}; sdp memory one account log on ${ratio(memLog).toFixed(3)}; sdp SQLite one account ${ratio(sqliteOne).toFixed(3)}`);
