@@ -76,6 +76,10 @@ const median = (xs: number[]): number => {
  * hono, all loaded by the same autocannon in one run. Every server is started first and idles while
  * another is loaded; the loads alternate over rounds and each figure is the median of its rounds.
  * Servers run pinned to CPU 0, the load to CPU 1.
+ *
+ * `HTTP_BENCH_ONLY=REGEX` keeps the cases whose names match (bare always runs); `HTTP_BENCH_BASE=DIR` adds
+ * the memory server of another built checkout (log off and on) and notes, round by round, how this
+ * build differs from it: on a shared machine the paired difference is steadier than two medians.
  */
 export default async function httpBench(): Promise<BenchReport> {
   if (hasTaskset) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
