@@ -4,8 +4,13 @@
  * time (idle left out) summed by where the code lives, and the functions taking the most self time.
  *
  *   node --conditions=@sdp/source --import tsx bench/http-profile.ts [memory|sqlite] [on|off] [seconds]
+ *   node --conditions=@sdp/source --import tsx bench/http-profile.ts peer:bare - [seconds]
  *
- * With `SDP_BUILT=1` the server runs from built JavaScript (built first) instead of through tsx.
+ * `peer:NAME` profiles `bench/peers/NAME.mjs` under the same load instead (bare, engine-direct, ...), to
+ * set the project's shares beside a baseline's.
+ *
+ * With `SDP_BUILT=1` the server runs from built JavaScript (built first) instead of through tsx; with
+ * `SDP_BUILT=DIR`, from another checkout's build (an older tree, to compare with this one).
  *
  * Not a `*.bench.ts`: a profiled server is slower, so its figures are shares, not throughput.
  */
@@ -13,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SDP_SERVE, SDP_SERVE_BUILT, autocannon, buildWorkspace, hasTaskset, startServerProcess, stopServerProcess } from './server-process.ts';
+import { SDP_SERVE, SDP_SERVE_BUILT, autocannon, buildWorkspace, hasTaskset, root, startServerProcess, stopServerProcess } from './server-process.ts';
 
 interface ProfileNode {
   id: number;
@@ -54,9 +59,14 @@ try {
   writeFileSync(accounts, JSON.stringify([{ username: 'bench0', api_key: `${KEY}0`, package: { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 } }]));
   const store = storeWord === 'sqlite' ? `sqlite:${join(dir, 'one.db')}` : 'memory:';
   // SDP_BUILT=1: the built JavaScript (`npm run build` first), as the installed `sdp` bin runs.
-  if (process.env.SDP_BUILT) buildWorkspace();
-  const serve = process.env.SDP_BUILT ? SDP_SERVE_BUILT : SDP_SERVE;
-  const args = ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...serve, '--store', store, '--accounts', accounts, '--access-log', log === 'on' ? join(dir, 'access.log') : 'off'];
+  const builtAt = process.env.SDP_BUILT && process.env.SDP_BUILT !== '1' ? process.env.SDP_BUILT : undefined;
+  if (process.env.SDP_BUILT && !builtAt) buildWorkspace();
+  const serve = builtAt ? [join(builtAt, SDP_SERVE_BUILT[0]!), ...SDP_SERVE_BUILT.slice(1)] : process.env.SDP_BUILT ? SDP_SERVE_BUILT : SDP_SERVE;
+  const peer = storeWord.startsWith('peer:') ? join(root, 'bench', 'peers', `${storeWord.slice(5)}.mjs`) : undefined;
+  const args = peer
+    ? // A peer has no SIGTERM handler of its own; exiting normally is what makes --cpu-prof write the profile.
+      ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', "data:text/javascript,process.on('SIGTERM',()=>process.exit(0))", peer]
+    : ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...serve, '--store', store, '--accounts', accounts, '--access-log', log === 'on' ? join(dir, 'access.log') : 'off'];
   const server = await startServerProcess(process.execPath, args, 0);
   const load = (duration: number) =>
     autocannon({
@@ -93,13 +103,15 @@ try {
     const fn = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}:${node.callFrame.lineNumber + 1}`;
     functions.set(fn, (functions.get(fn) ?? 0) + dt);
   }
-  const pct = (t: number) => `${((t / busy) * 100).toFixed(1).padStart(5)} %`;
-  console.log(`${storeWord}, log ${log}: ${Math.round(result.requests.average)} req/s under the profiler, ${(busy / result.requests.total).toFixed(1)} µs busy per request`);
+  // Shares, and µs per request: the latter compare across runs of different peers and loads.
+  const pct = (t: number) => `${((t / busy) * 100).toFixed(1).padStart(5)} %  ${(t / result.requests.total).toFixed(2).padStart(6)} µs`;
+  console.log(`${storeWord}${peer ? '' : `, log ${log}`}: ${Math.round(result.requests.average)} req/s under the profiler, ${(busy / result.requests.total).toFixed(1)} µs busy per request`);
   console.log('\nbusy time by place:');
   for (const [name, t] of [...places].sort((a, b) => b[1] - a[1])) console.log(`  ${pct(t)}  ${name}`);
   console.log('\nfunctions by self time:');
   for (const [name, t] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${pct(t)}  ${name}`);
-  if (process.env.KEEP_PROFILE) writeFileSync(process.env.KEEP_PROFILE, JSON.stringify(profile));
+  // The whole profile, with the measured window and its request count to read it by.
+  if (process.env.KEEP_PROFILE) writeFileSync(process.env.KEEP_PROFILE, JSON.stringify({ ...profile, window: { from, to, requests: result.requests.total } }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

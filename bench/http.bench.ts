@@ -76,6 +76,10 @@ const median = (xs: number[]): number => {
  * hono, all loaded by the same autocannon in one run. Every server is started first and idles while
  * another is loaded; the loads alternate over rounds and each figure is the median of its rounds.
  * Servers run pinned to CPU 0, the load to CPU 1.
+ *
+ * `HTTP_BENCH_ONLY=REGEX` keeps the cases whose names match (bare always runs); `HTTP_BENCH_BASE=DIR` adds
+ * the memory server of another built checkout (log off and on) and notes, round by round, how this
+ * build differs from it: on a shared machine the paired difference is steadier than two medians.
  */
 export default async function httpBench(): Promise<BenchReport> {
   if (hasTaskset) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
@@ -106,6 +110,7 @@ export default async function httpBench(): Promise<BenchReport> {
     { name: 'fastify 5 + @fastify/rate-limit', accounts: 1, start: peer('fastify.mjs') },
     { name: 'hono 4 + @hono/node-server', accounts: 1, start: peer('hono.mjs') },
     { name: 'diagnostic: node:http + engine.call (no @sdp/http, no log)', accounts: 1, start: peer('engine-direct.mjs') },
+    { name: 'diagnostic: @sdp/http + engine.call (no server, no log)', accounts: 1, start: peer('http-direct.mjs') },
     { name: 'sdp memory, one account, log on', accounts: 1, start: sdp('memory:', one, true) },
     { name: 'sdp memory, one account, log off', accounts: 1, start: sdp('memory:', one, false) },
     { name: 'sdp memory, one account, log on, through tsx (npm start)', accounts: 1, start: sdp('memory:', one, true, SDP_SERVE) },
@@ -113,6 +118,16 @@ export default async function httpBench(): Promise<BenchReport> {
     { name: 'sdp SQLite, one account, log on', accounts: 1, start: sdp(`sqlite:${join(dir, 'one.db')}`, one, true) },
     { name: 'sdp SQLite, 50 accounts, log on', accounts: CONNECTIONS, start: sdp(`sqlite:${join(dir, 'fifty.db')}`, fifty, true) },
   ];
+  // Another built checkout's server beside this one (`HTTP_BENCH_BASE=DIR`): old against new in one run.
+  const base = process.env.HTTP_BENCH_BASE;
+  if (base) {
+    const at = (log: boolean) => sdp('memory:', one, log, [join(base, SDP_SERVE_BUILT[0]!), ...SDP_SERVE_BUILT.slice(1)]);
+    cases.push({ name: `sdp memory, one account, log off, built at ${base}`, accounts: 1, start: at(false) });
+    cases.push({ name: `sdp memory, one account, log on, built at ${base}`, accounts: 1, start: at(true) });
+  }
+  // `HTTP_BENCH_ONLY=REGEX`: only the cases whose names match (bare node:http, the baseline, always runs).
+  const only = process.env.HTTP_BENCH_ONLY ? new RegExp(process.env.HTTP_BENCH_ONLY) : undefined;
+  if (only) for (let i = cases.length - 1; i > 0; i--) if (!only.test(cases[i]!.name)) cases.splice(i, 1);
   const running: { child: ChildProcess; url: string }[] = [];
   const rounds: Figures[][] = cases.map(() => []);
   const notes: string[] = [];
@@ -137,22 +152,40 @@ export default async function httpBench(): Promise<BenchReport> {
       extra: { p99_ms: median(rs.map((f) => f.p99)), cpu_us_per_req: median(rs.map((f) => f.cpuUs)).toFixed(1) },
     };
   });
-  const [bare, fastify, , , memLog, memNoLog, , , sqliteOne] = lines as BenchLine[];
-  const ratio = (l: BenchLine) => l.opsPerSec / bare!.opsPerSec;
+  const named = (name: string) => lines.find((l) => l.name === name);
+  const bare = lines[0]!;
+  const fastify = named('fastify 5 + @fastify/rate-limit');
+  const memLog = named('sdp memory, one account, log on');
+  const memNoLog = named('sdp memory, one account, log off');
+  const sqliteOne = named('sdp SQLite, one account, log on');
+  const ratio = (l: BenchLine | undefined) => (l ? l.opsPerSec / bare.opsPerSec : NaN);
   notes.push(`${CONNECTIONS} connections, ${SECONDS} s per load, ${ROUNDS} alternating rounds (medians); ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'taskset missing: processes not pinned'}`);
-  notes.push(`fastify + rate-limit ratio ${ratio(fastify!).toFixed(3)}; sdp memory one account log on ${ratio(memLog!).toFixed(3)}; sdp SQLite one account ${ratio(sqliteOne!).toFixed(3)}`);
+  notes.push(`fastify + rate-limit ratio ${ratio(fastify).toFixed(3)}; sdp memory one account log on ${ratio(memLog).toFixed(3)}; sdp SQLite one account ${ratio(sqliteOne).toFixed(3)}`);
   const cpu = (l: BenchLine) => Number(l.extra!.cpu_us_per_req);
-  notes.push(
-    `the access log's cost (memory, one account, on against off): ${((1 - memLog!.opsPerSec / memNoLog!.opsPerSec) * 100).toFixed(1)} % of throughput, ${(cpu(memLog!) - cpu(memNoLog!)).toFixed(1)} µs of CPU a request`,
-  );
+  if (memLog && memNoLog) {
+    notes.push(
+      `the access log's cost (memory, one account, on against off): ${((1 - memLog.opsPerSec / memNoLog.opsPerSec) * 100).toFixed(1)} % of throughput, ${(cpu(memLog) - cpu(memNoLog)).toFixed(1)} µs of CPU a request`,
+    );
+  }
+  if (base) {
+    // Old against new, round by round (each pair loaded moments apart), steadier than the two medians.
+    for (const log of ['off', 'on']) {
+      const at = cases.findIndex((c) => c.name === `sdp memory, one account, log ${log}, built at ${base}`);
+      const here = cases.findIndex((c) => c.name === `sdp memory, one account, log ${log}`);
+      if (at < 0 || here < 0) continue;
+      const cpuDiff = median(rounds[here]!.map((f, r) => f.cpuUs - rounds[at]![r]!.cpuUs));
+      const rpsRatio = median(rounds[here]!.map((f, r) => f.rps / rounds[at]![r]!.rps));
+      notes.push(`log ${log}, this build against ${base}: ${cpuDiff >= 0 ? '+' : ''}${cpuDiff.toFixed(1)} µs CPU a request, ${rpsRatio.toFixed(3)}x the requests per second (medians of ${ROUNDS} paired rounds)`);
+    }
+  }
   notes.push('sdp cases run the built JavaScript (the installed sdp bin), built first; one runs the sources through tsx as npm start does');
   return {
     title: 'http: POST /v1.5/validate, the project beside bare node:http and two frameworks (autocannon, same run)',
-    baseline: bare!,
+    baseline: bare,
     subjects: lines.slice(1),
     goal: {
       text: 'memory, one account, log on >= 0.75 of bare and ahead of fastify + rate-limit; SQLite one account >= 0.5; p99 <= 3x bare',
-      met: ratio(memLog!) >= 0.75 && memLog!.opsPerSec > fastify!.opsPerSec && ratio(sqliteOne!) >= 0.5 && Number(memLog!.extra!.p99_ms) <= 3 * Number(bare!.extra!.p99_ms),
+      met: !!memLog && !!fastify && ratio(memLog) >= 0.75 && memLog.opsPerSec > fastify.opsPerSec && ratio(sqliteOne) >= 0.5 && Number(memLog.extra!.p99_ms) <= 3 * Number(bare.extra!.p99_ms),
     },
     notes,
   };

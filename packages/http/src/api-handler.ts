@@ -43,8 +43,7 @@ export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
 
 /** What the access log learns while a request is served. */
-interface Served {
-  response: WireResponse;
+interface Seen {
   username: string | null;
   cost: number | null;
 }
@@ -74,85 +73,100 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
     return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' }, body: text };
   };
 
-  async function serve(req: WireRequest, path: string, query: string): Promise<Served> {
-    if ((req.method === 'GET' || req.method === 'HEAD') && path.endsWith('/openapi.json')) {
-      const document = openApi(path);
-      if (document) return { response: document, username: null, cost: null };
-    }
-    const r = targets.get(req.method, path);
-    if (r.kind === 'mount') {
-      const response = await r.handler(req);
-      response.headers['X-API-Version'] ??= CURRENT_VERSION;
-      return { response, username: null, cost: null };
-    }
-    const base = baseHeaders(r.version, requestIds);
-    switch (r.kind) {
-      case 'not-found':
-        return refusal(404, r.message, base);
-      case 'method-not-allowed':
-        base.Allow = r.allow.join(', ');
-        return refusal(405, r.message, base);
-      case 'options':
-        base.Allow = r.allow.join(', ');
-        base['Access-Control-Allow-Methods'] = r.allow.join(', ');
-        base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type, Idempotency-Key';
-        base['Access-Control-Max-Age'] = '600';
-        return { response: { status: 204, headers: base }, username: null, cost: null };
-    }
-
-    const endpoint = r.endpoint;
-    const bytes = await req.readBody(bodyLimit);
-    if (bytes === null) {
-      base.Connection = 'close';
-      return refusal(413, `The request body is over the limit of ${bodyLimit} bytes`, base);
-    }
-    const mediaType = mediaTypeOf(req.header('content-type'));
-    let params: Record<string, unknown>;
-    let rawBody: string | undefined;
+  /**
+   * One request's answer. A single async function from the URL to the encoded answer, errors included:
+   * each async layer between the engine's answer and the socket costs the request another promise and
+   * another turn of the microtask queue. `seen` is filled for the access log (null without one).
+   */
+  async function serve(req: WireRequest, path: string, query: string, seen: Seen | null): Promise<WireResponse> {
     try {
-      const text = bytes.length === 0 ? '' : decodeUtf8(bytes);
-      if (endpoint.body === 'raw') {
-        rawBody = text;
-        params = mergeParams(formParams(query), r.pathParams);
-      } else if (query === '' && !r.hasPathParams) {
-        // The body's parameters alone: the parsed object is the call's own, so it needs no copy.
-        params = text ? withoutProtoKey(bodyParams(text, mediaType)) : {};
-      } else {
-        params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
+      if ((req.method === 'GET' || req.method === 'HEAD') && path.endsWith('/openapi.json')) {
+        const document = openApi(path);
+        if (document) return document;
       }
-    } catch (error) {
-      if (error instanceof BodyError) return refusal(error.status, error.message, base);
-      throw error;
-    }
+      const r = targets.get(req.method, path);
+      if (r.kind === 'mount') {
+        const response = await r.handler(req);
+        response.headers['X-API-Version'] ??= CURRENT_VERSION;
+        return response;
+      }
+      const base = baseHeaders(r.version, requestIds);
+      switch (r.kind) {
+        case 'not-found':
+          return errorResponse(404, r.message, base);
+        case 'method-not-allowed':
+          base.Allow = r.allow.join(', ');
+          return errorResponse(405, r.message, base);
+        case 'options':
+          base.Allow = r.allow.join(', ');
+          base['Access-Control-Allow-Methods'] = r.allow.join(', ');
+          base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type, Idempotency-Key';
+          base['Access-Control-Max-Age'] = '600';
+          return { status: 204, headers: base };
+      }
 
-    const authorization = req.header('authorization');
-    // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
-    if (authorization !== undefined && authorization.includes(',')) return refusal(400, 'Send one Authorization header, not several', base);
-    const credentials = readCredentials(authorization, req.header('auth'));
-    if (options.faults) {
-      // No rules, no promise: the common call pays nothing for the feature.
-      const asked = options.faults({ username: credentials?.username ?? null, endpoint: endpoint.id });
-      const fault = asked && (await asked);
-      if (fault) return { response: faultResponse(fault, base), username: null, cost: null };
+      const endpoint = r.endpoint;
+      const held = req.body;
+      const bytes = held === undefined ? await req.readBody(bodyLimit) : held.byteLength > bodyLimit ? null : held;
+      if (bytes === null) {
+        base.Connection = 'close';
+        return errorResponse(413, `The request body is over the limit of ${bodyLimit} bytes`, base);
+      }
+      const mediaType = mediaTypeOf(req.header('content-type'));
+      let params: Record<string, unknown>;
+      let rawBody: string | undefined;
+      try {
+        const text = bytes.length === 0 ? '' : decodeUtf8(bytes);
+        if (endpoint.body === 'raw') {
+          rawBody = text;
+          params = mergeParams(formParams(query), r.pathParams);
+        } else if (query === '' && !r.hasPathParams) {
+          // The body's parameters alone: the parsed object is the call's own, so it needs no copy.
+          params = text ? withoutProtoKey(bodyParams(text, mediaType)) : {};
+        } else {
+          params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
+        }
+      } catch (error) {
+        if (error instanceof BodyError) return errorResponse(error.status, error.message, base);
+        throw error;
+      }
+
+      const authorization = req.header('authorization');
+      // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
+      if (authorization !== undefined && authorization.includes(',')) return errorResponse(400, 'Send one Authorization header, not several', base);
+      const credentials = readCredentials(authorization, req.header('auth'));
+      if (options.faults) {
+        // No rules, no promise: the common call pays nothing for the feature.
+        const asked = options.faults({ username: credentials?.username ?? null, endpoint: endpoint.id });
+        const fault = asked && (await asked);
+        if (fault) return faultResponse(fault, base);
+      }
+      const call: ApiCall = { version: r.version, endpoint: endpoint.id, credentials, params, mediaType };
+      if (rawBody !== undefined) call.body = rawBody;
+      if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
+        const idempotencyKey = req.header('idempotency-key');
+        if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
+      }
+      const answer = await engine.call(call, endpoint);
+      if (seen !== null) {
+        seen.username = credentials && answer.status !== 401 ? credentials.username : null;
+        seen.cost = answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null;
+      }
+      return encode(answer, r.version, base, r.head, rateStyle, endpoint.allowance === 'analyze' ? 'analyze' : 'general');
+    } catch (error) {
+      if (seen !== null) seen.username = seen.cost = null;
+      if (isStoreUnavailable(error)) {
+        // The operator's side reaches the store outside engine.call; it answers as the API does.
+        const headers = { 'X-API-Version': CURRENT_VERSION, 'Retry-After': String(STORE_RETRY_AFTER_S) };
+        return errorResponse(503, 'The data store is unavailable; nothing was changed. Retry later.', headers);
+      }
+      options.onError?.(error);
+      return errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION });
     }
-    const call: ApiCall = { version: r.version, endpoint: endpoint.id, credentials, params, mediaType };
-    if (rawBody !== undefined) call.body = rawBody;
-    if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
-      const idempotencyKey = req.header('idempotency-key');
-      if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
-    }
-    const answer = await engine.call(call, endpoint);
-    return {
-      response: encode(answer, r.version, base, r.head, rateStyle, endpoint.allowance === 'analyze' ? 'analyze' : 'general'),
-      username: credentials && answer.status !== 401 ? credentials.username : null,
-      cost: answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null,
-    };
   }
 
-  const onAccess = options.onAccess;
-  return async (req) => {
-    const started = onAccess ? performance.now() : 0;
-    const url = req.url;
+  /** The request's path (without `basePath`) and query string. */
+  const target = (url: string): [path: string, query: string] => {
     const q = url.charCodeAt(0) === 47 /* / */ ? url.indexOf('?') : -2;
     let path: string;
     let query: string;
@@ -166,38 +180,41 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       query = split.query;
     }
     if (basePath && (path === basePath || path.startsWith(basePath + '/'))) path = path.slice(basePath.length) || '/';
-    let served: Served;
-    try {
-      served = await serve(req, path, query);
-    } catch (error) {
-      if (isStoreUnavailable(error)) {
-        // The operator's side reaches the store outside engine.call; it answers as the API does.
-        const headers = { 'X-API-Version': CURRENT_VERSION, 'Retry-After': String(STORE_RETRY_AFTER_S) };
-        served = { response: errorResponse(503, 'The data store is unavailable; nothing was changed. Retry later.', headers), username: null, cost: null };
-      } else {
-        options.onError?.(error);
-        served = { response: errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION }), username: null, cost: null };
-      }
-    }
-    if (req.method === 'HEAD') delete served.response.body;
-    if (onAccess) {
-      onAccess({
-        time: isoTime(Date.now()),
-        method: req.method,
-        path,
-        status: served.response.status,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-        username: served.username,
-        cost: served.cost,
-      });
-    }
-    return served.response;
+    return [path, query];
+  };
+
+  const onAccess = options.onAccess;
+  if (!onAccess) {
+    // Not an async function: the answer's promise is serve's own, with no layer to wait through.
+    return (req) => {
+      const [path, query] = target(req.url);
+      const answered = serve(req, path, query, null);
+      return req.method === 'HEAD' ? answered.then(withoutBody) : answered;
+    };
+  }
+  return async (req) => {
+    const started = performance.now();
+    const [path, query] = target(req.url);
+    const seen: Seen = { username: null, cost: null };
+    let response = await serve(req, path, query, seen);
+    if (req.method === 'HEAD') response = withoutBody(response);
+    onAccess({
+      time: isoTime(Date.now()),
+      method: req.method,
+      path,
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      username: seen.username,
+      cost: seen.cost,
+    });
+    return response;
   };
 }
 
-/** A refusal's answer: the error body on the headers every API answer carries. */
-function refusal(status: number, message: string, headers: Record<string, string>): Served {
-  return { response: errorResponse(status, message, headers), username: null, cost: null };
+/** HEAD is answered as GET would be, without the body. */
+function withoutBody(response: WireResponse): WireResponse {
+  delete response.body;
+  return response;
 }
 
 /** A parsed body's parameters without a `__proto__` key (JSON.parse makes it an own key; no endpoint has such a parameter). */

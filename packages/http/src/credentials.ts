@@ -9,16 +9,19 @@ export interface Credentials {
 
 const MAX_USERNAME = 64;
 const MAX_API_KEY = 256;
+/** Whitespace (a scheme word and its token) and control characters: neither is part of a raw pair. */
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const NOT_IN_PAIR = /[\s\u0000-\u001f\u007f-\u009f]/;
+const BASIC = /^basic\s+(\S+)$/i;
 
 export function readCredentials(authorization: string | undefined, auth: string | undefined): Credentials | undefined {
   if (authorization !== undefined) {
     const value = authorization.trim();
-    const basic = /^basic\s+(\S+)$/i.exec(value);
-    if (basic) return splitPair(decodeBasic(basic[1]!));
+    // The raw pair first, as most clients send it: a value that reads as one holds no space, so is no Basic.
     const pair = splitPair(value);
     if (pair) return pair;
+    const basic = BASIC.exec(value);
+    if (basic) return splitPair(decodeBasic(basic[1]!));
   }
   if (auth !== undefined) return splitPair(auth.trim());
   return undefined;
@@ -42,9 +45,8 @@ const UTF8 = new TextDecoder();
 function splitPair(value: string): Credentials | undefined {
   const colon = value.indexOf(':');
   if (colon <= 0 || colon === value.length - 1) return undefined;
-  // A scheme word followed by a space (`Bearer x:y`) is not the raw form.
-  if (/\s/.test(value)) return undefined;
-  // Control characters and over-long parts are refused here, at the edge, before any store sees them.
-  if (colon > MAX_USERNAME || value.length - colon - 1 > MAX_API_KEY || CONTROL.test(value)) return undefined;
+  // Over-long parts, control characters and a scheme word followed by a space (`Bearer x:y`) are
+  // refused here, at the edge, before any store sees them.
+  if (colon > MAX_USERNAME || value.length - colon - 1 > MAX_API_KEY || NOT_IN_PAIR.test(value)) return undefined;
   return { username: value.slice(0, colon), apiKey: value.slice(colon + 1) };
 }

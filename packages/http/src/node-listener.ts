@@ -11,31 +11,103 @@ export function createNodeListener(engine: Engine, options: HttpOptions = {}): (
 }
 
 export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => void answer(handler, req, res);
+  return (req, res) => {
+    const exchange = new NodeExchange(handler, req, res);
+    if (exchange.readsFirst()) readNodeBody(req, Infinity, exchange);
+    else void exchange.answer();
+  };
 }
 
-/** One request through the handler and its answer back out; an async function rather than callbacks, so no closure is made per request. */
-async function answer(handler: WireHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const wire = new NodeWireRequest(req, res);
-  let out: WireResponse;
-  try {
-    out = await handler(wire);
-  } catch {
-    if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
-    res.end('{"error":"Internal error"}');
-    return;
+/**
+ * Bodies declared this small (nearly every API call) are read before the handler runs, as a bare
+ * node:http server does: the handler then goes from the request to the engine without waiting on a
+ * promise for the body. Larger and chunked bodies are read when the handler asks, within its limit.
+ */
+const READ_FIRST_BYTES = 64 * 1024;
+
+/**
+ * One request and its response: the wire request the handler reads, and the answer written back. A class
+ * rather than an object of closures: nothing is allocated per request beyond the instance.
+ */
+class NodeExchange implements WireRequest, BodyWaiter {
+  readonly method: string;
+  readonly url: string;
+  /** The whole body when held before the handler asks (read first, or by a parser in front). */
+  body: Uint8Array | undefined;
+  /** Why a body read first did not arrive whole (the handler's `readBody` answers with it). */
+  private failure: Error | undefined;
+  /** An `Expect: 100-continue` request whose body was not asked for (yet). */
+  awaitingContinue: boolean;
+  constructor(
+    private readonly handler: WireHandler,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+    const headers = req.headers;
+    const expect = headers.expect;
+    this.awaitingContinue = expect !== undefined && /^100-continue$/i.test(expect);
+    const length = headers['content-length'];
+    this.body = length === '0' || (length === undefined && headers['transfer-encoding'] === undefined) ? EMPTY : bodyReadBefore(req);
   }
-  if (out.drop) return void req.socket.destroy();
-  if (out.stream) return sendStream(out.status, out.headers, out.stream, res);
-  if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
-  if (wire.awaitingContinue) {
-    // The client waits for 100 before sending its body and never got it: the connection cannot be reused.
-    out.headers.Connection = 'close';
-  } else if (!req.complete && out.headers.Connection === 'close') {
-    discardThen(req, () => send(res, out));
-    return;
+
+  /** Whether the body is to be read before the handler runs (then `bodyRead` calls it). */
+  readsFirst(): boolean {
+    if (this.body !== undefined || this.awaitingContinue) return false;
+    const length = this.req.headers['content-length'];
+    return length !== undefined && Number(length) <= READ_FIRST_BYTES;
   }
-  send(res, out);
+
+  bodyRead(body: Uint8Array | null, error?: Error): void {
+    if (error) this.failure = error;
+    else this.body = body!;
+    void this.answer();
+  }
+
+  header(name: string): string | undefined {
+    // Node keeps only the first of repeated Authorization headers; the handler must see them all to refuse.
+    if (name === 'authorization') return allValues(this.req.rawHeaders, name);
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  readBody(limit: number): Promise<Uint8Array | null> {
+    if (this.body !== undefined) return Promise.resolve(this.body.byteLength > limit ? null : this.body);
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const length = this.req.headers['content-length'];
+    // Over the limit by its own declaration: refused without inviting the body (no 100 Continue).
+    if (length !== undefined && Number(length) > limit) return Promise.resolve(null);
+    if (this.awaitingContinue) {
+      this.awaitingContinue = false;
+      this.res.writeContinue();
+    }
+    return new Promise((resolve, reject) => readNodeBody(this.req, limit, { bodyRead: (body, error) => (error ? reject(error) : resolve(body)) }));
+  }
+
+  /** The request through the handler and its answer back out. */
+  async answer(): Promise<void> {
+    const { req, res } = this;
+    let out: WireResponse;
+    try {
+      out = await this.handler(this);
+    } catch {
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end('{"error":"Internal error"}');
+      return;
+    }
+    if (out.drop) return void req.socket.destroy();
+    if (out.stream) return sendStream(out.status, out.headers, out.stream, res);
+    if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
+    if (this.awaitingContinue) {
+      // The client waits for 100 before sending its body and never got it: the connection cannot be reused.
+      out.headers.Connection = 'close';
+    } else if (!req.complete && out.headers.Connection === 'close') {
+      discardThen(req, () => send(res, out));
+      return;
+    }
+    send(res, out);
+  }
 }
 
 /** Status line, headers and body in one write (Node joins a string body to the headers it sends first). */
@@ -58,41 +130,6 @@ async function sendStream(status: number, headers: Record<string, string>, strea
   }
 }
 
-/** A class rather than an object of closures: nothing is allocated per request beyond the instance. */
-class NodeWireRequest implements WireRequest {
-  readonly method: string;
-  readonly url: string;
-  /** An `Expect: 100-continue` request whose body was not asked for (yet). */
-  awaitingContinue: boolean;
-  constructor(
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
-  ) {
-    this.method = req.method ?? 'GET';
-    this.url = req.url ?? '/';
-    const expect = req.headers.expect;
-    this.awaitingContinue = expect !== undefined && /^100-continue$/i.test(expect);
-  }
-  header(name: string): string | undefined {
-    // Node keeps only the first of repeated Authorization headers; the handler must see them all to refuse.
-    if (name === 'authorization') return allValues(this.req.rawHeaders, name);
-    const v = this.req.headers[name];
-    return Array.isArray(v) ? v.join(', ') : v;
-  }
-  readBody(limit: number): Promise<Uint8Array | null> {
-    const read = bodyReadBefore(this.req);
-    if (read !== undefined) return Promise.resolve(read.byteLength > limit ? null : read);
-    const length = this.req.headers['content-length'];
-    // Over the limit by its own declaration: refused without inviting the body (no 100 Continue).
-    if (length !== undefined && Number(length) > limit) return Promise.resolve(null);
-    if (this.awaitingContinue) {
-      this.awaitingContinue = false;
-      this.res.writeContinue();
-    }
-    return readNodeBody(this.req, limit);
-  }
-}
-
 /**
  * Every value of a header, joined with `, `, read from the raw list (the header's lowercase name given).
  * Cheaper than `headersDistinct`, which builds lists of every header of the request.
@@ -101,9 +138,18 @@ function allValues(raw: string[], name: string): string | undefined {
   let out: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i]!;
-    if (key.length === name.length && (key === name || key.toLowerCase() === name)) out = out === undefined ? raw[i + 1]! : `${out}, ${raw[i + 1]!}`;
+    if (key.length === name.length && (key === name || sameLowercase(key, name))) out = out === undefined ? raw[i + 1]! : `${out}, ${raw[i + 1]!}`;
   }
   return out;
+}
+
+/** Whether `key` lowercased is `lower` (a header name, ASCII), without building the lowercase string. */
+function sameLowercase(key: string, lower: string): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /** What a framework's body parser leaves on the request (Express's `json()`/`urlencoded()`, `rawBody` plugins). */
@@ -169,63 +215,59 @@ function discardThen(req: IncomingMessage, answer: () => void): void {
   req.resume();
 }
 
-function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
-  const length = req.headers['content-length'];
-  if (length !== undefined && Number(length) > limit) return Promise.resolve(null);
-  if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(EMPTY);
-  return new Promise((resolve, reject) => {
-    (req as Reading)[READING] = new BodyRead(limit, resolve, reject);
-    req.on('data', onBodyData);
-    req.on('end', onBodyEnd);
-    req.on('error', onBodyError);
-    req.on('close', onBodyClose);
-  });
+/** Told once when a body is read whole (`null`: past the limit), or why it was not. */
+interface BodyWaiter {
+  bodyRead(body: Uint8Array | null, error?: Error): void;
 }
 
-/** A body being read: the listeners below are shared by every request and find it on the request. */
+/** Reads a body within `limit` bytes; the listeners are shared by every request and find its read on it. */
+function readNodeBody(req: IncomingMessage, limit: number, waiter: BodyWaiter): void {
+  (req as Reading)[READING] = new BodyRead(limit, waiter);
+  // No 'error' listener: a request emits 'error' only to listeners it has, and always 'close' after.
+  req.on('data', onBodyData);
+  req.on('end', onBodyEnd);
+  req.on('close', onBodyClose);
+}
+
 class BodyRead {
   readonly chunks: Buffer[] = [];
   size = 0;
   settled = false;
   constructor(
     readonly limit: number,
-    readonly resolve: (body: Uint8Array | null) => void,
-    readonly reject: (error: Error) => void,
+    readonly waiter: BodyWaiter,
   ) {}
 }
 
 const READING = Symbol('sdp body read');
 type Reading = IncomingMessage & { [READING]: BodyRead };
 
-function settle(req: Reading, body: Uint8Array | null, error?: Error): void {
-  const read = req[READING];
-  if (read.settled) return;
-  read.settled = true;
-  req.off('data', onBodyData);
-  if (error) read.reject(error);
-  else read.resolve(body);
-}
-
 function onBodyData(this: Reading, chunk: Buffer): void {
   const read = this[READING];
+  if (read.settled) return;
   read.size += chunk.length;
   // Past the limit nothing more is kept; the rest is discarded by Node once the 413 is sent.
-  if (read.size > read.limit) settle(this, null);
-  else read.chunks.push(chunk);
+  if (read.size > read.limit) {
+    read.settled = true;
+    read.chunks.length = 0;
+    read.waiter.bodyRead(null);
+  } else read.chunks.push(chunk);
 }
 
 function onBodyEnd(this: Reading): void {
-  const { chunks, size } = this[READING];
-  settle(this, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-}
-
-function onBodyError(this: Reading, error: Error): void {
-  settle(this, null, error);
+  const read = this[READING];
+  if (read.settled) return;
+  read.settled = true;
+  const { chunks } = read;
+  read.waiter.bodyRead(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, read.size));
 }
 
 // 'close' follows 'end' on every request: the error is built only when the body really was cut short.
 function onBodyClose(this: Reading): void {
-  if (!this[READING].settled) settle(this, null, new Error('request closed before its body ended'));
+  const read = this[READING];
+  if (read.settled) return;
+  read.settled = true;
+  read.waiter.bodyRead(null, new Error('request closed before its body ended'));
 }
 
 /**

@@ -13,6 +13,11 @@ export interface WireRequest {
    * is refused before any of it is parsed.
    */
   readBody(limit: number): Promise<Uint8Array | null>;
+  /**
+   * The whole body, when the face holds it before the handler runs (the Node face reads small bodies
+   * first): the same bytes `readBody` gives, without waiting on a promise for them.
+   */
+  readonly body?: Uint8Array;
 }
 
 export interface WireResponse {
