@@ -55,7 +55,7 @@ export { type PreviewAnalysis, type PreviewAnalysisType, type PreviewData, type 
 export { type Preview, type PreviewCommand, type PreviewEvent, type PreviewStatus, type Previews } from './previews/preview.ts';
 export { type PushFeed } from './push/feed.ts';
 export { validateOutput, type PullFormat } from './push/output-types.ts';
-export { FINISHING_MS, pendingTransitions, pushDecider, type HashType, type PullPage, type PushCommand, type PushEvent, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './push/push-subscription.ts';
+export { FINISHING_MS, PUSH_EVENT_TYPES, pendingTransitions, pushDecider, type HashType, type PullPage, type PushCommand, type PushEvent, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './push/push-subscription.ts';
 export { capacityStream, dailyAccountLimit, dailyCapacityDecider, type CapacityEvent, type DailyCapacity, type OfferedInteraction, type RecordInteractionsCommand, type RecordingMatch } from './recording-index/capacity.ts';
 export { authorOf } from './recording-index/interaction-facts.ts';
 export { recordInteractions, recordedInteractions, type RecordResult, type RecordedInteraction, type RecordingContext } from './recordings/record-interactions.ts';

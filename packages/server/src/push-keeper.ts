@@ -1,4 +1,4 @@
-import type { PushDelivery, Engine } from '@sdp/core';
+import { PUSH_EVENT_TYPES, type PushDelivery, type Engine } from '@sdp/core';
 import { ManualClock, type SystemClock } from '@sdp/clock';
 
 /** How often the system clock's keeper looks for new subscriptions and due deliveries. */
@@ -31,11 +31,14 @@ export class PushKeeper {
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
-  /** Reads the log since the last look; every subscription of an account whose push stream moved is planned now. */
+  /**
+   * Reads the push events written since the last look (by type: the rest of the log is not read, nor
+   * parsed, every second); every subscription of an account whose push stream moved is planned now.
+   */
   async discover(): Promise<void> {
     const touched = new Set<string>();
     for (;;) {
-      const page = await this.engine.store.readAll(this.after, 10_000);
+      const page = await this.engine.store.readTypes(PUSH_EVENT_TYPES, this.after, 10_000);
       if (page.length === 0) break;
       for (const e of page) if (e.stream.startsWith('push:')) touched.add(e.stream.slice('push:'.length));
       this.after = page[page.length - 1]!.position;

@@ -30,6 +30,25 @@ export type PushEvent =
   | DomainEvent<'PullPageServed', { id: string; from: number; to: number; bytes: number; at: number }>
   | DeliveryEvent;
 
+/**
+ * Every type a push stream holds, for readers that follow subscriptions through the log by type (the
+ * server's push keeper) rather than reading every event. The check below fails to compile when a type
+ * is added to `PushEvent` and not here.
+ */
+export const PUSH_EVENT_TYPES = [
+  'PushSubscriptionCreated',
+  'PushStatusChanged',
+  'PushSubscriptionUpdated',
+  'PushSubscriptionDeleted',
+  'PullPageServed',
+  'PushBatchOpened',
+  'PushBatchDelivered',
+  'PushDeliveryFailed',
+  'PushDeliveryAbandoned',
+] as const satisfies readonly PushEvent['type'][];
+const everyPushType: [Exclude<PushEvent['type'], (typeof PUSH_EVENT_TYPES)[number]>] extends [never] ? true : false = true;
+void everyPushType;
+
 export type PushCommand =
   | {
       type: 'CreatePush';
