@@ -6,6 +6,7 @@ import { ENDPOINTS, VERSIONS, atLeast, firehose, type Endpoint, type VersionId }
 import { samplePath } from '@sdp/http';
 import { defaultSettings, type ServerSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
+import { FLUSH_MS } from './access-log.ts';
 
 const T0 = Date.parse('2026-03-02T08:05:37Z');
 const TOKEN = 'operator-token-for-tests';
@@ -284,8 +285,10 @@ describe('settings that shape the wire', () => {
   });
 
   it('writes one JSON access-log line per request', async () => {
-    const lines = readFileSync(join(dir, 'access.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.length).toBeGreaterThan(10);
+    // Lines are written in batches: a quiet server's reach the file within FLUSH_MS.
+    const read = () => readFileSync(join(dir, 'access.log'), 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { time: string; username?: string; cost?: unknown });
+    await expect.poll(() => read().length, { timeout: FLUSH_MS * 5, interval: 100 }).toBeGreaterThan(10);
+    const lines = read();
     for (const l of lines) expect(Object.keys(l).sort()).toEqual(['cost', 'level', 'method', 'ms', 'path', 'status', 'time', 'username']);
     for (const l of lines) expect(new Date(l.time).toISOString()).toBe(l.time);
     expect(lines.some((l) => l.username === 'tourist' && typeof l.cost === 'number')).toBe(true);
