@@ -239,17 +239,6 @@ function sentence(rng: SeededRandom, topics: readonly Topic[]): string {
   return (SENTENCES[key] ??= `${OPENERS[o]} ${ADJECTIVES[a]} ${t ? t.noun : PLAIN_NOUNS[n - TOPIC_FACTS.length]}${bang ? '!' : '.'}${topics[1] ? ` Also ${topics[1].name}.` : ''}`);
 }
 
-const REPLIES = ['So true', 'No way', 'Love this', 'Agreed', 'Hmm'];
-/** Comments spelled so far, by reply, adjective and topic (as sentences are: built once, shared). */
-const COMMENTS = new Array<string | undefined>(REPLIES.length * ADJECTIVES.length * (TOPIC_FACTS.length + 1)).fill(undefined);
-
-function comment(rng: SeededRandom, topic: Topic | undefined): string {
-  const r = rng.int(REPLIES.length);
-  const a = rng.int(ADJECTIVES.length);
-  const key = (r * ADJECTIVES.length + a) * (TOPIC_FACTS.length + 1) + (topic ? topic.k + 1 : 0);
-  return (COMMENTS[key] ??= `${REPLIES[r]}, ${ADJECTIVES[a]} ${topic?.word ?? 'post'}`);
-}
-
 const NO_HASHTAGS: string[] = Object.freeze([]) as unknown as string[];
 
 /** The hashtags a story carries: each topic's with a chance of 0.4 (one draw per topic, in order). */
@@ -266,26 +255,6 @@ interface Link {
   /** The path's first segment: the topic's word, or "page". */
   word: string;
   url: string;
-  /** `domain` + `path`, and the title (`"coffee on example.com"`) an interaction's `links` carries. */
-  normalized: string;
-  title: string;
-}
-
-/** Links spelled so far, by domain, topic and page number (as sentences are: built once, shared). */
-const LINKS = new Array<Link | undefined>(DOMAINS.length * (TOPIC_FACTS.length + 1) * 1000).fill(undefined);
-
-function linkOf(rng: SeededRandom, topic: Topic | undefined): Link {
-  const d = rng.int(DOMAINS.length);
-  const page = rng.int(1000);
-  const key = (d * (TOPIC_FACTS.length + 1) + (topic ? topic.k + 1 : 0)) * 1000 + page;
-  let link = LINKS[key];
-  if (!link) {
-    const domain = DOMAINS[d]!;
-    const word = topic?.word ?? 'page';
-    const path = `/${word}/${page}`;
-    link = LINKS[key] = Object.freeze({ domain, path, word, url: `https://${domain}${path}`, normalized: `${domain}${path}`, title: `${word} on ${domain}` });
-  }
-  return link;
 }
 
 interface Story {
@@ -301,7 +270,12 @@ function story(rng: SeededRandom, a: Author, mediaType: string): Story {
   const topics = topicsFor(rng);
   const content = sentence(rng, topics.topics);
   let link: Link | undefined;
-  if (mediaType === 'link') link = linkOf(rng, topics.topics[0]);
+  if (mediaType === 'link') {
+    const domain = rng.pick(DOMAINS);
+    const word = topics.topics[0]?.word ?? 'page';
+    const path = `/${word}/${rng.int(1000)}`;
+    link = { domain, path, word, url: `https://${domain}${path}` };
+  }
   const sentiment = SENTIMENT.draw(rng);
   return { topics, content, link, language: a.country[3], sentiment, hashtags: hashtagsOf(rng, topics.topics) };
 }
@@ -349,7 +323,7 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
     if (link) parent.link = link.url;
     fb.parent = parent;
     if (type === 'comment') {
-      content = comment(rng, p.topics.topics[0]);
+      content = `${rng.pick(['So true', 'No way', 'Love this', 'Agreed', 'Hmm'])}, ${rng.pick(ADJECTIVES)} ${p.topics.topics[0]?.word ?? 'post'}`;
       fb.content = content;
       fb.language = author.country[3];
       fb.sentiment = SENTIMENT.draw(rng);
@@ -362,7 +336,7 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
     fb,
   };
   if (link) {
-    out.links = { url: [link.url], normalized_url: [link.normalized], domain: [link.domain], title: [link.title], code: [200] };
+    out.links = { url: [link.url], normalized_url: [`${link.domain}${link.path}`], domain: [link.domain], title: [`${link.word} on ${link.domain}`], code: [200] };
   }
   return out;
 }
