@@ -7,28 +7,6 @@ import { tokenize } from './text-tokens.ts';
  * target and case mode, so that every condition on the same target reads and tokenises it once.
  */
 
-/**
- * Token lists of short texts seen lately, case-folded and as written. Interactions repeat their texts
- * (a week of the synthetic firehose says 360,000 contents, 24,000 of them different), and tokenizing
- * each again was most of what a recording's filter cost. Token lists are never changed by a reader, so
- * one list serves every interaction with that text. Bounded: emptied when full, long texts not kept.
- */
-const TOKENS_FOLDED = new Map<string, string[]>();
-const TOKENS_AS_WRITTEN = new Map<string, string[]>();
-const MAX_CACHED_TEXTS = 32_768;
-const MAX_CACHED_LENGTH = 200;
-
-function tokensOfText(text: string, cs: boolean): string[] {
-  if (text.length > MAX_CACHED_LENGTH) return tokenize(cs ? text : text.toLowerCase());
-  const cache = cs ? TOKENS_AS_WRITTEN : TOKENS_FOLDED;
-  let t = cache.get(text);
-  if (t === undefined) {
-    if (cache.size >= MAX_CACHED_TEXTS) cache.clear();
-    cache.set(text, (t = tokenize(cs ? text : text.toLowerCase())));
-  }
-  return t;
-}
-
 /** Token lists of a target's values, one list per value. */
 export function tokensOf(s: Scope, key: string, read: (i: Interaction) => unknown, cs: boolean): string[][] {
   let t = s.memo?.get(key) as string[][] | undefined;
@@ -38,11 +16,11 @@ export function tokensOf(s: Scope, key: string, read: (i: Interaction) => unknow
   if (Array.isArray(v)) {
     for (const x of v) {
       const text = textOf(x);
-      if (text) t.push(tokensOfText(text, cs));
+      if (text) t.push(tokenize(cs ? text : text.toLowerCase()));
     }
   } else {
     const text = textOf(v);
-    if (text) t.push(tokensOfText(text, cs));
+    if (text) t.push(tokenize(cs ? text : text.toLowerCase()));
   }
   (s.memo ??= new Map()).set(key, t);
   return t;

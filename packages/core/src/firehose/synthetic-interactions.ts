@@ -113,10 +113,6 @@ interface Topic {
   /** `{ name, category }`, shared by every interaction about the topic (frozen: no reader may change it). */
   object: Readonly<{ name: string; category: string }>;
   id: number;
-  /** Its place in the list, which spells sentences about it. */
-  k: number;
-  /** What a sentence says of it: "Coffee coffee". */
-  noun: string;
 }
 
 const TOPIC_FACTS: readonly Topic[] = TOPIC_LIST.map(([name, category, word], k) => ({
@@ -125,8 +121,6 @@ const TOPIC_FACTS: readonly Topic[] = TOPIC_LIST.map(([name, category, word], k)
   hashtag: name.toLowerCase().replace(/[^a-z0-9]/g, ''),
   object: Object.freeze({ name, category }),
   id: 100_000_000 + k,
-  k,
-  noun: `${name} ${word}`,
 }));
 const TOPICS = new Weighted(TOPIC_FACTS.map((t, k) => [t, 1 / (k + 1)] as const));
 
@@ -155,14 +149,10 @@ function authorOf(seed: number, k: number): Author {
   return { id, age, gender, country, region, type, demographics, ref: Object.freeze({ id }) };
 }
 
-/**
- * Authors of the seeds in use (an author is a pure function of seed and index, so caching is safe), each
- * seed's in an array of the full length from the start: filled at random places, a growing one fell into
- * the slow dictionary kind, and its look-up was most of what drawing an author cost.
- */
-const AUTHOR_CACHE = new Map<number, (Author | undefined)[]>();
+/** Authors of the seeds in use (an author is a pure function of seed and index, so caching is safe). */
+const AUTHOR_CACHE = new Map<number, Author[]>();
 let cachedSeed: number | undefined;
-let cachedAuthors: (Author | undefined)[] = [];
+let cachedAuthors: Author[] = [];
 
 /** A few authors write a great deal, most rarely: the square of a uniform draw favours low indexes. */
 function drawAuthor(rng: SeededRandom, seed: number): Author {
@@ -172,7 +162,7 @@ function drawAuthor(rng: SeededRandom, seed: number): Author {
     let authors = AUTHOR_CACHE.get(seed);
     if (!authors) {
       if (AUTHOR_CACHE.size >= 16) AUTHOR_CACHE.delete(AUTHOR_CACHE.keys().next().value as number);
-      AUTHOR_CACHE.set(seed, (authors = new Array<Author | undefined>(AUTHORS).fill(undefined)));
+      AUTHOR_CACHE.set(seed, (authors = []));
     }
     cachedSeed = seed;
     cachedAuthors = authors;
@@ -180,63 +170,23 @@ function drawAuthor(rng: SeededRandom, seed: number): Author {
   return (cachedAuthors[k] ??= authorOf(seed, k));
 }
 
-/**
- * The topics an interaction is about, with the lists it carries of them (`fb.topics`, `fb.topic_ids`),
- * frozen and shared by every interaction about the same topics in the same order: there are at most
- * 20 × 19 × 18 such lists, where a week's firehose spelled them half a million times.
- */
-interface TopicSet {
-  topics: readonly Topic[];
-  objects: readonly Readonly<{ name: string; category: string }>[];
-  ids: readonly number[];
-}
+const NO_TOPICS: readonly Topic[] = Object.freeze([]);
 
-const NO_TOPICS: TopicSet = Object.freeze({ topics: Object.freeze([]), objects: Object.freeze([]), ids: Object.freeze([]) });
-
-/** Topic sets by their topics' places plus one (0: none), three places of 21 each. */
-const TOPIC_SETS = new Array<TopicSet | undefined>((TOPIC_FACTS.length + 1) ** 3).fill(undefined);
-
-function topicsFor(rng: SeededRandom): TopicSet {
+function topicsFor(rng: SeededRandom): readonly Topic[] {
   const n = rng.chance(0.15) ? 0 : rng.chance(0.7) ? 1 : rng.chance(0.6) ? 2 : 3;
   if (n === 0) return NO_TOPICS;
-  // Distinct topics in the order drawn (a repeated draw adds nothing), as places plus one.
-  let a = 0;
-  let b = 0;
-  let c = 0;
+  const out: Topic[] = [];
   for (let k = 0; k < n; k++) {
-    const t = TOPICS.draw(rng).k + 1;
-    if (t === a || t === b || t === c) continue;
-    if (a === 0) a = t;
-    else if (b === 0) b = t;
-    else c = t;
+    const t = TOPICS.draw(rng);
+    if (!out.includes(t)) out.push(t);
   }
-  const key = (a * (TOPIC_FACTS.length + 1) + b) * (TOPIC_FACTS.length + 1) + c;
-  return (TOPIC_SETS[key] ??= topicSet([a, b, c].filter((x) => x > 0).map((x) => TOPIC_FACTS[x - 1]!)));
+  return out;
 }
-
-function topicSet(topics: Topic[]): TopicSet {
-  return Object.freeze({ topics: Object.freeze(topics), objects: Object.freeze(topics.map((t) => t.object)), ids: Object.freeze(topics.map((t) => t.id)) });
-}
-
-const PLAIN_NOUNS = ['weekend', 'weather', 'commute', 'lunch'];
-
-/**
- * Sentences spelled so far, by the draws that make them (opener, adjective, noun, mark, second topic):
- * some 60,000 of them in all, where a week's firehose says half a million. Shared, a sentence is built
- * once and its text is one string every reader (and the filters' token cache) sees again.
- */
-const SENTENCES = new Array<string | undefined>(OPENERS.length * ADJECTIVES.length * (TOPIC_FACTS.length + PLAIN_NOUNS.length) * 2 * (TOPIC_FACTS.length + 1)).fill(undefined);
 
 function sentence(rng: SeededRandom, topics: readonly Topic[]): string {
   const t = topics[0];
-  // The draws in the order the sentence reads: the plain noun (when no topic), opener, adjective, mark.
-  const n = t ? t.k : TOPIC_FACTS.length + rng.int(PLAIN_NOUNS.length);
-  const o = rng.int(OPENERS.length);
-  const a = rng.int(ADJECTIVES.length);
-  const bang = rng.chance(0.3) ? 1 : 0;
-  const also = topics[1] ? topics[1].k + 1 : 0;
-  const key = (((o * ADJECTIVES.length + a) * (TOPIC_FACTS.length + PLAIN_NOUNS.length) + n) * 2 + bang) * (TOPIC_FACTS.length + 1) + also;
-  return (SENTENCES[key] ??= `${OPENERS[o]} ${ADJECTIVES[a]} ${t ? t.noun : PLAIN_NOUNS[n - TOPIC_FACTS.length]}${bang ? '!' : '.'}${topics[1] ? ` Also ${topics[1].name}.` : ''}`);
+  const noun = t ? `${t.name} ${t.word}` : rng.pick(['weekend', 'weather', 'commute', 'lunch']);
+  return `${rng.pick(OPENERS)} ${rng.pick(ADJECTIVES)} ${noun}${rng.chance(0.3) ? '!' : '.'}${topics[1] ? ` Also ${topics[1].name}.` : ''}`;
 }
 
 const NO_HASHTAGS: string[] = Object.freeze([]) as unknown as string[];
@@ -248,6 +198,7 @@ function hashtagsOf(rng: SeededRandom, topics: readonly Topic[]): string[] {
   return out ?? NO_HASHTAGS;
 }
 
+const topicObjects = (topics: readonly Topic[]): Readonly<{ name: string; category: string }>[] => topics.map((t) => t.object);
 
 interface Link {
   domain: string;
@@ -258,7 +209,7 @@ interface Link {
 }
 
 interface Story {
-  topics: TopicSet;
+  topics: readonly Topic[];
   content: string;
   link: Link | undefined;
   language: string;
@@ -268,16 +219,16 @@ interface Story {
 
 function story(rng: SeededRandom, a: Author, mediaType: string): Story {
   const topics = topicsFor(rng);
-  const content = sentence(rng, topics.topics);
+  const content = sentence(rng, topics);
   let link: Link | undefined;
   if (mediaType === 'link') {
     const domain = rng.pick(DOMAINS);
-    const word = topics.topics[0]?.word ?? 'page';
+    const word = topics[0]?.word ?? 'page';
     const path = `/${word}/${rng.int(1000)}`;
     link = { domain, path, word, url: `https://${domain}${path}` };
   }
   const sentiment = SENTIMENT.draw(rng);
-  return { topics, content, link, language: a.country[3], sentiment, hashtags: hashtagsOf(rng, topics.topics) };
+  return { topics, content, link, language: a.country[3], sentiment, hashtags: hashtagsOf(rng, topics) };
 }
 
 function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
@@ -298,9 +249,9 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
     fb.language = s.language;
     fb.sentiment = s.sentiment;
     fb.hashtags = s.hashtags;
-    if (s.topics.topics.length > 0) {
-      fb.topics = s.topics.objects;
-      fb.topic_ids = s.topics.ids;
+    if (s.topics.length > 0) {
+      fb.topics = topicObjects(s.topics);
+      fb.topic_ids = s.topics.map((t) => t.id);
     }
     if (link) fb.link = link.url;
     fb.all = { content };
@@ -319,11 +270,11 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
       hashtags: p.hashtags,
       interface: rng.chance(0.7) ? 'mobile' : 'desktop',
     };
-    if (p.topics.topics.length > 0) parent.topics = p.topics.objects;
+    if (p.topics.length > 0) parent.topics = topicObjects(p.topics);
     if (link) parent.link = link.url;
     fb.parent = parent;
     if (type === 'comment') {
-      content = `${rng.pick(['So true', 'No way', 'Love this', 'Agreed', 'Hmm'])}, ${rng.pick(ADJECTIVES)} ${p.topics.topics[0]?.word ?? 'post'}`;
+      content = `${rng.pick(['So true', 'No way', 'Love this', 'Agreed', 'Hmm'])}, ${rng.pick(ADJECTIVES)} ${p.topics[0]?.word ?? 'post'}`;
       fb.content = content;
       fb.language = author.country[3];
       fb.sentiment = SENTIMENT.draw(rng);
@@ -344,7 +295,7 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
 function linkedin(rng: SeededRandom, seed: number, at: number): Interaction {
   const a = drawAuthor(rng, seed);
   const share = rng.chance(0.35);
-  const topics = topicsFor(rng).topics;
+  const topics = topicsFor(rng);
   const content = share ? '' : sentence(rng, topics);
   const member = {
     id: a.id,
