@@ -1,26 +1,15 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchLine, BenchReport } from './lib.ts';
-import { SDP_SERVE, SDP_SERVE_BUILT, autocannon, buildWorkspace, hasTaskset, root, startServerProcess, stopServerProcess } from './server-process.ts';
+import { LOAD_CONNECTIONS, SDP_SERVE, SDP_SERVE_BUILT, benchAccountsFile, buildWorkspace, hasTaskset, median, processCpu, root, startServerProcess, stopServerProcess, validateLoad } from './server-process.ts';
 
 const SECONDS = Number(process.env.HTTP_BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 3);
-const CONNECTIONS = 50;
-const KEY = 'bench-key-00000000000000000000001';
+const CONNECTIONS = LOAD_CONNECTIONS;
 const startProcess = (cmd: string, args: string[]) => startServerProcess(cmd, args, 0);
 const stop = stopServerProcess;
-
-/** CPU seconds a process has used (user + system), or NaN where /proc is missing. */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
 
 interface Figures {
   rps: number;
@@ -31,24 +20,16 @@ interface Figures {
   cpuUs: number;
 }
 
-const BODY = JSON.stringify({ csdl: 'interaction.content contains "hello"' });
-
 /** One load of `POST /v1.5/validate`; `accounts` > 1 gives each connection its own account and key. */
-async function load(url: string, pid: number, accounts: number, seconds: number): Promise<Figures> {
-  let connection = 0;
-  const r = await autocannon({
-    url: url + '/v1.5/validate',
-    method: 'POST',
-    headers: { Authorization: `bench0:${KEY}0`, 'Content-Type': 'application/json' },
-    body: BODY,
-    connections: CONNECTIONS,
-    duration: seconds,
-    setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
-      const n = connection++ % accounts;
-      client.setHeaders({ Authorization: `bench${n}:${KEY}${n}`, 'Content-Type': 'application/json' });
-    },
-  });
+async function load(url: string, _pid: number, accounts: number, seconds: number): Promise<Figures> {
+  const r = await validateLoad(url, accounts, seconds);
   return { rps: r.requests.average, total: r.requests.total, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuUs: NaN };
+}
+
+/** CPU seconds a process has used (user + system), or NaN where /proc is missing. */
+function cpuSeconds(pid: number): number {
+  const { user, system } = processCpu(pid);
+  return user + system;
 }
 
 async function measured(url: string, pid: number, accounts: number): Promise<Figures> {
@@ -65,10 +46,6 @@ interface Case {
   start(): Promise<{ child: ChildProcess; url: string }>;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /**
  * Issue 16's measure: `POST /v1.5/validate` (auth, allowance, charge, filter validation, five rate
@@ -84,14 +61,8 @@ const median = (xs: number[]): number => {
 export default async function httpBench(): Promise<BenchReport> {
   if (hasTaskset) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
   const dir = mkdtempSync(join(tmpdir(), 'sdp-http-bench-'));
-  const pkg = { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 };
-  const accountsFile = (n: number) => {
-    const file = join(dir, `accounts-${n}.json`);
-    writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => ({ username: `bench${i}`, api_key: `${KEY}${i}`, package: pkg }))));
-    return file;
-  };
-  const one = accountsFile(1);
-  const fifty = accountsFile(CONNECTIONS);
+  const one = benchAccountsFile(dir, 1);
+  const fifty = benchAccountsFile(dir, CONNECTIONS);
   const peer = (file: string) => () => startProcess(process.execPath, [join(root, 'bench', 'peers', file)]);
   // The installed `sdp` runs built JavaScript; `npm start` runs the sources through tsx (one case, for comparison).
   buildWorkspace();

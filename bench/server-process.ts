@@ -1,6 +1,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The few autocannon options and results the HTTP benchmarks use (the package ships no types). */
@@ -58,3 +59,52 @@ export async function stopServerProcess(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await done;
 }
+
+/** Connections of the validate load; also the number of accounts of the "50 accounts" cases. */
+export const LOAD_CONNECTIONS = 50;
+/** Account `benchN`'s key is this followed by N. */
+export const BENCH_KEY = 'bench-key-00000000000000000000001';
+const VALIDATE_BODY = JSON.stringify({ csdl: 'interaction.content contains "hello"' });
+
+/** CPU seconds a process has used, user and system, or NaN where /proc is missing. */
+export function processCpu(pid: number): { user: number; system: number } {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  } catch {
+    return { user: NaN, system: NaN };
+  }
+}
+
+/**
+ * One load of `POST /v1.5/validate` by autocannon; `accounts` > 1 gives each connection its own account
+ * and key (`benchN`), as `benchAccountsFile` opens them.
+ */
+export function validateLoad(url: string, accounts: number, seconds: number): Promise<LoadResult> {
+  let connection = 0;
+  return autocannon({
+    url: url + '/v1.5/validate',
+    method: 'POST',
+    headers: { Authorization: `bench0:${BENCH_KEY}0`, 'Content-Type': 'application/json' },
+    body: VALIDATE_BODY,
+    connections: LOAD_CONNECTIONS,
+    duration: seconds,
+    setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
+      const n = connection++ % accounts;
+      client.setHeaders({ Authorization: `bench${n}:${BENCH_KEY}${n}`, 'Content-Type': 'application/json' });
+    },
+  });
+}
+
+/** An `--accounts` file of `n` accounts (`bench0` …) with allowances no load reaches, written in `dir`. */
+export function benchAccountsFile(dir: string, n: number): string {
+  const file = join(dir, `accounts-${n}.json`);
+  const pkg = { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 };
+  writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => ({ username: `bench${i}`, api_key: `${BENCH_KEY}${i}`, package: pkg }))));
+  return file;
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};

@@ -1,17 +1,15 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchLine, BenchReport } from './lib.ts';
-import { SDP_SERVE_BUILT, autocannon, buildWorkspace, hasTaskset, startServerProcess, stopServerProcess } from './server-process.ts';
+import { LOAD_CONNECTIONS, SDP_SERVE_BUILT, benchAccountsFile, buildWorkspace, hasTaskset, median, processCpu, startServerProcess, stopServerProcess, validateLoad } from './server-process.ts';
 
 const SECONDS = Number(process.env.HTTP_BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 3);
 /** Another checkout, built, whose SQLite cases run beside this one's (old against new in one run). */
 const BEFORE = process.env.SQLITE_BENCH_BEFORE;
-const CONNECTIONS = 50;
-const KEY = 'bench-key-00000000000000000000001';
-const BODY = JSON.stringify({ csdl: 'interaction.content contains "hello"' });
+const CONNECTIONS = LOAD_CONNECTIONS;
 
 interface Figures {
   rps: number;
@@ -21,41 +19,15 @@ interface Figures {
   sysUs: number;
 }
 
-/** CPU seconds a process has used, user and system, or NaN where /proc is missing. */
-function cpuSeconds(pid: number): { user: number; system: number } {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
-  } catch {
-    return { user: NaN, system: NaN };
-  }
-}
-
 async function load(url: string, pid: number, accounts: number, seconds: number): Promise<Figures> {
-  const cpuBefore = cpuSeconds(pid);
-  let connection = 0;
-  const r = await autocannon({
-    url: url + '/v1.5/validate',
-    method: 'POST',
-    body: BODY,
-    connections: CONNECTIONS,
-    duration: seconds,
-    setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
-      const n = connection++ % accounts;
-      client.setHeaders({ Authorization: `bench${n}:${KEY}${n}`, 'Content-Type': 'application/json' });
-    },
-  });
+  const cpuBefore = processCpu(pid);
+  const r = await validateLoad(url, accounts, seconds);
   // Server CPU per request: steadier than requests per second on a machine shared with other work.
-  const cpuAfter = cpuSeconds(pid);
+  const cpuAfter = processCpu(pid);
   const per = (s: number) => (s * 1e6) / Math.max(1, r.requests.total);
   const cpuUs = per(cpuAfter.user - cpuBefore.user + cpuAfter.system - cpuBefore.system);
   return { rps: r.requests.average, p99: r.latency.p99, bad: r.non2xx + r.errors, cpuUs, sysUs: per(cpuAfter.system - cpuBefore.system) };
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /**
  * The SQLite store's share of the http benchmark, quicker to run: `POST /v1.5/validate` on SQLite with
@@ -66,14 +38,8 @@ const median = (xs: number[]): number => {
 export default async function sqliteHttpBench(): Promise<BenchReport> {
   if (hasTaskset) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
   const dir = mkdtempSync(join(tmpdir(), 'sdp-sqlite-http-bench-'));
-  const pkg = { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 };
-  const accountsFile = (n: number) => {
-    const file = join(dir, `accounts-${n}.json`);
-    writeFileSync(file, JSON.stringify(Array.from({ length: n }, (_, i) => ({ username: `bench${i}`, api_key: `${KEY}${i}`, package: pkg }))));
-    return file;
-  };
-  const one = accountsFile(1);
-  const fifty = accountsFile(CONNECTIONS);
+  const one = benchAccountsFile(dir, 1);
+  const fifty = benchAccountsFile(dir, CONNECTIONS);
   buildWorkspace();
   let files = 0;
   const sdp = (store: string, accounts: string, cwd?: string) => () => {
