@@ -13,6 +13,7 @@ const db = await testDatabase();
 const schema = testSchema('admission');
 const PROCESSES = 2;
 const CALLERS = 25;
+const ROUNDS = 6;
 
 interface Answer {
   process: number;
@@ -66,6 +67,16 @@ describe.skipIf('skip' in db)('two server processes on one PostgreSQL store', ()
 
   it('never admit more than the allowance, and every refusal says cost > remaining with its rate figures', { timeout: 180_000 }, async () => {
     const store = await PostgresEventStore.connect(url, { schema });
+    // A process that gets its `go` while the other is still descheduled can spend the whole allowance
+    // alone (its lane pipelines the calls); the invariants hold then too, but sharing went untested. So
+    // the race is run again, each time checked in full, until both processes admitted calls.
+    let shared = false;
+    for (let round = 0; round < ROUNDS && !shared; round++) shared = await race(store);
+    expect(shared, `in ${ROUNDS} rounds one process always spent the whole allowance alone`).toBe(true);
+    await store.close();
+  });
+
+  async function race(store: PostgresEventStore): Promise<boolean> {
     await store.clear();
     const engine = new Engine({ store, clock: fixedClock(ADMISSION_TIME), ids: seededIds(3), handlers: admissionHandlers });
     await engine.openAccount(ADMISSION_ACCOUNT);
@@ -81,8 +92,6 @@ describe.skipIf('skip' in db)('two server processes on one PostgreSQL store', ()
     // Admitted costs never exceed the allowance; demand was far above it, so all of it went.
     expect(admitted.length * BALANCE_COST).toBeLessThanOrEqual(limit);
     expect(admitted.length).toBe(limit / BALANCE_COST);
-    // Both processes admitted calls: the allowance really was shared across processes.
-    for (let p = 0; p < PROCESSES; p++) expect(admitted.some((a) => a.process === p)).toBe(true);
     // Each admitted answer reports a distinct remaining figure: no two callers spent the same credits.
     expect(new Set(admitted.map((a) => a.remaining)).size).toBe(admitted.length);
     expect(refused).toHaveLength(PROCESSES * CALLERS);
@@ -98,8 +107,9 @@ describe.skipIf('skip' in db)('two server processes on one PostgreSQL store', ()
     const charges = await store.readStream(creditsStream(ADMISSION_ACCOUNT.username));
     expect(charges).toHaveLength(admitted.length);
     expect((await engine.accountView(ADMISSION_ACCOUNT.username)).allowances.general.remaining).toBe(limit - admitted.length * BALANCE_COST);
-    await store.close();
-  });
+    // Both processes admitted calls: the allowance really was shared across processes.
+    return Array.from({ length: PROCESSES }, (_, p) => admitted.some((a) => a.process === p)).every(Boolean);
+  }
 });
 
 if ('skip' in db) console.warn(db.skip);
