@@ -42,10 +42,31 @@ export const RATE_LIMIT_HEADER_STYLES: readonly RateLimitHeaders[] = ['x', 'ietf
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
 
-/** What the access log learns while a request is served. */
-interface Seen {
-  username: string | null;
-  cost: number | null;
+/**
+ * A request the access log will hear of: what is known when it arrives, and what serving it learns (who
+ * called, what it cost). `serve` hands it every answer on the way out (see `answered`).
+ */
+class AccessNote {
+  username: string | null = null;
+  cost: number | null = null;
+  private readonly started = performance.now();
+  constructor(
+    private readonly method: string,
+    private readonly path: string,
+    private readonly onAccess: (entry: AccessEntry) => void,
+  ) {}
+
+  answered(status: number): void {
+    this.onAccess({
+      time: isoTime(Date.now()),
+      method: this.method,
+      path: this.path,
+      status,
+      ms: Math.round((performance.now() - this.started) * 100) / 100,
+      username: this.username,
+      cost: this.cost,
+    });
+  }
 }
 
 /**
@@ -76,33 +97,34 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   /**
    * One request's answer. A single async function from the URL to the encoded answer, errors included:
    * each async layer between the engine's answer and the socket costs the request another promise and
-   * another turn of the microtask queue. `seen` is filled for the access log (null without one).
+   * another turn of the microtask queue. Every answer leaves through `answered`, which tells the access
+   * log (`note`, null without one): the log adds no layer of its own.
    */
-  async function serve(req: WireRequest, path: string, query: string, seen: Seen | null): Promise<WireResponse> {
+  async function serve(req: WireRequest, path: string, query: string, note: AccessNote | null): Promise<WireResponse> {
     try {
       if ((req.method === 'GET' || req.method === 'HEAD') && path.endsWith('/openapi.json')) {
         const document = openApi(path);
-        if (document) return document;
+        if (document) return answered(req, document, note);
       }
       const r = targets.get(req.method, path);
       if (r.kind === 'mount') {
         const response = await r.handler(req);
         response.headers['X-API-Version'] ??= CURRENT_VERSION;
-        return response;
+        return answered(req, response, note);
       }
       const base = baseHeaders(r.version, requestIds);
       switch (r.kind) {
         case 'not-found':
-          return errorResponse(404, r.message, base);
+          return answered(req, errorResponse(404, r.message, base), note);
         case 'method-not-allowed':
           base.Allow = r.allow.join(', ');
-          return errorResponse(405, r.message, base);
+          return answered(req, errorResponse(405, r.message, base), note);
         case 'options':
           base.Allow = r.allow.join(', ');
           base['Access-Control-Allow-Methods'] = r.allow.join(', ');
           base['Access-Control-Allow-Headers'] = 'Authorization, Auth, Content-Type, Idempotency-Key';
           base['Access-Control-Max-Age'] = '600';
-          return { status: 204, headers: base };
+          return answered(req, { status: 204, headers: base }, note);
       }
 
       const endpoint = r.endpoint;
@@ -110,7 +132,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       const bytes = held === undefined ? await req.readBody(bodyLimit) : held.byteLength > bodyLimit ? null : held;
       if (bytes === null) {
         base.Connection = 'close';
-        return errorResponse(413, `The request body is over the limit of ${bodyLimit} bytes`, base);
+        return answered(req, errorResponse(413, `The request body is over the limit of ${bodyLimit} bytes`, base), note);
       }
       const mediaType = mediaTypeOf(req.header('content-type'));
       let params: Record<string, unknown>;
@@ -127,19 +149,19 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
           params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
         }
       } catch (error) {
-        if (error instanceof BodyError) return errorResponse(error.status, error.message, base);
+        if (error instanceof BodyError) return answered(req, errorResponse(error.status, error.message, base), note);
         throw error;
       }
 
       const authorization = req.header('authorization');
       // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
-      if (authorization !== undefined && authorization.includes(',')) return errorResponse(400, 'Send one Authorization header, not several', base);
+      if (authorization !== undefined && authorization.includes(',')) return answered(req, errorResponse(400, 'Send one Authorization header, not several', base), note);
       const credentials = readCredentials(authorization, req.header('auth'));
       if (options.faults) {
         // No rules, no promise: the common call pays nothing for the feature.
         const asked = options.faults({ username: credentials?.username ?? null, endpoint: endpoint.id });
         const fault = asked && (await asked);
-        if (fault) return faultResponse(fault, base);
+        if (fault) return answered(req, faultResponse(fault, base), note);
       }
       const call: ApiCall = { version: r.version, endpoint: endpoint.id, credentials, params, mediaType };
       if (rawBody !== undefined) call.body = rawBody;
@@ -148,20 +170,20 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
         if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
       }
       const answer = await engine.call(call, endpoint);
-      if (seen !== null) {
-        seen.username = credentials && answer.status !== 401 ? credentials.username : null;
-        seen.cost = answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null;
+      if (note !== null) {
+        note.username = credentials && answer.status !== 401 ? credentials.username : null;
+        note.cost = answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null;
       }
-      return encode(answer, r.version, base, r.head, rateStyle, endpoint.allowance === 'analyze' ? 'analyze' : 'general');
+      return answered(req, encode(answer, r.version, base, r.head, rateStyle, endpoint.allowance === 'analyze' ? 'analyze' : 'general'), note);
     } catch (error) {
-      if (seen !== null) seen.username = seen.cost = null;
+      if (note !== null) note.username = note.cost = null;
       if (isStoreUnavailable(error)) {
         // The operator's side reaches the store outside engine.call; it answers as the API does.
         const headers = { 'X-API-Version': CURRENT_VERSION, 'Retry-After': String(STORE_RETRY_AFTER_S) };
-        return errorResponse(503, 'The data store is unavailable; nothing was changed. Retry later.', headers);
+        return answered(req, errorResponse(503, 'The data store is unavailable; nothing was changed. Retry later.', headers), note);
       }
       options.onError?.(error);
-      return errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION });
+      return answered(req, errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION }), note);
     }
   }
 
@@ -184,36 +206,17 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   };
 
   const onAccess = options.onAccess;
-  if (!onAccess) {
-    // Not an async function: the answer's promise is serve's own, with no layer to wait through.
-    return (req) => {
-      const [path, query] = target(req.url);
-      const answered = serve(req, path, query, null);
-      return req.method === 'HEAD' ? answered.then(withoutBody) : answered;
-    };
-  }
-  return async (req) => {
-    const started = performance.now();
+  // Not an async function: the answer's promise is serve's own, with no layer to wait through.
+  return (req) => {
     const [path, query] = target(req.url);
-    const seen: Seen = { username: null, cost: null };
-    let response = await serve(req, path, query, seen);
-    if (req.method === 'HEAD') response = withoutBody(response);
-    onAccess({
-      time: isoTime(Date.now()),
-      method: req.method,
-      path,
-      status: response.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
-      username: seen.username,
-      cost: seen.cost,
-    });
-    return response;
+    return serve(req, path, query, onAccess ? new AccessNote(req.method, path, onAccess) : null);
   };
 }
 
-/** HEAD is answered as GET would be, without the body. */
-function withoutBody(response: WireResponse): WireResponse {
-  delete response.body;
+/** Every answer `serve` gives passes here: HEAD's loses its body (answered as GET would be), and the log hears of it. */
+function answered(req: WireRequest, response: WireResponse, note: AccessNote | null): WireResponse {
+  if (req.method === 'HEAD') delete response.body;
+  note?.answered(response.status);
   return response;
 }
 
