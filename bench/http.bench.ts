@@ -127,16 +127,17 @@ export default async function httpBench(): Promise<BenchReport> {
   const bare = lines[0]!;
   const fastify = named('fastify 5 + @fastify/rate-limit');
   const memLog = named('sdp memory, one account, log on');
-  const memNoLog = named('sdp memory, one account, log off');
   const sqliteOne = named('sdp SQLite, one account, log on');
   const ratio = (l: BenchLine | undefined) => (l ? l.opsPerSec / bare.opsPerSec : NaN);
   notes.push(`${CONNECTIONS} connections, ${SECONDS} s per load, ${ROUNDS} alternating rounds (medians); ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'taskset missing: processes not pinned'}`);
   notes.push(`fastify + rate-limit ratio ${ratio(fastify).toFixed(3)}; sdp memory one account log on ${ratio(memLog).toFixed(3)}; sdp SQLite one account ${ratio(sqliteOne).toFixed(3)}`);
-  const cpu = (l: BenchLine) => Number(l.extra!.cpu_us_per_req);
-  if (memLog && memNoLog) {
-    notes.push(
-      `the access log's cost (memory, one account, on against off): ${((1 - memLog.opsPerSec / memNoLog.opsPerSec) * 100).toFixed(1)} % of throughput, ${(cpu(memLog) - cpu(memNoLog)).toFixed(1)} µs of CPU a request`,
-    );
+  const on = cases.findIndex((c) => c.name === 'sdp memory, one account, log on');
+  const off = cases.findIndex((c) => c.name === 'sdp memory, one account, log off');
+  if (on >= 0 && off >= 0) {
+    // Round by round (the two loads moments apart), as old against new below: steadier than two medians.
+    const share = median(rounds[on]!.map((f, r) => 1 - f.rps / rounds[off]![r]!.rps));
+    const cpuDiff = median(rounds[on]!.map((f, r) => f.cpuUs - rounds[off]![r]!.cpuUs));
+    notes.push(`the access log's cost (memory, one account, on against off): ${(share * 100).toFixed(1)} % of throughput, ${cpuDiff.toFixed(1)} µs of CPU a request (medians of ${ROUNDS} paired rounds)`);
   }
   if (base) {
     // Old against new, round by round (each pair loaded moments apart), steadier than the two medians.
