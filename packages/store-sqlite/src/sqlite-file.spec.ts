@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ANY_VERSION, VersionConflict, type NewEvent } from '@sdp/core';
 import { CHECKPOINT_EVERY } from './log-checkpoint.ts';
-import { APPLICATION_ID, prepareSchema, SCHEMA_VERSION, StoreFileError } from './schema.ts';
+import { APPLICATION_ID, prepareSchema, SCHEMA_VERSION, StoreFileError, UNINDEXED_TYPE } from './schema.ts';
 import { openSqliteStore, SqliteEventStore } from './sqlite-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdp-sqlite-file-'));
@@ -218,6 +218,33 @@ describe('the SQLite file', () => {
     await store.close();
     const check = new Database(path, { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    check.close();
+  });
+});
+
+describe('events by type', () => {
+  it('leave the charges out of the type index: a schema 4 file migrates, other types are sought in the index, the charges still read', async () => {
+    const path = file('types.db');
+    const raw = new Database(path);
+    prepareSchema(raw, path, 4);
+    const insert = raw.prepare('INSERT INTO events (stream, version, id, type, data, time) VALUES (?, ?, ?, ?, ?, ?)');
+    for (let i = 1; i <= 30; i++) insert.run('credits:a', i, `c${i}`, i % 10 === 0 ? 'Recorded' : UNINDEXED_TYPE, JSON.stringify({ i }), 1000 + i);
+    raw.close();
+
+    const store = new SqliteEventStore(path);
+    const all = await store.readAll();
+    const ofTypes = (types: string[], after: number) => all.filter((e) => types.includes(e.type) && e.position > after);
+    for (const types of [['Recorded'], [UNINDEXED_TYPE], ['Recorded', UNINDEXED_TYPE], ['Nothing']]) {
+      for (const after of [0, 10, 25]) expect(await store.readTypes(types, after)).toEqual(ofTypes(types, after));
+    }
+    expect((await store.readTypes(['Recorded', UNINDEXED_TYPE], 0, 2)).map((e) => e.position)).toEqual([1, 2]);
+    const statement = (store as unknown as { byTypes: Map<number, Database.Statement> }).byTypes.get(1)!;
+    await store.close();
+
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'events_type'`).pluck().get()).toContain(`WHERE type <> '${UNINDEXED_TYPE}'`);
+    const plan = check.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all('Recorded', 0, 10) as { detail: string }[];
+    expect(plan.map((row) => row.detail).join(' ')).toContain('INDEX events_type');
     check.close();
   });
 });

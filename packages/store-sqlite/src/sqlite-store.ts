@@ -12,7 +12,7 @@ import {
   type StreamAppend,
 } from '@sdp/core';
 import { AUTO_CHECKPOINT_PAGES, CHECKPOINT_EVERY, LogCheckpoint } from './log-checkpoint.ts';
-import { prepareSchema, StoreFileError } from './schema.ts';
+import { prepareSchema, StoreFileError, UNINDEXED_TYPE } from './schema.ts';
 
 /** At most this many write requests share one commit. */
 const MAX_GROUP = 1000;
@@ -64,7 +64,7 @@ export class SqliteEventStore implements EventStore {
   private scheduled = false;
   private closed = false;
   private readonly sql;
-  /** `readTypes` statements by how many types they name. */
+  /** `readTypes` statements by how many types they name, negative when one is the unindexed type. */
   private readonly byTypes = new Map<number, Database.Statement>();
   readonly freshReads = true;
   /** Group commits run and write requests they carried: `requests / commits` is the sharing achieved. */
@@ -273,17 +273,21 @@ export class SqliteEventStore implements EventStore {
 
   async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
     if (types.length === 0) return [];
-    return this.read(() => (this.typesStatement(types.length).all(...types, afterPosition, limit) as Row[]).map(toEvent));
+    const statement = this.typesStatement(types.length, !types.includes(UNINDEXED_TYPE));
+    return this.read(() => (statement.all(...types, afterPosition, limit) as Row[]).map(toEvent));
   }
 
-  private typesStatement(n: number): Database.Statement {
-    let statement = this.byTypes.get(n);
+  private typesStatement(n: number, indexed: boolean): Database.Statement {
+    const key = indexed ? n : -n;
+    let statement = this.byTypes.get(key);
     if (!statement) {
       const marks = Array.from({ length: n }, () => '?').join(', ');
+      // The type index is partial: SQLite seeks in it only when the query repeats its condition.
+      const condition = indexed ? ` AND type <> '${UNINDEXED_TYPE}'` : '';
       statement = this.db
-        .prepare(`SELECT position, stream, version, id, type, data, time, schema_version FROM events WHERE type IN (${marks}) AND position > ? ORDER BY position LIMIT ?`)
+        .prepare(`SELECT position, stream, version, id, type, data, time, schema_version FROM events WHERE type IN (${marks})${condition} AND position > ? ORDER BY position LIMIT ?`)
         .raw();
-      this.byTypes.set(n, statement);
+      this.byTypes.set(key, statement);
     }
     return statement;
   }
