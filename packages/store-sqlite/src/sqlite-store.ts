@@ -387,8 +387,9 @@ export class SqliteEventStore implements EventStore {
       for (const w of ready) w.settle(null);
       const checkpoint = this.checkpointing;
       if (checkpoint && sync > checkpoint.afterSync && upTo >= checkpoint.upTo) return this.copyLog();
-      // The writes that arrived during this sync commit now, together, and their sync starts at once.
-      if (this.scheduled) this.flush();
+      // The writes that arrived during this sync commit together, with those that arrive in this turn of
+      // the event loop (requests read from other sockets in its poll phase): at its end, not at once.
+      if (this.scheduled) setImmediate(() => this.flush());
       this.startSync();
     });
   }
