@@ -295,6 +295,31 @@ describe('versions known without a query', () => {
     await b.close();
   });
 
+  it('a group whose inserts meet what the store wrongly believed (a stale head, a stale version) is taken back whole and runs again, refusing only the conflict', async () => {
+    const store = new SqliteEventStore(file('stale.db'));
+    await store.append([{ stream: 'a', expectedVersion: 0, events: [ev(1)] }]);
+    await store.append([{ stream: 'b', expectedVersion: 0, events: [ev(2)] }]);
+    // As if its knowledge were out of date: the file's head is 2 and stream a at version 1.
+    const known = store as unknown as { headPosition: number | undefined; versions: Map<string, number> };
+    known.headPosition = 1;
+    known.versions.set('a', 0);
+    const results = await Promise.allSettled([
+      store.append([{ stream: 'c', expectedVersion: 0, events: [ev(3)] }]),
+      store.append([{ stream: 'a', expectedVersion: 0, events: [ev(4)] }]),
+      store.append([{ stream: 'c', expectedVersion: 1, events: [ev(5)] }]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflict);
+    expect((results[2] as PromiseFulfilledResult<unknown>).value).toEqual({ versions: [2], lastPosition: 4 });
+    expect((await store.readAll()).map((e) => [e.stream, e.version, e.position, e.id])).toEqual([
+      ['a', 1, 1, 'e1'],
+      ['b', 1, 2, 'e2'],
+      ['c', 1, 3, 'e3'],
+      ['c', 2, 4, 'e5'],
+    ]);
+    await store.close();
+  });
+
   it('an append that fails halfway through its writes takes back only its own, in a group that commits the rest', async () => {
     const store = new SqliteEventStore(file('halfway.db'));
     const results = await Promise.allSettled([

@@ -96,7 +96,7 @@ export class SqliteEventStore implements EventStore {
    * `ROWS_PER_INSERT` each, which costs about a quarter less per event than one statement each.
    */
   private pending: unknown[] = [];
-  /** Multi-row INSERT statements by their number of rows. */
+  /** Multi-row INSERT statements by their number of rows, negative for those run under savepoints. */
   private readonly inserts = new Map<number, Database.Statement>();
   /**
    * The log's last position in the open transaction (its pending events included), so an append numbers
@@ -222,8 +222,15 @@ export class SqliteEventStore implements EventStore {
     return { versions, lastPosition: position };
   }
 
-  /** Inserts the pending events, in statements of up to `ROWS_PER_INSERT` rows. */
-  private insertPending(): void {
+  /**
+   * Inserts the pending events, in statements of up to `ROWS_PER_INSERT` rows. A group's (`wholeGroup`)
+   * are inserted `OR ROLLBACK`: a statement of many rows that may fail halfway otherwise keeps a journal
+   * of every page it changes, to take back its own rows alone (SQLite's statement journal, spilled to a
+   * temporary file beyond 64 KB: with 50 accounts it doubled the CPU of an insert). Failing, the group
+   * is taken back whole and runs again under savepoints, where each request's rows are inserted
+   * `OR ABORT` (SQLite's default), few enough to need no such journal.
+   */
+  private insertPending(wholeGroup: boolean): void {
     const pending = this.pending;
     if (pending.length === 0) return;
     this.pending = [];
@@ -231,16 +238,18 @@ export class SqliteEventStore implements EventStore {
     const rows = pending.length / 8;
     for (let from = 0; from < rows; from += ROWS_PER_INSERT) {
       const n = Math.min(ROWS_PER_INSERT, rows - from);
-      this.insertOf(n).run(n === rows ? pending : pending.slice(from * 8, (from + n) * 8));
+      this.insertOf(n, wholeGroup).run(n === rows ? pending : pending.slice(from * 8, (from + n) * 8));
     }
   }
 
-  private insertOf(rows: number): Database.Statement {
-    let statement = this.inserts.get(rows);
+  private insertOf(rows: number, wholeGroup: boolean): Database.Statement {
+    const key = wholeGroup ? rows : -rows;
+    let statement = this.inserts.get(key);
     if (!statement) {
       const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-      statement = this.db.prepare(`INSERT INTO events (position, stream, version, id, type, data, time, schema_version) VALUES ${values}`);
-      this.inserts.set(rows, statement);
+      const verb = wholeGroup ? 'INSERT OR ROLLBACK' : 'INSERT';
+      statement = this.db.prepare(`${verb} INTO events (position, stream, version, id, type, data, time, schema_version) VALUES ${values}`);
+      this.inserts.set(key, statement);
     }
     return statement;
   }
@@ -571,7 +580,7 @@ export class SqliteEventStore implements EventStore {
         const value = request.run();
         // Under savepoints each request's events go in at once, so a failure is its own.
         if (savepoints) {
-          this.insertPending();
+          this.insertPending(false);
           this.sql.release.run();
         }
         outcomes.push({ ok: true, value });
@@ -595,7 +604,7 @@ export class SqliteEventStore implements EventStore {
   /** Inserts the pending events; when that fails (whose event failed is not known), abandons the transaction. */
   private tryInsertPending(): boolean {
     try {
-      this.insertPending();
+      this.insertPending(true);
       return true;
     } catch {
       this.abandon();
@@ -603,9 +612,9 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /** Rolls the group's transaction back: it runs again, each request under its own savepoint. */
+  /** Rolls the group's transaction back (unless `OR ROLLBACK` did): it runs again, each request under its own savepoint. */
   private abandon(): void {
-    this.sql.rollback.run();
+    if (this.db.inTransaction) this.sql.rollback.run();
     this.forget();
   }
 }
