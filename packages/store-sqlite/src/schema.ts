@@ -4,6 +4,14 @@ import type Database from 'better-sqlite3';
 export const APPLICATION_ID = 0x53445045;
 
 /**
+ * The event every charged call writes, most of the log, which no reader asks for by type (an account's
+ * charges are read by their stream). The type index leaves it out: each group commit then writes about
+ * a third fewer pages (the index's leaf and its splits), and each insert maintains one index less.
+ * `readTypes` naming it still answers, scanning the log from the position on.
+ */
+export const UNINDEXED_TYPE = 'CreditsCharged';
+
+/**
  * The schema, one step per version. `PRAGMA user_version` records the steps applied; opening a database
  * of an older version applies the rest in one transaction, so a failed migration leaves it as it was.
  */
@@ -31,6 +39,9 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE events ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 1`,
   // 4: events by type (rowid order within a type), so a projection reads its types without the rest.
   `CREATE INDEX events_type ON events (type)`,
+  // 5: the same, without the charges (see UNINDEXED_TYPE).
+  `DROP INDEX events_type;
+   CREATE INDEX events_type ON events (type) WHERE type <> '${UNINDEXED_TYPE}'`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ANY_VERSION, VersionConflict, type NewEvent } from '@sdp/core';
 import { CHECKPOINT_EVERY } from './log-checkpoint.ts';
-import { APPLICATION_ID, prepareSchema, SCHEMA_VERSION, StoreFileError } from './schema.ts';
+import { APPLICATION_ID, prepareSchema, SCHEMA_VERSION, StoreFileError, UNINDEXED_TYPE } from './schema.ts';
 import { openSqliteStore, SqliteEventStore } from './sqlite-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdp-sqlite-file-'));
@@ -222,6 +222,33 @@ describe('the SQLite file', () => {
   });
 });
 
+describe('events by type', () => {
+  it('leave the charges out of the type index: a schema 4 file migrates, other types are sought in the index, the charges still read', async () => {
+    const path = file('types.db');
+    const raw = new Database(path);
+    prepareSchema(raw, path, 4);
+    const insert = raw.prepare('INSERT INTO events (stream, version, id, type, data, time) VALUES (?, ?, ?, ?, ?, ?)');
+    for (let i = 1; i <= 30; i++) insert.run('credits:a', i, `c${i}`, i % 10 === 0 ? 'Recorded' : UNINDEXED_TYPE, JSON.stringify({ i }), 1000 + i);
+    raw.close();
+
+    const store = new SqliteEventStore(path);
+    const all = await store.readAll();
+    const ofTypes = (types: string[], after: number) => all.filter((e) => types.includes(e.type) && e.position > after);
+    for (const types of [['Recorded'], [UNINDEXED_TYPE], ['Recorded', UNINDEXED_TYPE], ['Nothing']]) {
+      for (const after of [0, 10, 25]) expect(await store.readTypes(types, after)).toEqual(ofTypes(types, after));
+    }
+    expect((await store.readTypes(['Recorded', UNINDEXED_TYPE], 0, 2)).map((e) => e.position)).toEqual([1, 2]);
+    const statement = (store as unknown as { byTypes: Map<number, Database.Statement> }).byTypes.get(1)!;
+    await store.close();
+
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare(`SELECT sql FROM sqlite_schema WHERE name = 'events_type'`).pluck().get()).toContain(`WHERE type <> '${UNINDEXED_TYPE}'`);
+    const plan = check.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all('Recorded', 0, 10) as { detail: string }[];
+    expect(plan.map((row) => row.detail).join(' ')).toContain('INDEX events_type');
+    check.close();
+  });
+});
+
 describe('group commit', () => {
   it('appends arriving in one turn of the event loop share one transaction (one sync)', async () => {
     const store = new SqliteEventStore(file('group.db'));
@@ -266,6 +293,31 @@ describe('versions known without a query', () => {
     await expect(b.append([{ stream: 's', expectedVersion: 2, events: [ev(4)] }])).rejects.toBeInstanceOf(VersionConflict);
     await a.close();
     await b.close();
+  });
+
+  it('a group whose inserts meet what the store wrongly believed (a stale head, a stale version) is taken back whole and runs again, refusing only the conflict', async () => {
+    const store = new SqliteEventStore(file('stale.db'));
+    await store.append([{ stream: 'a', expectedVersion: 0, events: [ev(1)] }]);
+    await store.append([{ stream: 'b', expectedVersion: 0, events: [ev(2)] }]);
+    // As if its knowledge were out of date: the file's head is 2 and stream a at version 1.
+    const known = store as unknown as { headPosition: number | undefined; versions: Map<string, number> };
+    known.headPosition = 1;
+    known.versions.set('a', 0);
+    const results = await Promise.allSettled([
+      store.append([{ stream: 'c', expectedVersion: 0, events: [ev(3)] }]),
+      store.append([{ stream: 'a', expectedVersion: 0, events: [ev(4)] }]),
+      store.append([{ stream: 'c', expectedVersion: 1, events: [ev(5)] }]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflict);
+    expect((results[2] as PromiseFulfilledResult<unknown>).value).toEqual({ versions: [2], lastPosition: 4 });
+    expect((await store.readAll()).map((e) => [e.stream, e.version, e.position, e.id])).toEqual([
+      ['a', 1, 1, 'e1'],
+      ['b', 1, 2, 'e2'],
+      ['c', 1, 3, 'e3'],
+      ['c', 2, 4, 'e5'],
+    ]);
+    await store.close();
   });
 
   it('an append that fails halfway through its writes takes back only its own, in a group that commits the rest', async () => {
