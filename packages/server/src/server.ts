@@ -72,9 +72,9 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   try {
     const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
     // One server process is its store's only writer, except on PostgreSQL (others may share it) and
-    // under --workers. An account's calls are pipelined for a sole writer, and on PostgreSQL whatever
-    // else writes it, since its appends check the last event id a pending decision expects; SQLite under
-    // --workers holds each account's lane until the write is durable (EngineOptions.soleWriter).
+    // under --workers. A sole writer trusts its cache of states; the others read each stream's tail. An
+    // account's calls are pipelined either way: SQLite and PostgreSQL check the last event id a decision
+    // on a pending state expects (EngineOptions.soleWriter, EventStore.checksLastEventId).
     const soleWriter = settings.workers <= 1 && !/^postgres(ql)?:/.test(settings.store);
     const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, soleWriter,
       onError: (e) => onError(e),

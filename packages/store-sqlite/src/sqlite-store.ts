@@ -59,6 +59,11 @@ export interface SqliteStoreOptions {
  */
 export class SqliteEventStore implements EventStore {
   readonly path: string;
+  /**
+   * Appends naming the event they expect a stream to end with are checked (`StreamAppend.expectedLastId`):
+   * engines in several processes on one file (`sdp serve --workers`) pipeline an account's calls too.
+   */
+  readonly checksLastEventId = true;
   private readonly db: Database.Database;
   private queue: Request[] = [];
   private scheduled = false;
@@ -87,6 +92,13 @@ export class SqliteEventStore implements EventStore {
   private versions = new Map<string, number>();
   /** The versions the open transaction has written, merged into `versions` once it commits. */
   private written = new Map<string, number>();
+  /**
+   * The id of each stream's last event, for appends that name the event they expect (`expectedLastId`):
+   * as committed, and as the open transaction has written. Known, merged and forgotten with `versions`
+   * and `written`; a stream missing here is read once when an append names an id for it.
+   */
+  private lastIds = new Map<string, string>();
+  private writtenIds = new Map<string, string>();
   private dataVersion: number | undefined;
   /** Set once the running request has written something (after that, its failure needs a rollback). */
   private wrote = false;
@@ -170,6 +182,7 @@ export class SqliteEventStore implements EventStore {
       release: db.prepare('RELEASE request'),
       rollbackTo: db.prepare('ROLLBACK TO request'),
       streamVersion: db.prepare('SELECT coalesce(max(version), 0) FROM events WHERE stream = ?').pluck(),
+      eventIdAt: db.prepare('SELECT id FROM events WHERE stream = ? AND version = ?').pluck(),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       head: db.prepare('SELECT coalesce(max(position), 0) FROM events').pluck(),
       readStream: db
@@ -200,10 +213,12 @@ export class SqliteEventStore implements EventStore {
     const actual: number[] = [];
     let data: string[] | undefined;
     for (let i = 0; i < batch.length; i++) {
-      const { stream, expectedVersion, events } = batch[i]!;
+      const { stream, expectedVersion, events, expectedLastId } = batch[i]!;
       for (let j = 0; j < i; j++) if (batch[j]!.stream === stream) throw new Error(`stream ${stream} appears twice in one append`);
       const version = this.versionOf(stream);
       if (expectedVersion !== ANY_VERSION && expectedVersion !== version) throw new VersionConflict(stream, expectedVersion, version);
+      // Right version, another writer's event at it: what the writer decided on never became durable.
+      if (expectedLastId !== undefined && version > 0 && this.lastIdOf(stream, version) !== expectedLastId) throw new VersionConflict(stream, expectedVersion, version);
       actual.push(version);
       for (const e of events) (data ??= []).push(JSON.stringify(e.data ?? null));
     }
@@ -216,7 +231,10 @@ export class SqliteEventStore implements EventStore {
       let version = actual[i]!;
       for (const e of events) pending.push(++position, stream, ++version, e.id, e.type, data![k++], e.time, e.schemaVersion ?? 1);
       versions.push(version);
-      if (events.length > 0) this.written.set(stream, version);
+      if (events.length > 0) {
+        this.written.set(stream, version);
+        this.writtenIds.set(stream, events[events.length - 1]!.id);
+      }
     }
     this.headPosition = position;
     return { versions, lastPosition: position };
@@ -258,8 +276,20 @@ export class SqliteEventStore implements EventStore {
   private forget(): void {
     this.written.clear();
     this.versions.clear();
+    this.writtenIds.clear();
+    this.lastIds.clear();
     this.pending = [];
     this.headPosition = undefined;
+  }
+
+  /** The id of the stream's last event (at `version`, its version in the open transaction). */
+  private lastIdOf(stream: string, version: number): string | undefined {
+    let id = this.writtenIds.get(stream) ?? this.lastIds.get(stream);
+    if (id === undefined) {
+      id = this.sql.eventIdAt.get(stream, version) as string | undefined;
+      if (id !== undefined) this.lastIds.set(stream, id);
+    }
+    return id;
   }
 
   /** The stream's version in the open transaction: what it wrote, else what is committed. */
@@ -541,7 +571,9 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     for (const [stream, version] of this.written) this.versions.set(stream, version);
+    for (const [stream, id] of this.writtenIds) this.lastIds.set(stream, id);
     this.written.clear();
+    this.writtenIds.clear();
     const answer = (syncError: Error | null) =>
       batch.forEach((request, i) => {
         const o = outcomes[i]!;
@@ -567,7 +599,10 @@ export class SqliteEventStore implements EventStore {
     // the log's head are unknown.
     const dataVersion = this.sql.dataVersion.get() as number;
     if (dataVersion !== this.dataVersion) this.forget();
-    else if (this.versions.size > MAX_KNOWN_VERSIONS) this.versions.clear();
+    else if (this.versions.size > MAX_KNOWN_VERSIONS) {
+      this.versions.clear();
+      this.lastIds.clear();
+    }
     this.dataVersion = dataVersion;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     for (const request of batch) {
@@ -575,7 +610,7 @@ export class SqliteEventStore implements EventStore {
       if (!savepoints && !request.checksFirst && this.pending.length > 0 && !this.tryInsertPending()) return undefined;
       if (savepoints) this.sql.savepoint.run();
       this.wrote = !request.checksFirst;
-      const before = savepoints ? { written: new Map(this.written), head: this.headPosition } : undefined;
+      const before = savepoints ? { written: new Map(this.written), writtenIds: new Map(this.writtenIds), head: this.headPosition } : undefined;
       try {
         const value = request.run();
         // Under savepoints each request's events go in at once, so a failure is its own.
@@ -589,6 +624,7 @@ export class SqliteEventStore implements EventStore {
           this.sql.rollbackTo.run();
           this.sql.release.run();
           this.written = before!.written;
+          this.writtenIds = before!.writtenIds;
           this.headPosition = before!.head;
           this.pending = [];
         } else if (this.wrote) {

@@ -73,10 +73,10 @@ export interface EngineOptions {
   /**
    * Whether this engine is the only writer of its store (default: when the store lives in this process).
    * An account's calls are pipelined, each deciding on the pending writes of the calls before it, when
-   * the store checks the last event id a write expects (`EventStore.checksLastEventId`: memory,
+   * the store checks the last event id a write expects (`EventStore.checksLastEventId`: memory, SQLite,
    * PostgreSQL), or else only for a sole writer: a version number alone cannot tell a pending write lost
    * to another process's write of the same version, so a call decided on top of it could commit. A
-   * shared store without that check (SQLite under `--workers`) holds the lane until the write is durable.
+   * shared store without that check (an embedder's own) holds the lane until the write is durable.
    * A sole writer's loader also trusts its cache as over the memory store (a write made beside it, by an
    * operator's tool, is still met: by the read guards, which then read it).
    */
