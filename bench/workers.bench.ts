@@ -9,7 +9,7 @@ const CONNECTIONS = 50;
 const KEY = 'bench-key-00000000000000000000001';
 const start = (args: string[]) => startServerProcess(process.execPath, [...SDP_SERVE, '--access-log', 'off', ...args]);
 
-async function load(url: string, seconds: number): Promise<LoadResult> {
+async function load(url: string, seconds: number, accounts: number): Promise<LoadResult> {
   let connection = 0;
   return autocannon({
     url: url + '/v1.5/validate',
@@ -19,15 +19,17 @@ async function load(url: string, seconds: number): Promise<LoadResult> {
     connections: CONNECTIONS,
     duration: seconds,
     setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
-      const n = connection++ % CONNECTIONS;
+      const n = connection++ % accounts;
       client.setHeaders({ Authorization: `bench${n}:${KEY}`, 'Content-Type': 'application/json' });
     },
   });
 }
 
 /**
- * Issue 16's "using every core": `POST /v1.5/validate` from 50 accounts on one SQLite file, served by 1, 2
- * ... workers (up to the machine's cores), with the one-process server as the baseline of the same run.
+ * Issue 16's "using every core": `POST /v1.5/validate` from 50 accounts on one SQLite file, and from one
+ * account (every worker then writes its credit stream: lanes pipelined across processes by the store's
+ * last-event-id check), served by 1, 2 ... workers (up to the machine's cores), with the one-process
+ * server as the baseline of the same run.
  * Nothing is pinned: the load generator shares the cores, so the figures are what this machine gives.
  */
 export default async function workersBench(): Promise<BenchReport> {
@@ -40,19 +42,22 @@ export default async function workersBench(): Promise<BenchReport> {
   const notes: string[] = [];
   try {
     for (const n of counts) {
-      const s = await start(['--store', `sqlite:${join(dir, `w${n}.db`)}`, '--accounts', accounts, ...(n > 1 ? ['--workers', String(n)] : [])]);
-      try {
-        await load(s.url, 1);
-        const r = await load(s.url, SECONDS);
-        if (r.non2xx + r.errors > 0) notes.push(`${n} worker(s): ${r.non2xx} non-2xx, ${r.errors} errors`);
-        lines.push({ name: `sdp SQLite, 50 accounts, ${n} worker${n > 1 ? 's' : ' (no cluster)'}`, opsPerSec: r.requests.average, extra: { p99_ms: r.latency.p99 } });
-      } finally {
-        await stopServerProcess(s.child);
+      for (const users of [CONNECTIONS, 1]) {
+        const s = await start(['--store', `sqlite:${join(dir, `w${n}-${users}.db`)}`, '--accounts', accounts, ...(n > 1 ? ['--workers', String(n)] : [])]);
+        try {
+          await load(s.url, 1, users);
+          const r = await load(s.url, SECONDS, users);
+          const name = `sdp SQLite, ${users === 1 ? 'one account' : `${users} accounts`}, ${n} worker${n > 1 ? 's' : ' (no cluster)'}`;
+          if (r.non2xx + r.errors > 0) notes.push(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+          lines.push({ name, opsPerSec: r.requests.average, extra: { p99_ms: r.latency.p99 } });
+        } finally {
+          await stopServerProcess(s.child);
+        }
       }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   notes.push(`${availableParallelism()} cores shared with the load generator; ${CONNECTIONS} connections, ${SECONDS} s each`);
-  return { title: 'workers: throughput per worker count (SQLite, 50 accounts, same run)', baseline: lines[0]!, subjects: lines.slice(1), notes };
+  return { title: 'workers: throughput per worker count (SQLite, 50 accounts and one, same run)', baseline: lines[0]!, subjects: lines.slice(1), notes };
 }
