@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { expectRaceHeldOverConnections, readGuardRace } from '@sdp/testing';
 import { PostgresEventStore } from './postgres-store.ts';
 import { testDatabase, testSchema } from './test-database.ts';

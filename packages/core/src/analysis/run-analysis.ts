@@ -1,5 +1,4 @@
 import type { AccountPackage } from '../accounting/package.ts';
-import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { compileFilter, type CompiledFilter, type Interaction } from '../filters/index.ts';
 import { authorOf } from '../recording-index/interaction-facts.ts';
 import { RETENTION_MS, RecordedSet, type RecordingIndex } from '../recording-index/recording-index.ts';

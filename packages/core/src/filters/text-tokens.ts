@@ -62,7 +62,7 @@ export function indexOfPhrase(tokens: string[], phrase: string[], from = 0): num
  */
 export function withinWindow(tokens: string[], words: string[], distance: number): boolean {
   const want = new Map<string, number>();
-  words.forEach((w, k) => {
+  words.forEach((w) => {
     if (!want.has(w)) want.set(w, want.size);
   });
   const k = want.size;

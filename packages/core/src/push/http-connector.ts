@@ -1,5 +1,5 @@
 import { batchBody } from './batch.ts';
-import type { DeliveryOutcome, OutboundAnswer, OutboundHttp, OutboundRequest, PushBatch, PushConnector } from './connector.ts';
+import type { DeliveryOutcome, OutboundAnswer, OutboundHttp, OutboundRequest, PushConnector } from './connector.ts';
 import type { PullFormat } from './output-types.ts';
 
 /** Hosts a server delivers to when its operator lists none: the machine itself (the stand-in runs on developers' machines). */
