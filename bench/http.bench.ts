@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchLine, BenchReport } from './lib.ts';
-import { LOAD_CONNECTIONS, SDP_SERVE, SDP_SERVE_BUILT, benchAccountsFile, buildWorkspace, hasTaskset, median, processCpu, root, startServerProcess, stopServerProcess, validateLoad } from './server-process.ts';
+import { LOAD_CONNECTIONS, SDP_SERVE, SDP_SERVE_BUILT, benchAccountsFile, buildWorkspace, hasTaskset, median, pinHelperThreads, processCpu, root, startServerProcess, stopServerProcess, validateLoad } from './server-process.ts';
 
 const SECONDS = Number(process.env.HTTP_BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.HTTP_BENCH_ROUNDS ?? 3);
@@ -44,6 +44,8 @@ interface Case {
   name: string;
   accounts: number;
   start(): Promise<{ child: ChildProcess; url: string }>;
+  /** Where the server's threads other than its main one run (see `pinHelperThreads`); with it by default. */
+  helpersOn?: number;
 }
 
 
@@ -88,6 +90,8 @@ export default async function httpBench(): Promise<BenchReport> {
     { name: 'sdp memory, 50 accounts, log on', accounts: CONNECTIONS, start: sdp('memory:', fifty, true) },
     { name: 'sdp SQLite, one account, log on', accounts: 1, start: sdp(`sqlite:${join(dir, 'one.db')}`, one, true) },
     { name: 'sdp SQLite, 50 accounts, log on', accounts: CONNECTIONS, start: sdp(`sqlite:${join(dir, 'fifty.db')}`, fifty, true) },
+    // The syncs run in libuv's pool: pinned with the event loop, every sync preempts it several times.
+    { name: 'diagnostic: sdp SQLite, one account, log on, helper threads on the load\'s CPU', accounts: 1, start: sdp(`sqlite:${join(dir, 'one-apart.db')}`, one, true), helpersOn: 1 },
   ];
   // Another built checkout's server beside this one (`HTTP_BENCH_BASE=DIR`): old against new in one run.
   const base = process.env.HTTP_BENCH_BASE;
@@ -105,7 +109,11 @@ export default async function httpBench(): Promise<BenchReport> {
   try {
     for (const c of cases) running.push(await c.start());
     // Warm-up: JIT, caches, the first allowance window of every account.
-    for (const [i, c] of cases.entries()) await load(running[i]!.url, running[i]!.child.pid!, c.accounts, 1);
+    for (const [i, c] of cases.entries()) {
+      if (c.helpersOn !== undefined) pinHelperThreads(running[i]!.child.pid!, c.helpersOn);
+      await load(running[i]!.url, running[i]!.child.pid!, c.accounts, 1);
+      if (c.helpersOn !== undefined) pinHelperThreads(running[i]!.child.pid!, c.helpersOn);
+    }
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, c] of cases.entries()) rounds[i]!.push(await measured(running[i]!.url, running[i]!.child.pid!, c.accounts));
     }
@@ -128,9 +136,10 @@ export default async function httpBench(): Promise<BenchReport> {
   const fastify = named('fastify 5 + @fastify/rate-limit');
   const memLog = named('sdp memory, one account, log on');
   const sqliteOne = named('sdp SQLite, one account, log on');
+  const sqliteApart = lines.find((l) => l.name.startsWith('diagnostic: sdp SQLite, one account, log on, helper threads'));
   const ratio = (l: BenchLine | undefined) => (l ? l.opsPerSec / bare.opsPerSec : NaN);
   notes.push(`${CONNECTIONS} connections, ${SECONDS} s per load, ${ROUNDS} alternating rounds (medians); ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'taskset missing: processes not pinned'}`);
-  notes.push(`fastify + rate-limit ratio ${ratio(fastify).toFixed(3)}; sdp memory one account log on ${ratio(memLog).toFixed(3)}; sdp SQLite one account ${ratio(sqliteOne).toFixed(3)}`);
+  notes.push(`fastify + rate-limit ratio ${ratio(fastify).toFixed(3)}; sdp memory one account log on ${ratio(memLog).toFixed(3)}; sdp SQLite one account ${ratio(sqliteOne).toFixed(3)}${sqliteApart ? ` (${ratio(sqliteApart).toFixed(3)} with its syncs' threads off the event loop's core)` : ''}`);
   const on = cases.findIndex((c) => c.name === 'sdp memory, one account, log on');
   const off = cases.findIndex((c) => c.name === 'sdp memory, one account, log off');
   if (on >= 0 && off >= 0) {
