@@ -104,17 +104,27 @@ describe('the SQLite file', () => {
     other.close();
     expect(held).toHaveLength(1);
     expect(acknowledged).toBe(false);
-    let read = false;
-    const reading = store.readAll().then((events) => ((read = true), events));
+    // Every read, by whichever path: none answers with a commit a power cut could still take back.
+    const answered = new Set<string>();
+    const readWhen = <T>(name: string, reading: Promise<T>) => reading.then((value) => (answered.add(name), value));
+    const reads = {
+      all: readWhen('readAll', store.readAll()),
+      stream: readWhen('readStream', store.readStream('s')),
+      types: readWhen('readTypes', store.readTypes(['Happened'])),
+      head: readWhen('head', store.head()),
+    };
     // A second commit while the first sync runs waits for a sync of its own, after the first.
     const second = store.append([{ stream: 's', expectedVersion: 1, events: [ev(2)] }]);
     await new Promise((r) => setTimeout(r, 20));
     expect(held).toHaveLength(1);
-    expect(read).toBe(false);
+    expect([...answered]).toEqual([]);
     held[0]!.done(null);
     await first;
     expect(acknowledged).toBe(true);
-    expect((await reading).map((e) => e.id)).toEqual(['e1']);
+    expect((await reads.all).map((e) => e.id)).toEqual(['e1']);
+    expect((await reads.stream).map((e) => e.id)).toEqual(['e1']);
+    expect((await reads.types).map((e) => e.id)).toEqual(['e1']);
+    expect(await reads.head).toBe(1);
     await new Promise((r) => setTimeout(r, 20));
     expect(held).toHaveLength(2);
     held[1]!.done(null);

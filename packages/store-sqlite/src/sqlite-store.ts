@@ -313,7 +313,7 @@ export class SqliteEventStore implements EventStore {
   async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
     if (types.length === 0) return [];
     const statement = this.typesStatement(types.length, !types.includes(UNINDEXED_TYPE));
-    return this.read(() => (statement.all(...types, afterPosition, limit) as Row[]).map(toEvent));
+    return this.durableRead(() => (statement.all(...types, afterPosition, limit) as Row[]).map(toEvent));
   }
 
   private typesStatement(n: number, indexed: boolean): Database.Statement {
