@@ -194,7 +194,10 @@ export async function runAnalysis(
   return analyseSet(index.recording(recordingId), index.authorCount, request, window, filter, redactionOf(ctx.account.package), ctx.now);
 }
 
-/** Runs a validated request over interactions held elsewhere (historics previews). */
+/**
+ * Runs a validated request over interactions the caller holds (an embedder's own data: exported for
+ * them). The platform's endpoints analyse recordings through the recording index instead.
+ */
 export function analyseInteractions(items: { at: number; interaction: Interaction }[], request: AnalysisRequest, now: number, redaction: Redaction): AnalysisResult {
   const window = analysisWindow(request, now);
   const filter = queryFilterOf(request);

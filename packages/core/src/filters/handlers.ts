@@ -73,7 +73,8 @@ export const filterHandlers: HandlerTable = {
 
 /**
  * The analysis `filter` parameter: a query filter, judged by the query limits (30 logical operators,
- * 100 arguments per condition). Analysis, sample and previews call this.
+ * 100 arguments per condition). Exported for embedders who check a query filter before they send it;
+ * the analysis handlers compile theirs with `compileFilter(text, { kind: 'query' })` directly.
  */
 export function compileQueryFilter(text: string): CompiledFilter {
   return compileFilter(text, { kind: 'query' });

@@ -6,9 +6,10 @@ import { own } from '../calls/input-limits.ts';
 /**
  * Analysis task slots (seed §8.3, decisions §5). An account has `task_slots` slots; each works its own
  * queue in turn, one task every 22.5 s of clock time (160 an hour), and holds at most 1,000 queued
- * tasks. A task's finish is fixed when it is queued (after the slot's previous task, or at once when
- * the slot is idle), so status and queue length are pure functions of the events and `now`. A call
- * that finds tasks the clock has finished records `TaskCompleted` with the result, dated at the finish.
+ * tasks. A task's finish is fixed when it is queued (one task's time after the slot's previous task, or
+ * after it is queued when the slot is idle), so status and queue length are pure functions of the events
+ * and `now`. A call that finds tasks the clock has finished records `TaskCompleted` with the result,
+ * dated at the finish.
  */
 export const TASK_MS = 22_500;
 export const TASKS_PER_HOUR = 3_600_000 / TASK_MS;
