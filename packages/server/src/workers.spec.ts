@@ -115,6 +115,25 @@ describe('sdp serve --workers N (node:cluster)', () => {
     expect(await exited(s.child)).toBe(0);
   });
 
+  it('gives up after the fifth worker death within 10 s: exits 1 and starts no sixth worker', async () => {
+    const s = serve(['--workers', '2', '--store', `sqlite:${join(dir, 'deaths.db')}`, '--accounts', accountsFile()]);
+    await s.ready;
+    const killed = new Set<number>();
+    for (let death = 1; death <= 5; death++) {
+      // A worker not killed yet (the one started after the last death, or the other).
+      let victim: number | undefined;
+      await expect
+        .poll(async () => (victim = (await childPids(s.child.pid!)).find((pid) => !killed.has(pid))), { timeout: 10_000 })
+        .toBeDefined();
+      killed.add(victim!);
+      process.kill(victim!, 'SIGKILL');
+      if (death < 5) await expect.poll(() => s.output().match(/starting another/g)?.length ?? 0, { timeout: 10_000 }).toBe(death);
+    }
+    await expect.poll(() => s.child.exitCode, { timeout: 10_000 }).toBe(1);
+    expect(s.output()).toMatch(/5 exits in 10 s: stopping/);
+    expect(s.output().match(/starting another/g)).toHaveLength(4);
+  });
+
   it('refuses --workers with the memory store, with a message that says why', async () => {
     const s = serve(['--workers', '2', '--store', 'memory:']);
     await expect(s.ready).rejects.toThrow(/needs a store the processes share/);

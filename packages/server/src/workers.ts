@@ -12,7 +12,7 @@ type WorkerMessage = { type: 'listening'; url: string };
 /** The worker that does the timed background work (firehose feeding): exactly one at any time. */
 const BACKGROUND_ENV = 'SDP_WORKER_BACKGROUND';
 
-/** A worker that dies this often within this window is not started again: something is wrong with them all. */
+/** Workers that die this often within this window are not started again: something is wrong with them all. */
 const RESTARTS_ALLOWED = 5;
 const RESTART_WINDOW_MS = 10_000;
 
@@ -50,7 +50,7 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
       const now = Date.now();
       restarts.push(now);
       while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
-      if (restarts.length > RESTARTS_ALLOWED) {
+      if (restarts.length >= RESTARTS_ALLOWED) {
         log(`worker ${worker.process.pid} exited (${signal ?? code}); ${restarts.length} exits in ${RESTART_WINDOW_MS / 1000} s: stopping`);
         void stopAll().then(() => process.exit(1));
         return;
