@@ -104,7 +104,9 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
-      mounts: { _admin: operator, docs: createDocsPage(), _console: createConsoleFiles({ token: settings.adminToken }) },
+      // Without a token the operator API and the console are not mounted at all: their paths answer the
+      // API's own 404 for an unknown path, so nothing tells a client they exist.
+      mounts: { docs: createDocsPage(), ...(settings.adminToken ? { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) } : {}) },
       ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: log.write } : {}),
