@@ -1,8 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { Conflict, type Engine } from '@sdp/core';
 
+/** What `--accounts` did at start: each entry opened, or found there from an earlier start. */
+export interface OpenedAccounts {
+  opened: string[];
+  existing: string[];
+  /**
+   * The keys generated for entries that named none (as `POST /_admin/accounts` generates one): shown once
+   * at start, since only their hashes are kept and nothing else would ever tell them.
+   */
+  generated: { username: string; apiKey: string }[];
+}
+
+export const NO_ACCOUNTS_OPENED: OpenedAccounts = { opened: [], existing: [], generated: [] };
+
 /** `--accounts FILE`: a JSON list of accounts (the fields of `POST /_admin/accounts`) opened at start. */
-export async function openAccountsFromFile(engine: Engine, file: string): Promise<{ opened: string[]; existing: string[] }> {
+export async function openAccountsFromFile(engine: Engine, file: string): Promise<OpenedAccounts> {
   let list: unknown;
   try {
     list = JSON.parse(readFileSync(file, 'utf8'));
@@ -12,18 +25,21 @@ export async function openAccountsFromFile(engine: Engine, file: string): Promis
   if (!Array.isArray(list)) throw new Error(`--accounts ${file}: expected a JSON list of accounts`);
   const opened: string[] = [];
   const existing: string[] = [];
+  const generated: { username: string; apiKey: string }[] = [];
   for (const [i, entry] of list.entries()) {
     const e = entry as { username?: unknown; api_key?: unknown; package?: unknown };
     if (typeof e !== 'object' || e === null || typeof e.username !== 'string') throw new Error(`--accounts ${file}: entry ${i} needs a username`);
     if (e.api_key !== undefined && typeof e.api_key !== 'string') throw new Error(`--accounts ${file}: entry ${i}: api_key must be a string`);
     try {
-      await engine.openAccount({ username: e.username, ...(e.api_key ? { api_key: e.api_key } : {}), package: e.package });
+      // A key given is the key, an empty one included (refused as the operator API refuses it).
+      const account = await engine.openAccount({ username: e.username, ...(e.api_key !== undefined ? { api_key: e.api_key } : {}), package: e.package });
       opened.push(e.username);
+      if (e.api_key === undefined) generated.push({ username: e.username, apiKey: account.api_key });
     } catch (error) {
       // A restart over a durable store finds the accounts it opened last time.
       if (error instanceof Conflict) existing.push(e.username);
       else throw new Error(`--accounts ${file}: entry ${i}: ${(error as Error).message}`);
     }
   }
-  return { opened, existing };
+  return { opened, existing, generated };
 }

@@ -1,5 +1,6 @@
 // The public face of @sdp/server; what is not listed is internal (packaging/api/server.api.md shows every change).
 export { type AccessLog } from './access-log.ts';
+export { type OpenedAccounts } from './accounts-file.ts';
 export { type DemoAccount } from './demo-account.ts';
 export { type OpenedStore } from './open-store.ts';
 export { createOperatorApi, type OperatorOptions } from './operator-api.ts';

@@ -39,6 +39,7 @@ function printStart(out: (line: string) => void, settings: ServerSettings, start
   if (started.accounts.opened.length + started.accounts.existing.length > 0) {
     out(`accounts: opened ${started.accounts.opened.join(', ') || 'none'}; already there ${started.accounts.existing.join(', ') || 'none'}`);
   }
+  for (const { username, apiKey } of started.accounts.generated) out(`account ${username}: API key ${apiKey} (generated; shown once, only its hash is kept)`);
   if (started.demo) {
     out(`demo account created: username ${started.demo.username}, API key ${started.demo.apiKey} (shown once; only its hash is kept)`);
     out(`try it:`);

@@ -250,6 +250,27 @@ describe('settings that shape the wire', () => {
     }
   });
 
+  it('opens --accounts entries without a key with a generated one it reports, and refuses an empty key', async () => {
+    const file = join(dir, 'generated.json');
+    writeFileSync(file, JSON.stringify([{ username: 'keyless', package: { credits_per_hour: 50 } }, { username: 'keyed', api_key: 'keyed-key-0001' }]));
+    const s = await startServer(settings({ accountsFile: file, accessLog: 'off' }));
+    try {
+      expect(s.accounts.opened).toEqual(['keyless', 'keyed']);
+      expect(s.accounts.generated).toHaveLength(1);
+      const { username, apiKey } = s.accounts.generated[0]!;
+      expect(username).toBe('keyless');
+      expect(apiKey).toMatch(/^[0-9a-f]{32}$/);
+      // The key reported is the account's key.
+      const r = await fetch(`${s.url}/v1.5/account/identity`, { headers: { authorization: `keyless:${apiKey}` } });
+      expect(r.headers.get('x-ratelimit-limit')).toBe('50');
+    } finally {
+      await s.close();
+    }
+    const empty = join(dir, 'empty-key.json');
+    writeFileSync(empty, JSON.stringify([{ username: 'blank', api_key: '' }]));
+    await expect(startServer(settings({ accountsFile: empty, accessLog: 'off' }))).rejects.toThrow(/--accounts .*empty-key\.json: entry 0: .*key/i);
+  });
+
   it('lets in-flight requests finish when it closes, then refuses new connections', async () => {
     const file = join(dir, 'inflight.json');
     writeFileSync(file, JSON.stringify([{ username: 'busy', api_key: 'busy-key-0001', package: { credits_per_hour: 1e9 } }]));

@@ -5,7 +5,7 @@ import { openAccessLog } from './access-log.ts';
 import { createConsoleFiles } from './console/console-files.ts';
 import { consoleReadRoutes } from './console/console-reads.ts';
 import { recordWrites, WriteLog } from './console/write-log.ts';
-import { openAccountsFromFile } from './accounts-file.ts';
+import { NO_ACCOUNTS_OPENED, openAccountsFromFile, type OpenedAccounts } from './accounts-file.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
 import { openStore } from './open-store.ts';
@@ -37,7 +37,7 @@ export interface RunningSdp {
   storeDescription: string;
   /** Set on the first start over an empty store (no `--accounts`): the demo account and a working curl line. */
   demo?: DemoAccount & { curl: string };
-  accounts: { opened: string[]; existing: string[] };
+  accounts: OpenedAccounts;
   /** The operator's injected faults (`/_admin/faults`). */
   faults: FaultInjector;
   /** Stops accepting, lets in-flight requests finish, then closes the store and the access log. */
@@ -84,7 +84,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       onStoreBack: hooks.onStoreBack ?? (() => console.error('store available again')),
     });
 
-    const { accounts, demo } = hooks.setup === false ? { accounts: { opened: [], existing: [] }, demo: undefined } : await firstStartWork(engine, store, settings);
+    const { accounts, demo } = hooks.setup === false ? { accounts: NO_ACCOUNTS_OPENED, demo: undefined } : await firstStartWork(engine, store, settings);
 
     // The index reads its events once before serving, so the first analysis does not pay for the log.
     await engine.recordingIndex.catchUp();
@@ -148,9 +148,9 @@ export async function firstStartWork(
   engine: Engine,
   store: EventStore,
   settings: ServerSettings,
-): Promise<{ accounts: { opened: string[]; existing: string[] }; demo: DemoAccount | undefined }> {
+): Promise<{ accounts: OpenedAccounts; demo: DemoAccount | undefined }> {
   const firstStart = (await store.head()) === 0;
-  const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : { opened: [], existing: [] };
+  const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : NO_ACCOUNTS_OPENED;
   const demo = firstStart && !settings.accountsFile ? await openDemoAccount(engine) : undefined;
   return { accounts, demo };
 }

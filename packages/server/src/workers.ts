@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createEngine, type Clock } from '@sdp/core';
 import { SystemClock, randomIds } from '@sdp/clock';
+import type { OpenedAccounts } from './accounts-file.ts';
 import { demoCurl, type DemoAccount } from './demo-account.ts';
 import { openStore } from './open-store.ts';
 import { firstStartWork, startServer } from './server.ts';
@@ -18,7 +19,7 @@ const RESTART_WINDOW_MS = 10_000;
 
 export interface StartReport {
   storeDescription: string;
-  accounts: { opened: string[]; existing: string[] };
+  accounts: OpenedAccounts;
   demo?: DemoAccount & { curl: string };
   url: string;
 }
