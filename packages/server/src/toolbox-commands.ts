@@ -8,19 +8,19 @@ export const exportEventsCommand: Command = {
   name: 'export',
   summary: 'write the event log as NDJSON (docs/portable-state.md)',
   help: () => `usage: ${EXPORT_USAGE}\n\nSee docs/portable-state.md.`,
-  run: (argv) => exportCommand(argv),
+  run: (argv, env) => exportCommand(argv, env),
 };
 
 export const importEventsCommand: Command = {
   name: 'import',
   summary: 'read an exported event log into an empty store (docs/portable-state.md)',
   help: () => `usage: ${IMPORT_USAGE}\n\nSee docs/portable-state.md.`,
-  run: (argv) => importCommand(argv),
+  run: (argv, env) => importCommand(argv, env),
 };
 
 export const openApiDocumentCommand: Command = {
   name: 'openapi',
   summary: "write a version's OpenAPI 3.1 document (docs/openapi.md)",
   help: () => `usage: ${OPENAPI_USAGE}\n\nSee docs/openapi.md.`,
-  run: async (argv) => openApiCommand(argv),
+  run: async (argv, env) => openApiCommand(argv, env),
 };

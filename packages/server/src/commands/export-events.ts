@@ -7,8 +7,8 @@ import { openStore } from '../open-store.ts';
 export const EXPORT_USAGE = 'sdp export --store URL [--after POS] [--limit N] [FILE]   (NDJSON to FILE, or to standard output)';
 
 /** `sdp export`: the store's event log as NDJSON, the same lines as `GET /_admin/events`. */
-export async function exportCommand(argv: string[], stdout: Writable = process.stdout): Promise<number> {
-  const { store: url, after, limit, file } = readArgs(argv);
+export async function exportCommand(argv: string[], env: Record<string, string | undefined> = process.env, stdout: Writable = process.stdout): Promise<number> {
+  const { store: url, after, limit, file } = readArgs(argv, env);
   const { store } = await openStore(url);
   const out = file ? createWriteStream(file) : stdout;
   let count = 0;
@@ -25,8 +25,8 @@ export async function exportCommand(argv: string[], stdout: Writable = process.s
   return 0;
 }
 
-function readArgs(argv: string[]): { store: string; after: number; limit: number; file?: string } {
-  let store = process.env.SDP_STORE;
+function readArgs(argv: string[], env: Record<string, string | undefined>): { store: string; after: number; limit: number; file?: string } {
+  let store = env.SDP_STORE;
   let after = 0;
   let limit = Number.POSITIVE_INFINITY;
   let file: string | undefined;

@@ -5,8 +5,8 @@ import { openStore } from '../open-store.ts';
 export const IMPORT_USAGE = 'sdp import --store URL FILE   (NDJSON as exported, into an empty store)';
 
 /** `sdp import`: an exported log into an empty store, the same as `POST /_admin/events`. */
-export async function importCommand(argv: string[]): Promise<number> {
-  let url = process.env.SDP_STORE;
+export async function importCommand(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
+  let url = env.SDP_STORE;
   let file: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;

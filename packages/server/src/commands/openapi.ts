@@ -5,10 +5,10 @@ import { openApiDocument } from '@sdp/http';
 export const OPENAPI_USAGE = `sdp openapi [--version 1.0..${CURRENT_VERSION}] [--product WORD] [--rate-limit-headers x|ietf|both] [FILE]   (the OpenAPI 3.1 document, to FILE or standard output)`;
 
 /** `sdp openapi`: the document `GET /v<version>/openapi.json` serves, written to a file. */
-export function openApiCommand(argv: string[]): number {
+export function openApiCommand(argv: string[], env: Record<string, string | undefined> = process.env): number {
   let version: string = CURRENT_VERSION;
-  let product = process.env.SDP_PRODUCT ?? 'insight';
-  let style = process.env.SDP_RATE_LIMIT_HEADERS ?? 'x';
+  let product = env.SDP_PRODUCT ?? 'insight';
+  let style = env.SDP_RATE_LIMIT_HEADERS ?? 'x';
   let file: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
