@@ -3,7 +3,7 @@ import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, Conflict, NotFound } from '../calls/errors.ts';
 import { hashApiKey } from './api-key.ts';
-import { completePackage, storedPackage, type AccountPackage } from './package.ts';
+import { completePackage, readPackageFields, storedPackage, type AccountPackage } from './package.ts';
 
 /** An account: who may call, with which keys, under which package, and whether it is denied. */
 export interface Account {
@@ -49,6 +49,17 @@ function checkApiKey(apiKey: string): void {
   if (apiKey.length < 8 || apiKey.length > 128 || /[\s:]/.test(apiKey)) {
     throw new BadRequest('api_key must be 8 to 128 characters with no spaces or colons');
   }
+}
+
+/**
+ * A new account's fields checked as opening it checks them (`BadRequest` naming the rule broken), for
+ * callers that open several and must refuse a bad list before opening any (the server's `--accounts`).
+ * Whether the name is free is the store's to say, when it is opened.
+ */
+export function checkNewAccountFields(input: { username: string; api_key?: string; package?: unknown }): void {
+  if (!USERNAME.test(input.username)) throw new BadRequest(USERNAME_RULE);
+  readPackageFields(input.package);
+  if (input.api_key !== undefined) checkApiKey(input.api_key);
 }
 
 export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {

@@ -4,6 +4,8 @@ import { Engine } from './engine.ts';
 import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
 import { VERSIONS, atLeast, type VersionId } from '../catalogue/versions.ts';
+import { checkNewAccountFields } from '../accounting/account.ts';
+import { BadRequest } from '../calls/errors.ts';
 
 const T0 = Date.parse('2026-05-01T10:00:00Z');
 
@@ -65,6 +67,37 @@ describe('engine invariants', () => {
       const admitted = endpoints.filter((_, i) => answers[i]!.status === 200).reduce((s, e) => s + cost[e], 0);
       expect(admitted).toBeLessThanOrEqual(limit);
       expect((await engine.accountView('u')).allowances.general.remaining).toBe(limit - admitted);
+    },
+  );
+});
+
+describe('opening accounts', () => {
+  const username = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_.@-]{1,64}$/), fc.string({ maxLength: 70 }));
+  const apiKey = fc.option(fc.oneof(fc.stringMatching(/^[!-~]{8,128}$/), fc.string({ maxLength: 140 })), { nil: undefined });
+  const pkg = fc.option(
+    fc.record({ credits_per_hour: fc.oneof(fc.integer({ min: -5, max: 1e6 }), fc.constant('many')), task_slots: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant(1.5)) }, { requiredKeys: [] }),
+    { nil: undefined },
+  );
+  test.prop([username, apiKey, pkg], { numRuns: 150 })(
+    'checkNewAccountFields refuses exactly what opening the account refuses, with the same message',
+    async (name, key, fields) => {
+      const input = { username: name, ...(key !== undefined ? { api_key: key } : {}), package: fields };
+      let checked: string | undefined;
+      try {
+        checkNewAccountFields(input);
+      } catch (error) {
+        expect(error).toBeInstanceOf(BadRequest);
+        checked = (error as Error).message;
+      }
+      const { engine } = await engineWith([]);
+      let opened: string | undefined;
+      try {
+        await engine.openAccount(input);
+      } catch (error) {
+        expect(error).toBeInstanceOf(BadRequest);
+        opened = (error as Error).message;
+      }
+      expect(checked).toBe(opened);
     },
   );
 });

@@ -1,4 +1,4 @@
-import { accountDecider, accountStream, isWellFormedApiKey, isWellFormedUsername, USERNAME_RULE, type Account } from '../accounting/account.ts';
+import { accountDecider, accountStream, checkNewAccountFields, isWellFormedApiKey, isWellFormedUsername, type Account } from '../accounting/account.ts';
 import { ApiKeyDigests, constantTimeEqual } from '../accounting/api-key.ts';
 import {
   creditsDecider,
@@ -409,7 +409,8 @@ export class Engine {
   // ---- The operator's side: accounts, packages, denial, stream-product charges, reset ----
 
   async openAccount(input: { username: string; api_key?: string; package?: unknown }): Promise<{ username: string; api_key: string; package: AccountPackage }> {
-    if (!isWellFormedUsername(input.username)) throw new BadRequest(USERNAME_RULE);
+    // Refused before the store is read, as a list of accounts is checked before any is opened.
+    checkNewAccountFields(input);
     const fields = readPackageFields(input.package);
     const apiKey = input.api_key ?? this.ids.hex(32);
     const account = await this.command(async (uow) =>
