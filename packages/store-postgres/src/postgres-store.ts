@@ -31,6 +31,8 @@ export { StoreUnavailable };
 
 interface Request {
   batch: StreamAppend[];
+  /** Each event's data as JSON text, in the batch's order: made when the append is asked, so data that has none fails its own request. */
+  data: string[];
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
 }
@@ -123,7 +125,14 @@ export class PostgresEventStore implements EventStore {
         if (seen.has(stream)) return reject(new Error(`stream ${stream} appears twice in one append`));
         seen.add(stream);
       }
-      this.queue.push({ batch, resolve, reject });
+      const data: string[] = [];
+      try {
+        for (const { events } of batch) for (const e of events) data.push(JSON.stringify(e.data ?? null));
+      } catch (error) {
+        // A bigint or a cycle: this append is refused, not the group it would have joined (nor the process).
+        return reject(new TypeError(`an event's data cannot be stored as JSON (${(error as Error).message}); nothing was written`));
+      }
+      this.queue.push({ batch, data, resolve, reject });
       this.schedule();
     });
   }
@@ -160,7 +169,8 @@ export class PostgresEventStore implements EventStore {
     const evData: string[] = [];
     const evTime: number[] = [];
     const evSchema: number[] = [];
-    for (const { batch } of group) {
+    for (const { batch, data } of group) {
+      evData.push(...data);
       reqEntries.push(batch.length);
       for (const { stream, expectedVersion, events, expectedLastId } of batch) {
         entStream.push(stream);
@@ -170,7 +180,6 @@ export class PostgresEventStore implements EventStore {
         for (const e of events) {
           evId.push(e.id);
           evType.push(e.type);
-          evData.push(JSON.stringify(e.data ?? null));
           evTime.push(e.time);
           evSchema.push(e.schemaVersion ?? 1);
         }

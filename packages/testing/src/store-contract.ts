@@ -328,6 +328,23 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       );
     });
 
+    it('data JSON cannot hold (a bigint, a cycle) is stored as given or refused with its own append alone', async () => {
+      const cycle: Record<string, unknown> = { name: 'loop' };
+      cycle.self = cycle;
+      // Fired in one tick, so a store that groups appends holds all three in one group.
+      const [big, loop, fine] = await Promise.allSettled([
+        store.append([{ stream: 'big', expectedVersion: 0, events: [newEvent('Odd', { n: 10n })] }]),
+        store.append([{ stream: 'loop', expectedVersion: 0, events: [newEvent('Odd', cycle)] }]),
+        store.append([{ stream: 'fine', expectedVersion: 0, events: [newEvent('Fine', { n: 1 })] }]),
+      ]);
+      expect(fine.status).toBe('fulfilled');
+      expect(await store.readStream('fine')).toHaveLength(1);
+      for (const [stream, outcome] of [['big', big], ['loop', loop]] as const) {
+        if (outcome.status === 'rejected') expect(await store.readStream(stream)).toEqual([]);
+        else expect(await store.readStream(stream)).toHaveLength(1);
+      }
+    });
+
     it('keeps a 1 MB payload intact', { timeout: slow }, async () => {
       const big = 'x'.repeat(512 * 1024) + 'é😀'.repeat(64 * 1024) + 'end';
       await store.append([{ stream: 'big', expectedVersion: 0, events: [newEvent('Big', { big, list: Array.from({ length: 1000 }, (_, i) => i) })] }]);
