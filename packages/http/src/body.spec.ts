@@ -28,8 +28,10 @@ describe('bodyParams: the body encodings of wire-facts §1.3', () => {
     expect(bodyParams('hash=abc', undefined)).toEqual({ hash: 'abc' });
     expect(bodyParams('{"hash":"abc"}', 'text/plain')).toEqual({ hash: 'abc' });
   });
-  it('reads an empty body as no parameters', () => {
+  it('reads an empty body as no parameters, and an empty JSON list too (PHP encodes no parameters as [])', () => {
     expect(bodyParams('   ', 'application/json')).toEqual({});
+    expect(bodyParams('[]', 'application/json')).toEqual({});
+    expect(bodyParams(' [ ] ', 'application/json')).toEqual({});
   });
   it('answers 400 for bad JSON, non-object JSON and too deep JSON; 415 for other media types', () => {
     expect(status(() => bodyParams('{"a":', 'application/json'))).toBe(400);

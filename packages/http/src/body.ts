@@ -67,6 +67,9 @@ export function bodyParams(text: string, mediaType: string | undefined): Record<
   } catch {
     throw new BodyError(400, 'The request body is not valid JSON');
   }
+  // PHP's json_encode writes an empty parameter array as `[]` (wire-facts §1.3: that client always sends
+  // a JSON body): no parameters, as `{}` is.
+  if (Array.isArray(value) && value.length === 0) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new BodyError(400, 'The request body must be a JSON object of parameters');
   }

@@ -166,3 +166,22 @@ describe('small bodies read before the handler runs', () => {
     }
   });
 });
+
+describe('Expect headers', () => {
+  it('serves a request whose Expect is empty or unknown as if it were not there (Node alone answers a bare 417)', async () => {
+    const e = await engine();
+    const running = await serve(e, { port: 0 });
+    try {
+      const body = JSON.stringify({ id: 'a' });
+      for (const expect_ of ['Expect: \r\n', 'Expect: something-else\r\n']) {
+        const request = `POST /v1.5/push/get HTTP/1.1\r\nHost: x\r\nAuthorization: alice:${KEY}\r\nContent-Type: application/json\r\n${expect_}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+        const answer = await rawRequest(running.port, request);
+        expect(answer, expect_).toMatch(/^HTTP\/1\.1 200 /);
+        expect(answer).toMatch(/X-API-Version: 1\.5/i);
+        expect(answer).toContain('"id":"a"');
+      }
+    } finally {
+      await running.close();
+    }
+  });
+});

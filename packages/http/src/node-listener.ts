@@ -304,6 +304,9 @@ export async function listen(handler: WireHandler, options: { port?: number; hos
   const server = createServer(listener);
   // With this listener Node no longer sends 100 Continue by itself: the body is invited only when read.
   server.on('checkContinue', listener);
+  // Any other expectation (an empty `Expect:` included, which one real client sends) is served as if it
+  // were not there: Node's own answer would be a bare 417 with no JSON body and no X-API-Version.
+  server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
