@@ -36,7 +36,13 @@ export class EvolvingStore implements EventStore {
   }
 
   append(batch: StreamAppend[]): Promise<AppendResult> {
-    return this.written.append(this.upcasters.stamp(batch));
+    let stamped: StreamAppend[];
+    try {
+      stamped = this.upcasters.stamp(batch);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.written.append(stamped);
   }
 
   async readStream(stream: string, afterVersion?: number): Promise<StoredEvent[]> {

@@ -58,6 +58,20 @@ describe('upcasters', () => {
     expect(mixed[1]!.events.map((e) => e.schemaVersion)).toEqual([3, 1, undefined]);
   });
 
+  it('refuses to write a schema version it could not read back (not a whole number from 1, or newer than its own), writing nothing', async () => {
+    const store = new MemoryEventStore();
+    const seen = evolvingStore(store, counted());
+    for (const [type, v] of [['Counted', 0], ['Counted', -1], ['Counted', 1.5], ['Counted', 4], ['Other', 2]] as const) {
+      const write = seen.append([{ stream: 's', expectedVersion: 0, events: [{ id: 'x', type, data: {}, time: 0, schemaVersion: v }] }]);
+      await expect(write).rejects.toThrow(RangeError);
+      await expect(write).rejects.toThrow(new RegExp(`names schema version ${String(v).replace('.', '\\.')}; this build reads 1 to`));
+    }
+    expect(await store.head()).toBe(0);
+    // Every version it reads is written, the old ones included (an import keeps each event's own).
+    await seen.append([{ stream: 's', expectedVersion: 0, events: [1, 2, 3].map((v) => ({ id: `v${v}`, type: 'Counted', data: v === 1 ? { n: 1 } : { count: 1 }, time: 0, schemaVersion: v })) }]);
+    expect((await seen.readAll()).map((e) => e.schemaVersion)).toEqual([3, 3, 3]);
+  });
+
   it('keeps snapshots per schema: a state folded before an upcaster existed is not loaded after it', async () => {
     const written = new MemoryEventStore();
     const summed: Decider<number, never, DomainEvent> = {

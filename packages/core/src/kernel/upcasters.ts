@@ -105,6 +105,16 @@ export class Upcasters {
 
   /** The events of a write, each without a schema version given one: its type's current version. */
   stamp(batch: StreamAppend[]): StreamAppend[] {
+    // A version given is one this build reads back: anything else would be stored, and then fail every
+    // read of the log that reaches it. Older versions are fine (an import keeps each event's own).
+    for (const entry of batch) {
+      for (const e of entry.events) {
+        const v = e.schemaVersion;
+        if (v !== undefined && !(Number.isInteger(v) && v >= 1 && v <= this.currentVersion(e.type))) {
+          throw new RangeError(`event ${e.type} for ${entry.stream} names schema version ${String(v)}; this build reads 1 to ${this.currentVersion(e.type)} for that type, so nothing was written`);
+        }
+      }
+    }
     if (this.steps.size === 0) return batch;
     // Most writes hold only types at version 1 (a charge): those pass without a copy.
     let out: StreamAppend[] | undefined;
