@@ -15,7 +15,7 @@ const SHARED = new Set(['store', 'host', 'port', 'product', 'limiting-day']);
 
 const ACCOUNTS_SETTINGS: Setting<AccountsOptions>[] = [
   ...(SERVE_SETTINGS.filter((s) => SHARED.has(s.flag)) as unknown as Setting<AccountsOptions>[]),
-  { flag: 'api-key', format: 'KEY', summary: 'the key to set (8 to 128 characters, no spaces or colons)', shown: () => 'a random 32-hex-digit key', read: (v, s) => void (s.apiKey = v) },
+  { flag: 'api-key', format: 'KEY', summary: 'the key to set (8 to 128 printable ASCII characters, no spaces, colons or commas)', shown: () => 'a random 32-hex-digit key', read: (v, s) => void (s.apiKey = v) },
   {
     flag: 'package',
     format: 'JSON',

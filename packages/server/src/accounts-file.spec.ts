@@ -20,10 +20,10 @@ describe('--accounts FILE', () => {
     const store = new MemoryEventStore();
     const engine = createEngine({ store, clock: new ManualClock(Date.parse('2026-01-05T08:00:00Z')), ids: seededIds(1) });
     const cases: [unknown[], RegExp][] = [
-      [[{ username: 'first' }, { username: 'second', api_key: 'short' }], /entry 1: api_key must be 8 to 128 characters/],
+      [[{ username: 'first' }, { username: 'second', api_key: 'short' }], /entry 1: api_key must be 8 to 128 printable ASCII characters/],
       [[{ username: 'first' }, { username: 'bad name' }], /entry 1: username must be/],
       [[{ username: 'first' }, { username: 'third', package: { credits_per_hour: 'many' } }], /entry 1: package\.credits_per_hour/],
-      [[{ username: 'first' }, { username: 'blank', api_key: '' }], /entry 1: api_key must be 8 to 128 characters/],
+      [[{ username: 'first' }, { username: 'blank', api_key: '' }], /entry 1: api_key must be 8 to 128 printable ASCII characters/],
     ];
     for (const [i, [entries, message]] of cases.entries()) {
       await expect(openAccountsFromFile(engine, fileOf(`bad-${i}.json`, entries))).rejects.toThrow(message);

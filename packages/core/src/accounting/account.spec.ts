@@ -28,6 +28,15 @@ describe('account decider', () => {
     spec().when({ type: 'OpenAccount', username: 'ab', apiKey: 'short', salt: 's', package: {}, at: 0 }).thenThrows(400, /api_key/);
   });
 
+  it('refuses a key some form of credentials cannot carry: a comma (read as a second header), a space, a colon, beyond ASCII (400)', () => {
+    for (const apiKey of ['key,with,commas', 'key with space', 'key:colon-1', 'clé-secret-1', 'tab\tkey-0001']) {
+      spec().when({ type: 'OpenAccount', username: 'ab', apiKey, salt: 's', package: {}, at: 0 }).thenThrows(400, /printable ASCII characters with no spaces, colons or commas/);
+    }
+    spec()
+      .when({ type: 'OpenAccount', username: 'ab', apiKey: '~!@#$%^&*()_+-=[]{}|;<>?./', salt: 's', package: {}, at: 0 })
+      .then([{ type: 'AccountOpened', data: { username: 'ab', salt: 's', keyHash: hashApiKey('s', '~!@#$%^&*()_+-=[]{}|;<>?./'), package: completePackage({}), at: 0 } }]);
+  });
+
   it('changes the package field by field, keeping the others', () => {
     const s = spec()
       .given([opened])

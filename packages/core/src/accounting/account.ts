@@ -45,9 +45,15 @@ export const USERNAME_RULE = 'username must be 1 to 64 letters, digits or _ . @ 
 const API_KEY_SHAPE = /^[\x21-\x7e\u00a0-\uffff]{1,256}$/;
 export const isWellFormedApiKey = (apiKey: string): boolean => API_KEY_SHAPE.test(apiKey);
 
+/**
+ * A key every form of credentials carries (wire-facts §1.2): a raw `Authorization: user:key` header is
+ * read as Latin-1 and split at the first colon, and a comma in it reads as a second header joined on.
+ */
+const ISSUABLE_API_KEY = /^[\x21-\x2b\x2d-\x39\x3b-\x7e]{8,128}$/;
+
 function checkApiKey(apiKey: string): void {
-  if (apiKey.length < 8 || apiKey.length > 128 || /[\s:]/.test(apiKey)) {
-    throw new BadRequest('api_key must be 8 to 128 characters with no spaces or colons');
+  if (!ISSUABLE_API_KEY.test(apiKey)) {
+    throw new BadRequest('api_key must be 8 to 128 printable ASCII characters with no spaces, colons or commas');
   }
 }
 
