@@ -4,7 +4,7 @@ import { readCredentials } from './credentials.ts';
 import { requestId } from './request-ids.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
 import { openApiDocument } from './openapi.ts';
-import { JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
+import { CLIENT_GONE_STATUS, ClientGone, JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 export interface HttpOptions {
   /** The product path word read as `insight` (server.md `--product`). */
@@ -177,6 +177,8 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       return answered(req, encode(answer, r.version, base, r.head, rateStyle, endpoint.allowance === 'analyze' ? 'analyze' : 'general'), note);
     } catch (error) {
       if (note !== null) note.username = note.cost = null;
+      // Nobody is left to answer and nothing failed here: no error to tell, a 499 for the log.
+      if (error instanceof ClientGone) return answered(req, errorResponse(CLIENT_GONE_STATUS, error.message, { 'X-API-Version': CURRENT_VERSION }), note);
       if (isStoreUnavailable(error)) {
         // The operator's side reaches the store outside engine.call; it answers as the API does.
         const headers = { 'X-API-Version': CURRENT_VERSION, 'Retry-After': String(STORE_RETRY_AFTER_S) };

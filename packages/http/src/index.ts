@@ -6,7 +6,7 @@ export { createFetchHandler, fetchHandlerFor } from './fetch-handler.ts';
 export { createNodeListener, listen, nodeListenerFor, serve, type RunningServer } from './node-listener.ts';
 export { segmentsOf, splitUrl, type Route } from './route.ts';
 export { samplePath } from './sample-paths.ts';
-export { errorResponse, jsonResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
+export { CLIENT_GONE_STATUS, ClientGone, errorResponse, jsonResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 export { OUTBOUND_TIMEOUT_MS, nodeOutbound, type NodeOutboundOptions } from './outbound.ts';
 export { RATE_LIMIT_HEADER_STYLES, type InjectedFault, type RateLimitHeaders } from './api-handler.ts';
 export { openApiDocument, type OpenApiOptions } from './openapi.ts';

@@ -110,9 +110,11 @@ describe('the Node listener over a socket', () => {
     }
   });
 
-  it('reads a body sent in several pieces, and one cut short charges nothing', async () => {
+  it('reads a body sent in several pieces, and one cut short charges nothing and is no server error (logged 499)', async () => {
     const e = await engine();
-    const running = await serve(e, { port: 0 });
+    const errors: unknown[] = [];
+    const logged: number[] = [];
+    const running = await serve(e, { port: 0, onError: (error) => errors.push(error), onAccess: (entry) => logged.push(entry.status) });
     try {
       const body = JSON.stringify({ id: 'x'.repeat(100) });
       const answer = await new Promise<string>((resolve, reject) => {
@@ -137,8 +139,10 @@ describe('the Node listener over a socket', () => {
         });
         socket.on('close', () => resolve());
       });
-      await new Promise((r) => setTimeout(r, 30));
+      await expect.poll(() => logged.length).toBe(2);
       expect(await e.store.head()).toBe(before);
+      expect(errors).toEqual([]);
+      expect(logged).toEqual([200, 499]);
     } finally {
       await running.close();
     }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CURRENT_VERSION, type Engine } from '@sdp/core';
 import { createApiHandler, type HttpOptions } from './api-handler.ts';
-import type { WireHandler, WireRequest, WireResponse } from './wire.ts';
+import { ClientGone, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 /** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
 export function createNodeListener(engine: Engine, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
@@ -267,7 +267,7 @@ function onBodyClose(this: Reading): void {
   const read = this[READING];
   if (read.settled) return;
   read.settled = true;
-  read.waiter.bodyRead(null, new Error('request closed before its body ended'));
+  read.waiter.bodyRead(null, new ClientGone());
 }
 
 /**

@@ -48,6 +48,20 @@ export interface AccessEntry {
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
+ * The client went away before its request's body ended (a face's `readBody` rejects with it): not the
+ * server's failure, so nobody is told of an error; the access log records it as 499, as nginx does.
+ */
+export class ClientGone extends Error {
+  constructor(message = 'the client closed the connection before its request body ended') {
+    super(message);
+    this.name = 'ClientGone';
+  }
+}
+
+/** The status the access log records for a request whose client went away (`ClientGone`). */
+export const CLIENT_GONE_STATUS = 499;
+
+/**
  * A JSON answer with an `error` key, the shape of every refusal (decisions §7). The headers object is
  * completed in place, not copied: objects built by spreading and then extended take V8's slow path
  * (measured 10 µs per response), which is a tenth of the whole request budget.
