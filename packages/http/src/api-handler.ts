@@ -130,28 +130,35 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       const endpoint = r.endpoint;
       const held = req.body;
       const bytes = held === undefined ? await req.readBody(bodyLimit) : held.byteLength > bodyLimit ? null : held;
+      const mediaType = mediaTypeOf(req.header('content-type'));
+      // A body that cannot be read into parameters is the call's answer at step 7, charged, once the
+      // credentials and the allowance have been judged as for any call (decisions §1); its bytes are
+      // never parsed further.
+      let unreadable: ApiCall['unreadable'];
+      let params: Record<string, unknown> | undefined;
+      let rawBody: string | undefined;
       if (bytes === null) {
         base.Connection = 'close';
-        return answered(req, errorResponse(413, `The request body is over the limit of ${bodyLimit} bytes`, base), note);
-      }
-      const mediaType = mediaTypeOf(req.header('content-type'));
-      let params: Record<string, unknown>;
-      let rawBody: string | undefined;
-      try {
-        const text = bytes.length === 0 ? '' : decodeUtf8(bytes);
-        if (endpoint.body === 'raw') {
-          rawBody = text;
-          params = mergeParams(formParams(query), r.pathParams);
-        } else if (query === '' && !r.hasPathParams) {
-          // The body's parameters alone: the parsed object is the call's own, so it needs no copy.
-          params = text ? withoutProtoKey(bodyParams(text, mediaType)) : {};
-        } else {
-          params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
+        unreadable = { status: 413, message: `The request body is over the limit of ${bodyLimit} bytes` };
+      } else {
+        try {
+          const text = bytes.length === 0 ? '' : decodeUtf8(bytes);
+          if (endpoint.body === 'raw') {
+            rawBody = text;
+            params = mergeParams(formParams(query), r.pathParams);
+          } else if (query === '' && !r.hasPathParams) {
+            // The body's parameters alone: the parsed object is the call's own, so it needs no copy.
+            params = text ? withoutProtoKey(bodyParams(text, mediaType)) : {};
+          } else {
+            params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
+          }
+        } catch (error) {
+          if (!(error instanceof BodyError)) throw error;
+          unreadable = { status: error.status as 400 | 413 | 415, message: error.message };
         }
-      } catch (error) {
-        if (error instanceof BodyError) return answered(req, errorResponse(error.status, error.message, base), note);
-        throw error;
       }
+      // Without the body's, the call still has its path's and query's parameters (an identity's limits read them).
+      params ??= mergeParams(query ? formParams(query) : {}, r.pathParams);
 
       const authorization = req.header('authorization');
       // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
@@ -165,7 +172,9 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       }
       const call: ApiCall = { version: r.version, endpoint: endpoint.id, credentials, params, mediaType };
       if (rawBody !== undefined) call.body = rawBody;
-      if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
+      if (unreadable) call.unreadable = unreadable;
+      // A call whose body was unreadable is not recorded under its key: the retry with a body that reads executes.
+      else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
         const idempotencyKey = req.header('idempotency-key');
         if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
       }

@@ -150,9 +150,12 @@ describe('createFetchHandler: encoding', () => {
       if (status === 404) expect(r.headers.get('x-ratelimit-cost')).toBeNull();
     }
   });
-  it('answers 413 for a body over the limit, declared or streamed, before reading it; nothing charged', async () => {
+  it('answers 413 for a body over the limit, declared or streamed, without reading it; charged at step 7 when authenticated', async () => {
     const { fetch, engine } = await setup({ bodyLimit: 1024 });
     const before = await engine.store.head();
+    const stranger = await fetch(req('/v1.5/push/get', { method: 'POST', headers: { authorization: 'alice:wrong-key-0001', 'content-type': 'application/json' }, body: 'x'.repeat(2000) }));
+    expect(stranger.status).toBe(401);
+    expect(await engine.store.head()).toBe(before);
     const big = JSON.stringify({ id: 'x'.repeat(2000) });
     const declared = await fetch(req('/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: big }));
     expect(declared.status).toBe(413);
@@ -164,16 +167,40 @@ describe('createFetchHandler: encoding', () => {
     });
     const streamed = await fetch(new Request('http://sdp.test/v1.5/push/get', { method: 'POST', headers: AUTH, body: stream, duplex: 'half' } as RequestInit));
     expect(streamed.status).toBe(413);
-    expect(await engine.store.head()).toBe(before);
+    expect(streamed.headers.get('x-ratelimit-cost')).toBe('1');
+    expect(streamed.headers.get('connection')).toBe('close');
+    expect(await engine.store.head()).toBe(before + 2);
   });
-  it('answers 400 for invalid JSON and invalid UTF-8 before any charge', async () => {
+  it('judges a call with an unreadable body (bad JSON, bad UTF-8, an unknown media type) as any other, then answers 400 or 415 at step 7, charged (decisions §1)', async () => {
     const { fetch, engine } = await setup();
     const before = await engine.store.head();
+    // Credentials first: a stranger's bad body is a 401, whatever the body.
+    const stranger = await fetch(req('/v1.5/push/get', { method: 'POST', headers: { authorization: 'alice:wrong-key-0001', 'content-type': 'application/json' }, body: '{"id": ' }));
+    expect(stranger.status).toBe(401);
+    expect(await engine.store.head()).toBe(before);
     const bad = await fetch(req('/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"id": ' }));
     expect(bad.status).toBe(400);
+    expect((await json(bad)).error).toMatch(/not valid JSON/);
     const utf = await fetch(req('/v1.5/push/get', { method: 'POST', headers: AUTH, body: new Uint8Array([0x69, 0x64, 0x3d, 0xc3, 0x28]) }));
     expect(utf.status).toBe(400);
-    expect(await engine.store.head()).toBe(before);
+    const xml = await fetch(req('/v1.5/push/get', { method: 'POST', headers: { ...AUTH, 'content-type': 'application/xml' }, body: '<a/>' }));
+    expect(xml.status).toBe(415);
+    for (const r of [bad, utf, xml]) {
+      expect(r.headers.get('x-ratelimit-cost')).toBe('1');
+      expect(Number(r.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+    }
+    expect(await engine.store.head()).toBe(before + 3);
+  });
+  it('does not record an unreadable body under its Idempotency-Key: the retry with a body that reads executes', async () => {
+    const { fetch } = await setup();
+    const keyed = { ...AUTH, 'content-type': 'application/json', 'idempotency-key': 'retry-1' };
+    const broken = await fetch(req('/v1.5/push/get', { method: 'POST', headers: keyed, body: '{"id": ' }));
+    expect(broken.status).toBe(400);
+    const fixed = await fetch(req('/v1.5/push/get', { method: 'POST', headers: keyed, body: JSON.stringify({ id: 'a' }) }));
+    expect(fixed.status).toBe(200);
+    expect(fixed.headers.get('idempotent-replayed')).toBeNull();
+    const again = await fetch(req('/v1.5/push/get', { method: 'POST', headers: keyed, body: JSON.stringify({ id: 'a' }) }));
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
   it('sends Deprecation and Sunset for a deprecated version', async () => {
     const { fetch } = await setup();

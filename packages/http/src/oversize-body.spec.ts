@@ -79,7 +79,8 @@ describe('the 413 always arrives (node listener over a real socket)', () => {
       expect(out, JSON.stringify(out).slice(0, 200)).toMatchObject({ status: 413, uploaded: true });
       expect(JSON.parse(out.body!).error).toMatch(/over the limit of 1048576 bytes/);
     }
-    expect(await engine.store.head()).toBe(before);
+    // Step 7 of decisions §1: an authenticated call with a body over the limit was served, so charged.
+    expect(await engine.store.head()).toBe(before + 20);
   });
 
   it('a body that goes on past the discard bound is cut off at the bound (the 413 goes out first; past the bound it may meet a reset)', async () => {

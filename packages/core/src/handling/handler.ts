@@ -23,6 +23,12 @@ export interface ApiCall {
   body?: string | undefined;
   /** `Idempotency-Key` of a POST, PUT or DELETE: executed and charged once per account and key. */
   idempotencyKey?: string | undefined;
+  /**
+   * The request's body could not be read into parameters (over the size limit, not UTF-8, not JSON, a
+   * media type no endpoint reads): the face says so here, and the call is judged as any other through
+   * the allowance, then answered with this at step 7, charged (decisions §1).
+   */
+  unreadable?: { status: 400 | 413 | 415; message: string } | undefined;
 }
 
 /**

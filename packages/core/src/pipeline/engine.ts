@@ -376,6 +376,7 @@ export class Engine {
     const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: this.ids, account, identityId, uow, settings: this.settings, projections: this.projections, yieldTurn: this.yieldTurn };
     let answer: CallAnswer;
     try {
+      if (call.unreadable) throw new DomainError(call.unreadable.status, call.unreadable.message);
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
       // An embedder's handler may answer with any thenable, not only a native promise.
       const result = handler(ctx);
