@@ -154,7 +154,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
           }
         } catch (error) {
           if (!(error instanceof BodyError)) throw error;
-          unreadable = { status: error.status as 400 | 413 | 415, message: error.message };
+          unreadable = { status: error.status, message: error.message };
         }
       }
       // Without the body's, the call still has its path's and query's parameters (an identity's limits read them).

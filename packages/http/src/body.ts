@@ -5,7 +5,7 @@
  */
 export class BodyError extends Error {
   constructor(
-    readonly status: number,
+    readonly status: 400 | 415,
     message: string,
   ) {
     super(message);

@@ -12,7 +12,8 @@ export interface OpenedAccounts {
   generated: { username: string; apiKey: string }[];
 }
 
-export const NO_ACCOUNTS_OPENED: OpenedAccounts = { opened: [], existing: [], generated: [] };
+/** A start that opened nothing (each call a fresh report: callers may keep and change theirs). */
+export const noAccountsOpened = (): OpenedAccounts => ({ opened: [], existing: [], generated: [] });
 
 /** `--accounts FILE`: a JSON list of accounts (the fields of `POST /_admin/accounts`) opened at start. */
 export async function openAccountsFromFile(engine: Engine, file: string): Promise<OpenedAccounts> {

@@ -5,7 +5,7 @@ import { openAccessLog } from './access-log.ts';
 import { createConsoleFiles } from './console/console-files.ts';
 import { consoleReadRoutes } from './console/console-reads.ts';
 import { recordWrites, WriteLog } from './console/write-log.ts';
-import { NO_ACCOUNTS_OPENED, openAccountsFromFile, type OpenedAccounts } from './accounts-file.ts';
+import { noAccountsOpened, openAccountsFromFile, type OpenedAccounts } from './accounts-file.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
 import { openStore } from './open-store.ts';
@@ -84,7 +84,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       onStoreBack: hooks.onStoreBack ?? (() => console.error('store available again')),
     });
 
-    const { accounts, demo } = hooks.setup === false ? { accounts: NO_ACCOUNTS_OPENED, demo: undefined } : await firstStartWork(engine, store, settings);
+    const { accounts, demo } = hooks.setup === false ? { accounts: noAccountsOpened(), demo: undefined } : await firstStartWork(engine, store, settings);
 
     // The index reads its events once before serving, so the first analysis does not pay for the log.
     await engine.recordingIndex.catchUp();
@@ -150,7 +150,7 @@ export async function firstStartWork(
   settings: ServerSettings,
 ): Promise<{ accounts: OpenedAccounts; demo: DemoAccount | undefined }> {
   const firstStart = (await store.head()) === 0;
-  const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : NO_ACCOUNTS_OPENED;
+  const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : noAccountsOpened();
   const demo = firstStart && !settings.accountsFile ? await openDemoAccount(engine) : undefined;
   return { accounts, demo };
 }

@@ -60,12 +60,13 @@ function checkApiKey(apiKey: string): void {
 /**
  * A new account's fields checked as opening it checks them (`BadRequest` naming the rule broken), for
  * callers that open several and must refuse a bad list before opening any (the server's `--accounts`).
- * Whether the name is free is the store's to say, when it is opened.
+ * Whether the name is free is the store's to say, when it is opened. Answers the package fields read.
  */
-export function checkNewAccountFields(input: { username: string; api_key?: string; package?: unknown }): void {
+export function checkNewAccountFields(input: { username: string; api_key?: string; package?: unknown }): Partial<AccountPackage> {
   if (!USERNAME.test(input.username)) throw new BadRequest(USERNAME_RULE);
-  readPackageFields(input.package);
+  const fields = readPackageFields(input.package);
   if (input.api_key !== undefined) checkApiKey(input.api_key);
+  return fields;
 }
 
 export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {

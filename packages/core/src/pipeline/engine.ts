@@ -411,8 +411,7 @@ export class Engine {
 
   async openAccount(input: { username: string; api_key?: string; package?: unknown }): Promise<{ username: string; api_key: string; package: AccountPackage }> {
     // Refused before the store is read, as a list of accounts is checked before any is opened.
-    checkNewAccountFields(input);
-    const fields = readPackageFields(input.package);
+    const fields = checkNewAccountFields(input);
     const apiKey = input.api_key ?? this.ids.hex(32);
     const account = await this.command(async (uow) =>
       (await uow.execute(accountDecider, accountStream(input.username), {
