@@ -12,6 +12,20 @@ export interface AccountPackage {
   redaction_audience_min: number;
   /** Unique authors a bucket needs to be shown. */
   redaction_bucket_min: number;
+  /** Recordings the account holds, running or stopped (`concurrent_recordings` bounds the running ones). */
+  recordings: number;
+  /** Push subscriptions not deleted (finished and failed ones count until they are deleted). */
+  push_subscriptions: number;
+  /** Managed sources not deleted. */
+  managed_sources: number;
+  /** Identities not deleted. */
+  identities: number;
+  /** Tokens one identity holds, one per service. */
+  identity_tokens: number;
+  /** Historics queries not deleted. */
+  historics_queries: number;
+  /** Idempotency keys recorded within 24 hours. */
+  idempotency_keys: number;
 }
 
 export const DEFAULT_PACKAGE: Readonly<AccountPackage> = Object.freeze({
@@ -23,6 +37,15 @@ export const DEFAULT_PACKAGE: Readonly<AccountPackage> = Object.freeze({
   services: ['facebook', 'linkedin'],
   redaction_audience_min: 1000,
   redaction_bucket_min: 100,
+  // Counts of what an account holds: far above what a real account keeps, low enough that one account's
+  // state stays small (docs/limits.md, "What an account can hold").
+  recordings: 1000,
+  push_subscriptions: 1000,
+  managed_sources: 1000,
+  identities: 1000,
+  identity_tokens: 100,
+  historics_queries: 1000,
+  idempotency_keys: 1000,
 });
 
 const COUNT_FIELDS = [
@@ -33,7 +56,17 @@ const COUNT_FIELDS = [
   'concurrent_recordings',
   'redaction_audience_min',
   'redaction_bucket_min',
+  'recordings',
+  'push_subscriptions',
+  'managed_sources',
+  'identities',
+  'identity_tokens',
+  'historics_queries',
+  'idempotency_keys',
 ] as const;
+
+/** The package fields that bound how many of a resource an account holds. */
+export type HoldingLimit = 'recordings' | 'push_subscriptions' | 'managed_sources' | 'identities' | 'identity_tokens' | 'historics_queries' | 'idempotency_keys';
 
 const MAX_COUNT = 1e12;
 

@@ -95,3 +95,22 @@ export function checkJsonDepth(name: string, value: unknown, depth = 0): void {
   if (Array.isArray(value)) for (const x of value) checkJsonDepth(name, x, depth + 1);
   else for (const k in value) if (Object.hasOwn(value, k)) checkJsonDepth(name, (value as Record<string, unknown>)[k], depth + 1);
 }
+
+/**
+ * What a resource stores of a caller's settings (a push subscription's `output_params`, a managed
+ * source's `parameters`, `resources` and `auth`, a task's `parameters`): at most this much JSON each,
+ * after any merge with what was stored before. Real settings are a few hundred characters; the bound
+ * keeps a stored resource, a page of them and a replayed answer small whatever a tenant sends.
+ */
+export const MAX_STORED_JSON_CHARS = 32 * 1024;
+
+/** The JSON length of a value that arrived parsed (the caller's object, bounded by the body limit). */
+export function jsonChars(value: unknown): number {
+  return JSON.stringify(value)?.length ?? 0;
+}
+
+/** Refuses a stored setting over `MAX_STORED_JSON_CHARS` of JSON, naming it. */
+export function checkStoredJson(name: string, value: unknown, max: number = MAX_STORED_JSON_CHARS): void {
+  const chars = jsonChars(value);
+  if (chars > max) throw new BadRequest(`${name} is over the limit of ${max} characters of JSON (${chars})`);
+}

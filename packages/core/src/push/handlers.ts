@@ -143,6 +143,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
         start: time(p, 'start'),
         end: time(p, 'end'),
         at: ctx.now,
+        holdLimit: ctx.account.package.push_subscriptions,
       });
       return { body: subscriptionView(sub, ctx.account.username, ctx.now, { endAsZero: true }) };
     },

@@ -127,7 +127,7 @@ const commands = [
       const start = startIn === null ? undefined : now + startIn;
       return {
         type: 'CreatePush', id, name: 'n', output_type: 'pull', output_params: {}, hash: 'd'.repeat(32), hash_type: 'stream',
-        initial_status: initial as PushStatus | undefined, start, end: lasts === null ? undefined : (start ?? now) + lasts, at: now,
+        initial_status: initial as PushStatus | undefined, start, end: lasts === null ? undefined : (start ?? now) + lasts, at: now, holdLimit: 1000,
       };
     })),
   ...(['PausePush', 'ResumePush', 'StopPush', 'DeletePush', 'ObservePush'] as const).map((type) => id.map((i) => new Act((now) => ({ type, id: i, at: now })))),

@@ -24,6 +24,7 @@ const create = (over: Record<string, unknown> = {}) => ({
   hash: HASH,
   hash_type: 'stream' as const,
   at: T0,
+  holdLimit: 1000,
   ...over,
 });
 
@@ -121,5 +122,27 @@ describe('push subscription: given / when / then', () => {
     const state = spec().given([created()]).when({ type: 'ServePullPage', id: ID, from: 0, to: 3, bytes: 30, at: T0 + 1 }).then([page]);
     expect(state.subscriptions[ID]).toMatchObject({ acked: 3, delivered: 3, pages: { '0': { to: 3 } } });
     spec().given([created(), page]).when({ type: 'ServePullPage', id: ID, from: 0, to: 4, bytes: 40, at: T0 + 2 }).thenThrows(400, /already served/);
+  });
+});
+
+describe('push subscription: what one account can make it hold', () => {
+  const other = (id: string): PushEvent => ({ ...created(), data: { ...(created().data as object), id } } as PushEvent);
+  it('create refuses a subscription past the package\'s push_subscriptions, naming the field (403)', () => {
+    spec().given([other('c'.repeat(32)), other('d'.repeat(32))]).when(create({ holdLimit: 2 })).thenThrows(403, /allows 2 push subscriptions \(push_subscriptions\)/);
+  });
+  it('a deleted subscription no longer counts', () => {
+    spec()
+      .given([other('c'.repeat(32)), other('d'.repeat(32)), { type: 'PushSubscriptionDeleted', data: { id: 'c'.repeat(32), at: T0 } }])
+      .when(create({ holdLimit: 2 }))
+      .then([created('active')]);
+  });
+  it('output_params over 32 KiB of JSON are refused at create, naming the limit', () => {
+    spec().given([]).when(create({ output_params: { blob: 'x'.repeat(32 * 1024) } })).thenThrows(400, /output_params is over the limit of 32768 characters/);
+  });
+  it('updates that each add a setting cannot grow the stored settings past the bound', () => {
+    spec()
+      .given([created()])
+      .when({ type: 'UpdatePush', id: ID, at: T0 + 1, output_params: { a: 'x'.repeat(20_000), b: 'y'.repeat(20_000) } })
+      .thenThrows(400, /output_params is over the limit/);
   });
 });

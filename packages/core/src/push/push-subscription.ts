@@ -1,6 +1,8 @@
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, NotFound, illegalTransition } from '../calls/errors.ts';
+import { checkStoredJson } from '../calls/input-limits.ts';
+import { checkHolding } from '../accounting/holding-limits.ts';
 import { decideDelivery, evolveDelivery, type DeliveryCommand, type DeliveryEvent } from './delivery.ts';
 import { PUSH_STATUSES, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './subscription-state.ts';
 
@@ -62,6 +64,8 @@ export type PushCommand =
       start?: number | undefined;
       end?: number | undefined;
       at: number;
+      /** The package's `push_subscriptions`: subscriptions not deleted that the account may hold. */
+      holdLimit: number;
     }
   | { type: 'PausePush'; id: string; at: number }
   | { type: 'ResumePush'; id: string; at: number }
@@ -121,6 +125,13 @@ export function logAt(sub: PushSubscription, now: number): PushLogEntry[] {
   return [...sub.log, ...pendingTransitions(sub, now).map((t) => ({ at: t.at, success: true, message: statusMessage(t.status) }))];
 }
 
+/** Subscriptions the account holds: every one not deleted (finished and failed ones until deleted). */
+export function heldSubscriptions(state: PushState): number {
+  let held = 0;
+  for (const id of state.order) if (state.subscriptions[id]!.status !== 'deleted') held++;
+  return held;
+}
+
 /** The subscription `id` names; a deleted or unknown one is a 404 to every call. */
 export function livePushSubscription(state: PushState, id: string): PushSubscription {
   const sub = state.subscriptions[id];
@@ -142,6 +153,8 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
   decide(command, state) {
     if (command.type === 'CreatePush') {
       if (state.subscriptions[command.id]) throw new BadRequest(`A push subscription with id ${command.id} already exists`);
+      checkHolding('push_subscriptions', heldSubscriptions(state), command.holdLimit);
+      checkStoredJson('output_params', command.output_params);
       const start = command.start ?? command.at;
       const end = command.end ?? null;
       if (end !== null && end <= start) throw new BadRequest('end must be after start');
@@ -185,6 +198,8 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
       case 'UpdatePush': {
         allow('update', now);
         if (command.name === undefined && command.output_params === undefined) throw new BadRequest('Nothing to update: give name or output_params');
+        // The settings as stored after the merge: updates that each add a key cannot grow them past the bound.
+        if (command.output_params !== undefined) checkStoredJson('output_params', command.output_params);
         return [...before, {
           type: 'PushSubscriptionUpdated',
           data: { id, at, ...(command.name !== undefined ? { name: command.name } : {}), ...(command.output_params !== undefined ? { output_params: command.output_params } : {}) },

@@ -88,6 +88,7 @@ export function sourceHandlers(limits: IngestionLimits = DEFAULT_INGESTION_LIMIT
         resources: withResourceIds(ctx, resources),
         auth: withAuthIds(ctx, auth),
         at: ctx.now,
+        holdLimit: ctx.account.package.managed_sources,
       });
       return { status: 201, body: sourceView(source) };
     },

@@ -108,7 +108,7 @@ class Advance implements fc.Command<Model, Real> {
 const id = fc.constantFrom(...IDS);
 const authEntry = () => ({ identity_id: freshId(), expires_at: null, parameters: { value: 'tok' } });
 const commands = [
-  id.map((i) => new Act((m) => ({ type: 'CreateSource', id: i, source_type: 'facebook_page', name: 'p', parameters: {}, resources: [], auth: [authEntry()], at: m.now }))),
+  id.map((i) => new Act((m) => ({ type: 'CreateSource', id: i, source_type: 'facebook_page', name: 'p', parameters: {}, resources: [], auth: [authEntry()], at: m.now, holdLimit: 1000 }))),
   ...(['StartSource', 'StopSource', 'DeleteSource'] as const).map((type) => id.map((i) => new Act((m) => ({ type, id: i, at: m.now })))),
   id.map((i) => new Act((m) => ({ type: 'UpdateSource', id: i, at: m.now, changes: { name: 'renamed' } }))),
   id.map((i) => new Act((m) => ({ type: 'AddSourceAuth', id: i, at: m.now, auth: [authEntry()] }))),

@@ -20,11 +20,11 @@ const at = T0 + 10;
 
 describe('managed source: given / when / then', () => {
   it('create: a new source is stopped', () => {
-    const state = spec().given([]).when({ type: 'CreateSource', ...(created.data as object) } as SourceCommand).then([created]);
+    const state = spec().given([]).when({ type: 'CreateSource', ...(created.data as object), holdLimit: 1000 } as SourceCommand).then([created]);
     expect(state.sources[ID]).toMatchObject({ status: 'stopped', log: [{ message: 'The source was created' }] });
   });
   it('create refuses an id already taken', () => {
-    spec().given([created]).when({ type: 'CreateSource', ...(created.data as object) } as SourceCommand).thenThrows(400);
+    spec().given([created]).when({ type: 'CreateSource', ...(created.data as object), holdLimit: 1000 } as SourceCommand).thenThrows(400);
   });
   it('start: stopped → running; stop: running → stopped', () => {
     expect(spec().given([created]).when({ type: 'StartSource', id: ID, at }).then([{ type: 'ManagedSourceStarted', data: { id: ID, at } }]).sources[ID]!.status).toBe('running');
@@ -81,5 +81,31 @@ describe('managed source: given / when / then', () => {
     spec().given([created, started, admitted(minute, 40), admitted(minute + 1, 40)]).when(ingest(minute + 2, 21)).thenThrows(413, /100 bytes a minute/);
     spec().given([created, started, admitted(minute, 1), admitted(minute + 1, 1), admitted(minute + 2, 1)]).when(ingest(minute + 3, 1)).thenThrows(413, /3 requests a minute/);
     spec().given([created, started, admitted(minute, 1), admitted(minute + 1, 1), admitted(minute + 2, 1)]).when(ingest(minute + 60_000, 1)).then([admitted(minute + 60_000, 1)]);
+  });
+});
+
+describe('managed source: what one account can make it hold', () => {
+  const create = (over: Record<string, unknown> = {}) => ({ type: 'CreateSource', ...(created.data as object), holdLimit: 1000, ...over }) as SourceCommand;
+  const other = (id: string): SourceEvent => ({ ...created, data: { ...created.data, id } }) as SourceEvent;
+  it('create refuses a source past the package\'s managed_sources (403 naming the field); a deleted one no longer counts', () => {
+    spec().given([other('e'.repeat(32)), other('f'.repeat(32))]).when(create({ holdLimit: 2 })).thenThrows(403, /allows 2 managed sources \(managed_sources\)/);
+    spec().given([other('e'.repeat(32)), other('f'.repeat(32)), { type: 'ManagedSourceDeleted', data: { id: 'e'.repeat(32), at: T0 } }]).when(create({ holdLimit: 2 })).then([created]);
+  });
+  it('parameters, resources and auth over 32 KiB of JSON are refused at create and update, naming the setting', () => {
+    spec().given([]).when(create({ parameters: { x: 'x'.repeat(33_000) } })).thenThrows(400, /parameters is over the limit of 32768 characters/);
+    spec().given([created]).when({ type: 'UpdateSource', id: ID, at, changes: { resources: [{ resource_id: 'r', parameters: { x: 'x'.repeat(33_000) } }] } }).thenThrows(400, /resources is over the limit/);
+  });
+  it('adding auth or resources a little at a time cannot grow them past the bound', () => {
+    const chunk = [{ identity_id: 'c'.repeat(32), expires_at: null, parameters: { value: 't'.repeat(20_000) } }];
+    const added: SourceEvent = { type: 'SourceAuthAdded', data: { id: ID, at, auth: chunk } };
+    spec().given([created, added]).when({ type: 'AddSourceAuth', id: ID, at, auth: chunk }).thenThrows(400, /auth is over the limit/);
+    const res = [{ resource_id: 'd'.repeat(32), parameters: { id: 'i'.repeat(20_000) } }];
+    spec().given([created, { type: 'SourceResourcesAdded', data: { id: ID, at, resources: res } }]).when({ type: 'AddSourceResources', id: ID, at, resources: res }).thenThrows(400, /resources is over the limit/);
+  });
+  it('a source keeps its latest SOURCE_LOG_KEPT log entries, however often it is changed', () => {
+    const updates: SourceEvent[] = Array.from({ length: 1500 }, (_, i) => ({ type: 'ManagedSourceUpdated', data: { id: ID, at: at + i, name: `n${i}` } }));
+    const folded = updates.reduce((s, e) => sourcesDecider.evolve(s, e), sourcesDecider.evolve(sourcesDecider.initialState(), created));
+    expect(folded.sources[ID]!.log).toHaveLength(1000);
+    expect(folded.sources[ID]!.log.at(-1)!.id).toBe(1501);
   });
 });

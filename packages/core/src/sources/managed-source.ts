@@ -2,7 +2,8 @@ import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, NotFound, PayloadTooLarge, illegalTransition } from '../calls/errors.ts';
 import { ingestionRefusal, ingestionWindowAt, type IngestionLimits, type IngestionWindow } from './ingestion-limit.ts';
-import { own } from '../calls/input-limits.ts';
+import { checkStoredJson, own } from '../calls/input-limits.ts';
+import { checkHolding } from '../accounting/holding-limits.ts';
 
 /** The states of decisions §6; a `deleted` source answers 404 to every call. */
 export type SourceStatus = 'stopped' | 'running' | 'deleted';
@@ -68,7 +69,18 @@ export type SourceEvent =
   | DomainEvent<'IngestionAdmitted', { id: string; at: number; window: number; bytes: number; accepted: number }>;
 
 export type SourceCommand =
-  | { type: 'CreateSource'; id: string; source_type: string; name: string; parameters: Record<string, unknown>; resources: SourceResource[]; auth: SourceAuth[]; at: number }
+  | {
+      type: 'CreateSource';
+      id: string;
+      source_type: string;
+      name: string;
+      parameters: Record<string, unknown>;
+      resources: SourceResource[];
+      auth: SourceAuth[];
+      at: number;
+      /** The package's `managed_sources`: sources not deleted that the account may hold. */
+      holdLimit: number;
+    }
   | { type: 'StartSource'; id: string; at: number }
   | { type: 'StopSource'; id: string; at: number }
   | { type: 'UpdateSource'; id: string; at: number; changes: SourceChanges }
@@ -118,7 +130,9 @@ export const sourcesDecider: Decider<SourcesState, SourceCommand, SourceEvent> =
     const { id, at } = command;
     if (command.type === 'CreateSource') {
       if (own(state.sources, id)) throw new BadRequest(`A managed source with id ${id} already exists`);
-      const { type: _t, ...data } = command;
+      checkHolding('managed_sources', state.order.length, command.holdLimit);
+      checkSettings(command);
+      const { type: _t, holdLimit: _l, ...data } = command;
       return [{ type: 'ManagedSourceCreated', data }];
     }
     const source = liveSource(state, id, command.type === 'Ingest' ? UNKNOWN_SOURCE : command.type === 'DeleteSource' ? SOURCE_NOT_FOUND_ON_DELETE : undefined);
@@ -132,6 +146,7 @@ export const sourcesDecider: Decider<SourcesState, SourceCommand, SourceEvent> =
       case 'UpdateSource':
         allow('update', source);
         if (Object.keys(defined(command.changes)).length === 0) throw new BadRequest('Nothing to update: give name, parameters, resources or auth');
+        checkSettings(command.changes);
         return [{ type: 'ManagedSourceUpdated', data: { id, at, ...defined(command.changes) } }];
       case 'DeleteSource':
         allow('delete', source);
@@ -139,6 +154,7 @@ export const sourcesDecider: Decider<SourcesState, SourceCommand, SourceEvent> =
       case 'AddSourceAuth':
         allow('change auth of', source);
         if (command.auth.length === 0) throw new BadRequest("Missing param 'auth'");
+        checkSettings({ auth: [...source.auth, ...command.auth] });
         return [{ type: 'SourceAuthAdded', data: { id, at, auth: command.auth } }];
       case 'RemoveSourceAuth': {
         allow('change auth of', source);
@@ -149,6 +165,7 @@ export const sourcesDecider: Decider<SourcesState, SourceCommand, SourceEvent> =
       case 'AddSourceResources':
         allow('change resources of', source);
         if (command.resources.length === 0) throw new BadRequest("Missing param 'resources'");
+        checkSettings({ resources: [...source.resources, ...command.resources] });
         return [{ type: 'SourceResourcesAdded', data: { id, at, resources: command.resources } }];
       case 'RemoveSourceResources': {
         allow('change resources of', source);
@@ -235,10 +252,25 @@ export const sourcesDecider: Decider<SourcesState, SourceCommand, SourceEvent> =
   }),
 };
 
+/** Log entries a source keeps: its latest ones, so a source changed for years holds a bounded log. */
+export const SOURCE_LOG_KEPT = 1000;
+
 function note(draft: SourcesState, id: string, at: number, message: string): void {
   draft.logSeq += 1;
-  draft.sources[id]!.log.push({ id: draft.logSeq, at, success: true, message });
+  const log = draft.sources[id]!.log;
+  log.push({ id: draft.logSeq, at, success: true, message });
+  if (log.length > SOURCE_LOG_KEPT) log.splice(0, log.length - SOURCE_LOG_KEPT);
 }
+
+/** What a source stores of the caller's settings, each as it will stand after the change, within the stored-JSON bound. */
+function checkSettings(s: { name?: string | undefined; parameters?: unknown; resources?: unknown; auth?: unknown }): void {
+  if (s.name !== undefined && s.name.length > SOURCE_NAME_MAX) throw new BadRequest(`name must be at most ${SOURCE_NAME_MAX} characters`);
+  if (s.parameters !== undefined) checkStoredJson('parameters', s.parameters);
+  if (s.resources !== undefined) checkStoredJson('resources', s.resources);
+  if (s.auth !== undefined) checkStoredJson('auth', s.auth);
+}
+
+export const SOURCE_NAME_MAX = 255;
 
 function defined(changes: SourceChanges): SourceChanges {
   const out: SourceChanges = {};
