@@ -89,6 +89,7 @@ export const historicsHandlers: HandlerTable = {
       sample,
       dpu,
       at: ctx.now,
+      holdLimit: ctx.account.package.historics_queries,
     });
     const q = state.byId[id]!;
     return { body: { id, dpus: dpu, availability: historicsAvailability(q.start, q.end, q.sources, ctx.now) } };

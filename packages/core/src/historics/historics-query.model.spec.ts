@@ -166,7 +166,7 @@ const id = fc.constantFrom(...IDS);
 const commands = [
   id.map(
     (id) =>
-      new Step((at) => ({ type: 'PrepareHistorics', id, hash: 'f'.repeat(32), name: 'q', start: START, end: END, sources: ['tumblr'], sample: 100, dpu: 1, at })),
+      new Step((at) => ({ type: 'PrepareHistorics', id, hash: 'f'.repeat(32), name: 'q', start: START, end: END, sources: ['tumblr'], sample: 100, dpu: 1, at, holdLimit: 1000 })),
   ),
   id.map((id) => new Step((at) => ({ type: 'StartHistorics', id, at }))),
   id.map((id) => new Step((at) => ({ type: 'PauseHistorics', id, at }))),

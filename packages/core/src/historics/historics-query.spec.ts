@@ -30,6 +30,7 @@ const prepare = (over: Partial<Prepare> = {}): Prepare => ({
   sample: 100,
   dpu: 0.1,
   at: T0,
+  holdLimit: 1000,
   ...over,
 });
 
@@ -142,5 +143,15 @@ describe('historics: the clock and the transitions', () => {
       spec().given([prepared, started, deleted]).when(c).thenThrows(404, /No historic found with the ID/);
     }
     spec().given([prepared, deleted]).when(prepare()).thenThrows(409);
+  });
+});
+
+describe('historics: what one account can make it hold', () => {
+  it('a query past the package\'s historics_queries is refused 403 naming the field; a deleted one no longer counts', () => {
+    spec().given([prepared]).when(prepare({ id: 'fedcba9876543210fedc', holdLimit: 1 })).thenThrows(403, /allows 1 historics query \(historics_queries\)/);
+    spec()
+      .given([prepared, { type: 'HistoricsDeleted', data: { id: ID, at: T0 + 1 } }])
+      .when(prepare({ id: 'fedcba9876543210fedc', holdLimit: 1 }))
+      .then([{ ...prepared, data: { ...prepared.data, id: 'fedcba9876543210fedc' } } as HistoricsEvent]);
   });
 });

@@ -3,6 +3,7 @@ import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, Conflict, NotFound, illegalTransition } from '../calls/errors.ts';
 import { QUEUE_MS, timelineCompletion, runMsFor, timelineStatus, timelineWork, type HistoricsPhase, type HistoricsStatus, type Timeline } from './progress.ts';
 import { own } from '../calls/input-limits.ts';
+import { checkHolding } from '../accounting/holding-limits.ts';
 
 /**
  * Historics queries (seed §4.6, decisions §6): a filter run over past data. All of an account's
@@ -50,7 +51,7 @@ export type HistoricsEvent =
   | DomainEvent<'HistoricsDeleted', { id: string; at: number }>;
 
 export type HistoricsCommand =
-  | { type: 'PrepareHistorics'; id: string; hash: string; name: string; start: number; end: number; sources: string[]; sample: number; dpu: number; at: number }
+  | { type: 'PrepareHistorics'; id: string; hash: string; name: string; start: number; end: number; sources: string[]; sample: number; dpu: number; at: number; holdLimit: number }
   | { type: 'StartHistorics'; id: string; at: number }
   | { type: 'PauseHistorics'; id: string; at: number; reason?: string }
   | { type: 'ResumeHistorics'; id: string; at: number }
@@ -130,6 +131,7 @@ export const historicsDecider: Decider<HistoricsQueries, HistoricsCommand, Histo
     if (command.type === 'PrepareHistorics') {
       if (own(state.byId, command.id) || own(state.deleted, command.id)) throw new Conflict(`A historics query with id ${command.id} already exists`);
       checkHistoricsName(command.name);
+      checkHolding('historics_queries', state.order.length, command.holdLimit);
       checkHistoricsSpan(command.start, command.end);
       if (command.end * 1000 > command.at) throw new BadRequest('end must not be in the future: Historics queries cover past data');
       checkHistoricsSources(command.sources);

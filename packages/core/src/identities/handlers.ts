@@ -96,6 +96,7 @@ export const identityHandlers: HandlerTable = {
       ...(status !== undefined ? { status } : {}),
       ...(master !== undefined ? { master } : {}),
       at: ctx.now,
+      holdLimit: ctx.account.package.identities,
     });
     // The key is shown once, here: only its digest is kept.
     return { body: { ...identityView(state.byId[id]!), api_key: apiKey } };
@@ -150,6 +151,7 @@ export const identityHandlers: HandlerTable = {
       service,
       token: ctx.params.requireString('token'),
       at: ctx.now,
+      holdLimit: ctx.account.package.identity_tokens,
     });
     return { body: tokenView(state.byId[identityId]!.tokens[service]!) };
   },
@@ -168,6 +170,7 @@ export const identityHandlers: HandlerTable = {
       service,
       token: ctx.params.requireString('token'),
       at: ctx.now,
+      holdLimit: ctx.account.package.identity_tokens,
     });
     const created = events[0]?.type === 'IdentityTokenCreated';
     return { status: created ? 201 : 200, body: tokenView(state.byId[identityId]!.tokens[service]!) };

@@ -157,13 +157,13 @@ const service = fc.constantFrom(...ANY_SERVICE);
 const figures = fc.record({ totalAllowance: fc.option(fc.nat(1000), { nil: undefined }), analyzeQueries: fc.nat(10) });
 
 const commands = [
-  fc.record({ id, label: fc.constantFrom(...LABELS) }).map(({ id, label }) => new Step({ type: 'CreateIdentity', id, label, keyHash: `k${id}`, at: 1 })),
+  fc.record({ id, label: fc.constantFrom(...LABELS) }).map(({ id, label }) => new Step({ type: 'CreateIdentity', id, label, keyHash: `k${id}`, at: 1, holdLimit: 1000 })),
   fc
     .record({ id, label: fc.option(fc.constantFrom(...LABELS), { nil: undefined }), status: fc.constantFrom('active', 'disabled') as fc.Arbitrary<'active' | 'disabled'> })
     .map(({ id, label, status }) => new Step({ type: 'UpdateIdentity', id, ...(label !== undefined ? { label } : {}), status, at: 2 })),
   id.map((id) => new Step({ type: 'DeleteIdentity', id, at: 3 })),
-  fc.tuple(id, service).map(([identityId, service]) => new Step({ type: 'CreateToken', identityId, service, token: 't', at: 4 })),
-  fc.tuple(id, service).map(([identityId, service]) => new Step({ type: 'PutToken', identityId, service, token: 'u', at: 5 })),
+  fc.tuple(id, service).map(([identityId, service]) => new Step({ type: 'CreateToken', identityId, service, token: 't', at: 4, holdLimit: 1000 })),
+  fc.tuple(id, service).map(([identityId, service]) => new Step({ type: 'PutToken', identityId, service, token: 'u', at: 5, holdLimit: 1000 })),
   fc.tuple(id, service).map(([identityId, service]) => new Step({ type: 'DeleteToken', identityId, service, at: 6 })),
   fc.tuple(id, service, figures).map(([identityId, service, figures]) => new Step({ type: 'CreateLimit', identityId, service, services: SERVICES, figures, at: 7 })),
   fc.tuple(id, service, figures).map(([identityId, service, figures]) => new Step({ type: 'PutLimit', identityId, service, services: SERVICES, figures, at: 8 })),

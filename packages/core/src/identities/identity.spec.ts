@@ -18,24 +18,24 @@ const limitCreated: IdentityEvent = {
 
 describe('identities: create, update, delete', () => {
   it('creates an active identity by default, keeping its key digest', () => {
-    const s = spec().when({ type: 'CreateIdentity', id: ID, label: 'team', keyHash: 'h1', at: 1000 }).then([created]);
+    const s = spec().when({ type: 'CreateIdentity', id: ID, label: 'team', keyHash: 'h1', at: 1000, holdLimit: 1000 }).then([created]);
     expect(callingIdentity(s, 'h1')?.id).toBe(ID);
   });
 
   it('refuses a duplicate label (409) and an empty one (400)', () => {
-    spec().given([created]).when({ type: 'CreateIdentity', id: OTHER, label: 'team', keyHash: 'h2', at: 1 }).thenThrows(409, /label "team" already exists/);
-    spec().when({ type: 'CreateIdentity', id: OTHER, label: '  ', keyHash: 'h2', at: 1 }).thenThrows(400, /label/);
+    spec().given([created]).when({ type: 'CreateIdentity', id: OTHER, label: 'team', keyHash: 'h2', at: 1, holdLimit: 1000 }).thenThrows(409, /label "team" already exists/);
+    spec().when({ type: 'CreateIdentity', id: OTHER, label: '  ', keyHash: 'h2', at: 1, holdLimit: 1000 }).thenThrows(400, /label/);
   });
 
   it('frees the label of a deleted identity', () => {
     spec()
       .given([created, deleted])
-      .when({ type: 'CreateIdentity', id: OTHER, label: 'team', keyHash: 'h2', at: 4000 })
+      .when({ type: 'CreateIdentity', id: OTHER, label: 'team', keyHash: 'h2', at: 4000, holdLimit: 1000 })
       .then([{ type: 'IdentityCreated', data: { id: OTHER, label: 'team', keyHash: 'h2', status: 'active', master: false, at: 4000 } }]);
   });
 
   it('refuses a status that is not active or disabled (400)', () => {
-    spec().when({ type: 'CreateIdentity', id: ID, label: 'x', keyHash: 'h', status: 'gone' as never, at: 1 }).thenThrows(400, /status is invalid/);
+    spec().when({ type: 'CreateIdentity', id: ID, label: 'x', keyHash: 'h', status: 'gone' as never, at: 1, holdLimit: 1000 }).thenThrows(400, /status is invalid/);
   });
 
   it('updates label, status and master, keeping what is not given', () => {
@@ -62,8 +62,8 @@ describe('identities: create, update, delete', () => {
     const after = spec().given([created, deleted]);
     after.when({ type: 'DeleteIdentity', id: ID, at: 1 }).thenThrows(410, /has been deleted/);
     after.when({ type: 'UpdateIdentity', id: ID, label: 'x', at: 1 }).thenThrows(410);
-    after.when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't', at: 1 }).thenThrows(410);
-    after.when({ type: 'PutToken', identityId: ID, service: 'facebook', token: 't', at: 1 }).thenThrows(410);
+    after.when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't', at: 1, holdLimit: 1000 }).thenThrows(410);
+    after.when({ type: 'PutToken', identityId: ID, service: 'facebook', token: 't', at: 1, holdLimit: 1000 }).thenThrows(410);
     after.when({ type: 'DeleteToken', identityId: ID, service: 'facebook', at: 1 }).thenThrows(410);
     after.when({ type: 'CreateLimit', identityId: ID, service: 'facebook', services, figures: { totalAllowance: 1 }, at: 1 }).thenThrows(410);
     after.when({ type: 'PutLimit', identityId: ID, service: 'facebook', services, figures: { totalAllowance: 1 }, at: 1 }).thenThrows(410);
@@ -73,18 +73,18 @@ describe('identities: create, update, delete', () => {
 
 describe('identities: tokens per service', () => {
   it('creates a token, then refuses a second for the same service (409)', () => {
-    spec().given([created]).when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't1', at: 2000 }).then([tokenCreated]);
-    spec().given([created, tokenCreated]).when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't2', at: 1 }).thenThrows(409, /already exists/);
+    spec().given([created]).when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't1', at: 2000, holdLimit: 1000 }).then([tokenCreated]);
+    spec().given([created, tokenCreated]).when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't2', at: 1, holdLimit: 1000 }).thenThrows(409, /already exists/);
   });
 
   it('put updates an existing token and creates a missing one', () => {
     spec()
       .given([created, tokenCreated])
-      .when({ type: 'PutToken', identityId: ID, service: 'facebook', token: 't2', at: 3 })
+      .when({ type: 'PutToken', identityId: ID, service: 'facebook', token: 't2', at: 3, holdLimit: 1000 })
       .then([{ type: 'IdentityTokenUpdated', data: { identityId: ID, service: 'facebook', token: 't2', at: 3 } }]);
     spec()
       .given([created])
-      .when({ type: 'PutToken', identityId: ID, service: 'facebook', token: 't2', at: 3 })
+      .when({ type: 'PutToken', identityId: ID, service: 'facebook', token: 't2', at: 3, holdLimit: 1000 })
       .then([{ type: 'IdentityTokenCreated', data: { identityId: ID, service: 'facebook', token: 't2', at: 3 } }]);
   });
 
@@ -94,13 +94,13 @@ describe('identities: tokens per service', () => {
     spec().given([created, tokenCreated, tokenDeleted]).when({ type: 'DeleteToken', identityId: ID, service: 'facebook', at: 1 }).thenThrows(410);
     spec()
       .given([created, tokenCreated, tokenDeleted])
-      .when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't3', at: 9 })
+      .when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't3', at: 9, holdLimit: 1000 })
       .then([{ type: 'IdentityTokenCreated', data: { identityId: ID, service: 'facebook', token: 't3', at: 9 } }]);
   });
 
   it('refuses an empty token or a malformed service (400)', () => {
-    spec().given([created]).when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: '', at: 1 }).thenThrows(400, /token/);
-    spec().given([created]).when({ type: 'CreateToken', identityId: ID, service: 'a b', token: 't', at: 1 }).thenThrows(400, /service/);
+    spec().given([created]).when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: '', at: 1, holdLimit: 1000 }).thenThrows(400, /token/);
+    spec().given([created]).when({ type: 'CreateToken', identityId: ID, service: 'a b', token: 't', at: 1, holdLimit: 1000 }).thenThrows(400, /service/);
   });
 });
 
@@ -145,5 +145,23 @@ describe('identities: limits per service', () => {
       .when({ type: 'DeleteLimit', identityId: ID, service: 'facebook', services, at: 4 })
       .then([{ type: 'IdentityLimitDeleted', data: { identityId: ID, service: 'facebook', at: 4 } }]);
     spec().given([created]).when({ type: 'DeleteLimit', identityId: ID, service: 'facebook', services, at: 4 }).thenThrows(404, /limit for facebook was not found/);
+  });
+});
+
+describe('identities: what one account can make them hold', () => {
+  it('an identity past the package\'s identities is refused 403 naming the field; a deleted one no longer counts', () => {
+    spec().given([created]).when({ type: 'CreateIdentity', id: OTHER, label: 'other', keyHash: 'h2', at: 4000, holdLimit: 1 }).thenThrows(403, /allows 1 identity \(identities\)/);
+    spec()
+      .given([created, deleted])
+      .when({ type: 'CreateIdentity', id: OTHER, label: 'other', keyHash: 'h2', at: 4000, holdLimit: 1 })
+      .then([{ type: 'IdentityCreated', data: { id: OTHER, label: 'other', keyHash: 'h2', status: 'active', master: false, at: 4000 } }]);
+  });
+  it('tokens under new service names stop at identity_tokens, deleted ones counted (they stay and answer 410); replacing one is allowed', () => {
+    spec().given([created, tokenCreated, tokenDeleted]).when({ type: 'CreateToken', identityId: ID, service: 'other', token: 't', at: 3000, holdLimit: 1 }).thenThrows(403, /allows 1 token per identity \(identity_tokens\)/);
+    spec().given([created, tokenCreated]).when({ type: 'PutToken', identityId: ID, service: 'other', token: 't', at: 3000, holdLimit: 1 }).thenThrows(403, /identity_tokens/);
+    spec()
+      .given([created, tokenCreated, tokenDeleted])
+      .when({ type: 'CreateToken', identityId: ID, service: 'facebook', token: 't9', at: 3000, holdLimit: 1 })
+      .then([{ type: 'IdentityTokenCreated', data: { identityId: ID, service: 'facebook', token: 't9', at: 3000 } }]);
   });
 });

@@ -2,6 +2,7 @@ import { packageService } from '../accounting/package-service.ts';
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, Conflict, Gone, NotFound, oneOf } from '../calls/errors.ts';
+import { checkHolding } from '../accounting/holding-limits.ts';
 import { own } from '../calls/input-limits.ts';
 
 /**
@@ -70,11 +71,11 @@ export interface LimitFigures {
 }
 
 export type IdentityCommand =
-  | { type: 'CreateIdentity'; id: string; label: string; keyHash: string; status?: IdentityStatus; master?: boolean; at: number }
+  | { type: 'CreateIdentity'; id: string; label: string; keyHash: string; status?: IdentityStatus; master?: boolean; at: number; holdLimit: number }
   | { type: 'UpdateIdentity'; id: string; label?: string; status?: IdentityStatus; master?: boolean; at: number }
   | { type: 'DeleteIdentity'; id: string; at: number }
-  | { type: 'CreateToken'; identityId: string; service: string; token: string; at: number }
-  | { type: 'PutToken'; identityId: string; service: string; token: string; at: number }
+  | { type: 'CreateToken'; identityId: string; service: string; token: string; at: number; holdLimit: number }
+  | { type: 'PutToken'; identityId: string; service: string; token: string; at: number; holdLimit: number }
   | { type: 'DeleteToken'; identityId: string; service: string; at: number }
   /** `services`: the account package's services, the only ones a limit may name. */
   | { type: 'CreateLimit'; identityId: string; service: string; services: readonly string[]; figures: LimitFigures; at: number }
@@ -119,6 +120,19 @@ function checkLabel(state: Identities, label: string, self?: string): void {
   }
 }
 
+/** Identities the account holds: every one not deleted. */
+export function heldIdentities(state: Identities): number {
+  let held = 0;
+  for (const id of state.order) if (!state.byId[id]!.deleted) held++;
+  return held;
+}
+
+/**
+ * Tokens an identity holds, deleted ones included: a deleted token stays (it answers 410) and is created
+ * again under its service, so counting them bounds what create-and-delete under new names can leave.
+ */
+export const heldTokens = (identity: Identity): number => Object.keys(identity.tokens).length;
+
 function checkStatus(status: string | undefined): void {
   if (status !== undefined) oneOf('status', status, IDENTITY_STATUSES);
 }
@@ -147,6 +161,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
         if (own(state.byId, command.id)) throw new Conflict(`An Identity with the id ${command.id} already exists`);
         checkLabel(state, command.label);
         checkStatus(command.status);
+        checkHolding('identities', heldIdentities(state), command.holdLimit);
         if (state.byKeyHash[command.keyHash]) throw new Conflict('That API key is already in use');
         return [
           {
@@ -182,6 +197,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
         checkToken(command.token);
         const existing = own(identity.tokens, command.service);
         if (existing && !existing.deleted) throw new Conflict(`A token for ${command.service} already exists for that Identity`);
+        if (!existing) checkHolding('identity_tokens', heldTokens(identity), command.holdLimit);
         return [{ type: 'IdentityTokenCreated', data: { identityId: identity.id, service: command.service, token: command.token, at: command.at } }];
       }
       case 'PutToken': {
@@ -189,6 +205,7 @@ export const identitiesDecider: Decider<Identities, IdentityCommand, IdentityEve
         checkTokenService(command.service);
         checkToken(command.token);
         const existing = own(identity.tokens, command.service);
+        if (!existing) checkHolding('identity_tokens', heldTokens(identity), command.holdLimit);
         const type = existing && !existing.deleted ? 'IdentityTokenUpdated' : 'IdentityTokenCreated';
         return [{ type, data: { identityId: identity.id, service: command.service, token: command.token, at: command.at } }];
       }

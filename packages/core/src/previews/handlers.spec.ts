@@ -23,7 +23,7 @@ async function setup() {
     const all = await compileAndRegister(uow, 'fb.content exists', { register: true });
     const coffee = await compileAndRegister(uow, 'fb.content contains "coffee"', { register: true });
     for (const [id, hash] of [['1'.repeat(40), all.hash], ['2'.repeat(40), coffee.hash]] as const) {
-      await uow.execute(recordingsDecider, recordingsStream('alice'), { type: 'StartRecording', id, hash, name: id, service: 'facebook', at: uow.now, identityId: null, concurrentLimit: 10 });
+      await uow.execute(recordingsDecider, recordingsStream('alice'), { type: 'StartRecording', id, hash, name: id, service: 'facebook', at: uow.now, identityId: null, concurrentLimit: 10, holdLimit: 1000 });
     }
     return { all: all.hash, coffee: coffee.hash };
   });

@@ -43,6 +43,7 @@ async function start(ctx: CallContext) {
     at: ctx.now,
     identityId: ctx.identityId,
     concurrentLimit,
+    holdLimit: ctx.account.package.recordings,
   });
   return byId(ctx) ? { body: { id } } : { status: 204 };
 }

@@ -10,7 +10,7 @@ const H2 = 'b'.repeat(32);
 const spec = () => deciderSpec(recordingsDecider);
 const started = (id: string, at = 1000, hash = H1): RecordingEvent => ({ type: 'RecordingStarted', data: { id, hash, name: `n-${id}`, service: 'facebook', at, identityId: null } });
 const stopped = (id: string, at = 2000): RecordingEvent => ({ type: 'RecordingStopped', data: { id, at } });
-const start = (id: string, concurrentLimit = 10): RecordingCommand => ({ type: 'StartRecording', id, hash: H1, name: `n-${id}`, service: 'facebook', at: 1000, identityId: null, concurrentLimit });
+const start = (id: string, concurrentLimit = 10): RecordingCommand => ({ type: 'StartRecording', id, hash: H1, name: `n-${id}`, service: 'facebook', at: 1000, identityId: null, concurrentLimit, holdLimit: 1000 });
 
 describe('recordings: given / when / then', () => {
   it('starts a new recording running', () => {
@@ -113,7 +113,7 @@ class StartCmd implements fc.Command<Model, Real> {
   constructor(readonly id: string) {}
   check = () => true;
   run(m: Model, r: Real): void {
-    const error = attempt(r, { type: 'StartRecording', id: this.id, hash: H1, name: 'n', service: 'facebook', at: ++r.clock, identityId: null, concurrentLimit: m.limit });
+    const error = attempt(r, { type: 'StartRecording', id: this.id, hash: H1, name: 'n', service: 'facebook', at: ++r.clock, identityId: null, concurrentLimit: m.limit, holdLimit: 1000 });
     if (m.running.has(this.id)) expect(error?.status).toBe(409);
     else if (runningIn(m) >= m.limit) expect(error?.status).toBe(403);
     else {
@@ -186,5 +186,15 @@ describe('recordings: model-based', () => {
   );
   test.prop([fc.integer({ min: 1, max: 3 }), commands])('the aggregate and the model never disagree, and the log replays to the same state', (limit, cmds) => {
     fc.modelRun(() => ({ model: { running: new Map(), limit }, real: { state: recordingsDecider.initialState(), log: [], clock: 0 } }), cmds);
+  });
+});
+
+describe('recordings: what one account can make it hold', () => {
+  it('a recording past the package\'s recordings is refused 403 naming the field, stopped ones counted (they can be restarted)', () => {
+    spec()
+      .given([started('r1'), stopped('r1'), started('r2')])
+      .when({ ...(start('r3') as Extract<RecordingCommand, { type: 'StartRecording' }>), holdLimit: 2 })
+      .thenThrows(403, /allows 2 recordings \(recordings\)/);
+    spec().given([started('r1'), stopped('r1')]).when({ type: 'RestartRecording', id: 'r1', at: 3000, concurrentLimit: 10 }).then([{ type: 'RecordingRestarted', data: { id: 'r1', at: 3000 } }]);
   });
 });

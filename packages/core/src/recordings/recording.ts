@@ -2,6 +2,7 @@ import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, Conflict, DomainError, NotFound } from '../calls/errors.ts';
 import { own } from '../calls/input-limits.ts';
+import { checkHolding } from '../accounting/holding-limits.ts';
 
 /**
  * Recordings (the insight topic-data recording): a filter hash recorded into the index while `running`.
@@ -40,7 +41,7 @@ export type RecordingEvent =
   | DomainEvent<'RecordingUpdated', { id: string; at: number; hash?: string; name?: string }>;
 
 export type RecordingCommand =
-  | { type: 'StartRecording'; id: string; hash: string; name: string; service: string; at: number; identityId: string | null; concurrentLimit: number }
+  | { type: 'StartRecording'; id: string; hash: string; name: string; service: string; at: number; identityId: string | null; concurrentLimit: number; holdLimit: number }
   | { type: 'RestartRecording'; id: string; at: number; name?: string; concurrentLimit: number }
   | { type: 'StopRecording'; id: string; at: number }
   | { type: 'UpdateRecording'; id: string; at: number; hash?: string; name?: string };
@@ -81,6 +82,7 @@ export const recordingsDecider: Decider<Recordings, RecordingCommand, RecordingE
       case 'StartRecording': {
         if (own(state.byId, command.id)) throw new Conflict(`A recording with id ${command.id} already exists`);
         checkName(command.name);
+        checkHolding('recordings', state.order.length, command.holdLimit);
         checkConcurrency(state, command.concurrentLimit);
         const { id, hash, name, service, at, identityId } = command;
         return [{ type: 'RecordingStarted', data: { id, hash, name, service, at, identityId } }];

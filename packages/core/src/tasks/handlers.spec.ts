@@ -34,6 +34,7 @@ async function setup() {
       at: uow.now,
       identityId: null,
       concurrentLimit: 10,
+      holdLimit: 1000,
     });
   });
   await engine.command(async (uow) => {

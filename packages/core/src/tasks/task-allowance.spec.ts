@@ -31,6 +31,7 @@ async function setup(pkg: Record<string, unknown> = {}) {
       at: uow.now,
       identityId: null,
       concurrentLimit: 10,
+      holdLimit: 1000,
     }),
   );
   return { engine, time };
