@@ -1,3 +1,4 @@
+import { checkStoredJson } from '../calls/input-limits.ts';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { BadRequest, Conflict, oneOf, RateLimited } from '../calls/errors.ts';
@@ -203,6 +204,7 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
     oneOf('type', command.taskType, TASK_TYPES);
     if (command.name.trim().length === 0) throw new BadRequest("Missing param 'name'");
     if (command.name.length > TASK_NAME_MAX) throw new BadRequest(`name must be at most ${TASK_NAME_MAX} characters`);
+    checkStoredJson('parameters', command.parameters);
     const { slot, queued } = chooseSlot(state, command.slots, command.at);
     if (queued >= TASK_QUEUE_LIMIT || (state.fullUntil ?? 0) > command.at) throw new TaskQueueFull(Math.max(1, command.slots));
     const finishAt = Math.max(command.at, state.slots[slot]?.lastFinish ?? 0) + TASK_MS;
