@@ -3,7 +3,7 @@ import { Engine } from '../pipeline/engine.ts';
 import { BadRequest } from '../calls/errors.ts';
 import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds, type Clock } from '../kernel/ports.ts';
-import { IDEMPOTENCY_TTL_MS, idempotencyStream } from './idempotency-keys.ts';
+import { IDEMPOTENCY_TTL_MS, IDEMPOTENT_BODY_MAX_CHARS, idempotencyStream } from './idempotency-keys.ts';
 
 const creds = { username: 'alice', apiKey: 'k-0123456789' };
 
@@ -24,6 +24,7 @@ function setup() {
         const csdl = ctx.params.string('csdl');
         if (csdl === 'bad') throw new BadRequest('bad filter');
         if (csdl === 'crash') throw new Error('the handler broke');
+        if (csdl?.startsWith('big:')) return { body: { page: 'x'.repeat(Number(csdl.slice(4))) } };
         return { body: { hash: `h-${csdl}-${executed}` }, headers: { 'X-Served': String(executed) } };
       },
     },
@@ -133,5 +134,45 @@ describe('idempotency keys', () => {
     expect(written.map((e) => e.stream).sort()).toEqual(['credits:alice', idempotencyStream('alice')]);
     expect((await compile(engine, 'a', '')).status).toBe(400);
     expect((await compile(engine, 'a', 'x'.repeat(256))).status).toBe(400);
+  });
+});
+
+describe('idempotency keys: what one account can make the server keep', () => {
+  it('an answer over IDEMPOTENT_BODY_MAX_CHARS is recorded without its body; its retry answers 409 and does not run the call again', async () => {
+    const { engine, store, executed } = setup();
+    await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
+    const big = `big:${IDEMPOTENT_BODY_MAX_CHARS + 100}`;
+    const first = await compile(engine, big, 'B1');
+    expect(first.status).toBe(200);
+    const again = await compile(engine, big, 'B1');
+    expect(executed()).toBe(1);
+    expect(again.status).toBe(409);
+    expect((again.body as { error: string; replayed_status: number }).replayed_status).toBe(200);
+    expect((again.body as { error: string }).error).toMatch(/over the 16384 kept for replays/);
+    expect(again.headers!['Idempotent-Replayed']).toBe('true');
+    const [recorded] = await store.readStream(idempotencyStream('alice'));
+    expect(JSON.stringify(recorded!.data).length).toBeLessThan(2000);
+    // At the bound the body is kept and replayed as it was.
+    const exact = `big:${IDEMPOTENT_BODY_MAX_CHARS - '{"page":""}'.length}`;
+    const kept = await compile(engine, exact, 'B2');
+    expect((await compile(engine, exact, 'B2')).body).toEqual(kept.body);
+  });
+
+  it('a new key past the package\'s idempotency_keys is refused 403 before anything is charged or run; keys older than 24 hours free their place', async () => {
+    const { engine, time, executed } = setup();
+    await engine.openAccount({ username: 'alice', api_key: creds.apiKey, package: { idempotency_keys: 3 } });
+    for (const k of ['K1', 'K2', 'K3']) expect((await compile(engine, k, k)).status).toBe(200);
+    const before = (await engine.accountView('alice')).allowances.general.remaining;
+    const refused = await compile(engine, 'K4', 'K4');
+    expect(refused.status).toBe(403);
+    expect((refused.body as { error: string }).error).toMatch(/allows 3 idempotency keys in 24 hours \(idempotency_keys\)/);
+    expect(refused.rate?.remaining).toBe(before);
+    expect((await engine.accountView('alice')).allowances.general.remaining).toBe(before);
+    expect(executed()).toBe(3);
+    // A held key still replays, and a call without a key still runs.
+    expect((await compile(engine, 'K1', 'K1')).headers!['Idempotent-Replayed']).toBe('true');
+    expect((await compile(engine, 'plain')).status).toBe(200);
+    time.now += IDEMPOTENCY_TTL_MS;
+    expect((await compile(engine, 'K4', 'K4')).status).toBe(200);
   });
 });

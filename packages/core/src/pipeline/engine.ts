@@ -14,7 +14,7 @@ import { DEFAULT_PACKAGE, readPackageFields, type AccountPackage } from '../acco
 import { endpointById, isEndpointId, type Endpoint } from '../catalogue/endpoints.ts';
 import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { AccountLanes } from './account-lanes.ts';
-import { callFingerprint, heldAt, idempotencyDecider, idempotencyStream, IDEMPOTENCY_KEY_MAX, replayOf } from '../idempotency/idempotency-keys.ts';
+import { admitKey, callFingerprint, heldAt, idempotencyDecider, idempotencyStream, IDEMPOTENCY_KEY_MAX, replayOf } from '../idempotency/idempotency-keys.ts';
 import { AggregateLoader } from '../kernel/aggregates.ts';
 import { BadRequest, DomainError, NotFound, NotImplemented, Unauthorized } from '../calls/errors.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
@@ -341,12 +341,19 @@ export class Engine {
     let fingerprint: string | undefined;
     if (idempotencyKey !== undefined) {
       fingerprint = callFingerprint(call);
-      const held = heldAt(await uow.load(idempotencyDecider, idempotencyStream(account.username)), idempotencyKey, now);
+      const keys = await uow.load(idempotencyDecider, idempotencyStream(account.username));
+      const held = heldAt(keys, idempotencyKey, now);
       if (held && held.fingerprint !== fingerprint) {
         const reused = new DomainError(422, `Idempotency-Key ${idempotencyKey} was used with other parameters; use a new key for a new call`);
         return { answer: errorAnswer(reused, figuresBefore(credits, reported, endpoint, now)), write: false };
       }
-      if (held) return { answer: replayOf(held), write: false };
+      if (held) return { answer: replayOf(held, idempotencyKey), write: false };
+      try {
+        admitKey(keys, now, account.package.idempotency_keys);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        return { answer: errorAnswer(error, figuresBefore(credits, reported, endpoint, now)), write: false };
+      }
     }
 
     // Before the charge: values that would reach an object's built-ins as keys, or nest past the limit.
@@ -393,7 +400,7 @@ export class Engine {
       answer = errorAnswer(error, rate, call.version);
     }
     if (idempotencyKey !== undefined) {
-      await uow.execute(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer });
+      await uow.execute(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer, holdLimit: account.package.idempotency_keys });
     }
     return { answer, write: true };
   }
