@@ -115,6 +115,17 @@ describe('idempotency keys', () => {
     expect(executed()).toBe(3);
   });
 
+  it('an unexpected failure answers 500 with the rate-limit figures and charges nothing (decisions §1)', async () => {
+    const { engine } = setup();
+    await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
+    await compile(engine, 'a');
+    const before = (await engine.accountView('alice')).allowances.general.remaining;
+    const crashed = await compile(engine, 'crash');
+    expect(crashed.status).toBe(500);
+    expect(crashed.rate).toMatchObject({ limit: 10_000, remaining: before, cost: 5 });
+    expect((await engine.accountView('alice')).allowances.general.remaining).toBe(before);
+  });
+
   it('keys belong to the account: another account may use the same key', async () => {
     const { engine, executed } = setup();
     await engine.openAccount({ username: 'alice', api_key: creds.apiKey });

@@ -394,7 +394,14 @@ export class Engine {
       if (rate) answer.rate = rate;
       if (out.headers) answer.headers = out.headers;
     } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
+      if (!(error instanceof DomainError)) {
+        // Another writer or the store going away is the attempt loop's to answer; any other failure is
+        // a 500 that charges nothing (decisions §1) and still reports the figures, as every answer from
+        // authentication on does.
+        if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
+        this.onError?.(error, call);
+        return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, endpoint, now)) }, write: false };
+      }
       if (error.status >= 500) return { answer: errorAnswer(error, figuresBefore(credits, reported, endpoint, now)), write: false };
       uow.rollbackTo(savepoint);
       answer = errorAnswer(error, rate, call.version);
@@ -624,6 +631,8 @@ function leaveLane(lane: Lane): void {
   lane.lanes.leave(lane.account);
   lane.account = undefined;
 }
+
+const withRate = (rate: RateFigures | undefined): { rate?: RateFigures } => (rate ? { rate } : {});
 
 function errorAnswer(error: DomainError, rate?: RateFigures, version?: VersionId): CallAnswer {
   const status = error.status === 429 && version ? rateLimitStatus(version) : error.status;
