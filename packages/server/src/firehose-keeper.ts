@@ -1,4 +1,4 @@
-import { firehose, type Engine, type FirehoseState } from '@sdp/core';
+import { firehose, FIREHOSE_SWITCH_TYPES, type Engine, type FirehoseState } from '@sdp/core';
 
 /**
  * Keeps switched-on synthetic firehoses fed up to the clock: after every move of the manual clock, and
@@ -13,11 +13,14 @@ export class FirehoseKeeper {
 
   constructor(private readonly engine: Engine) {}
 
-  /** Finds the accounts whose firehose was left on (a restart over a durable store). */
+  /**
+   * Finds the accounts whose firehose was left on (a restart over a durable store), reading only the
+   * switch events: start-up never reads the whole log, whatever the tenants wrote into it.
+   */
   async recover(): Promise<void> {
     const last = new Map<string, boolean>();
     for (let after = 0; ; ) {
-      const page = await this.engine.store.readAll(after, 10_000);
+      const page = await this.engine.store.readTypes(FIREHOSE_SWITCH_TYPES, after, 1_000);
       if (page.length === 0) break;
       for (const e of page) {
         if (!e.stream.startsWith('firehose:')) continue;

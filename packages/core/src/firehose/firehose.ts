@@ -69,6 +69,9 @@ export type FirehoseCommand =
 
 export const firehoseStream = (username: string): string => `firehose:${username}`;
 
+/** The events that say whether an account's firehose is on, for readers that find them by type. */
+export const FIREHOSE_SWITCH_TYPES = ['FirehoseSwitchedOn', 'FirehoseSwitchedOff'] as const satisfies readonly FirehoseEvent['type'][];
+
 export const firehoseDecider: Decider<FirehoseState, FirehoseCommand, FirehoseEvent> = {
   name: 'firehose.v1',
   initialState: () => ({ on: false, options: null, fedUntil: 0 }),
