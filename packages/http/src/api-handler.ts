@@ -163,6 +163,11 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       const authorization = req.header('authorization');
       // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
       if (authorization !== undefined && authorization.includes(',')) return answered(req, errorResponse(400, 'Send one Authorization header, not several', base), note);
+      const idempotencyKey = req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE' ? req.header('idempotency-key') : undefined;
+      // Two keys arrive as one joined by ", " (Node's headers and fetch's Headers alike), and the fetch face
+      // cannot tell that from one key holding a comma: used as one key, a retry would miss the call it
+      // repeats. So a key has no comma, on both faces alike.
+      if (idempotencyKey !== undefined && idempotencyKey.includes(',')) return answered(req, errorResponse(400, 'Send one Idempotency-Key header, not several (a key has no commas)', base), note);
       const credentials = readCredentials(authorization, req.header('auth'));
       if (options.faults) {
         // No rules, no promise: the common call pays nothing for the feature.
@@ -174,10 +179,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       if (rawBody !== undefined) call.body = rawBody;
       if (unreadable) call.unreadable = unreadable;
       // A call whose body was unreadable is not recorded under its key: the retry with a body that reads executes.
-      else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE') {
-        const idempotencyKey = req.header('idempotency-key');
-        if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
-      }
+      else if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
       const answer = await engine.call(call, endpoint);
       if (note !== null) {
         note.username = credentials && answer.status !== 401 ? credentials.username : null;

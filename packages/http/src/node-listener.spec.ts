@@ -110,6 +110,68 @@ describe('the Node listener over a socket', () => {
     }
   });
 
+  it('answers an HTTP/1.1 request without Host with a JSON 400 and X-API-Version, body or not; HTTP/1.0 needs none', async () => {
+    const running = await serve(await engine(), { port: 0 });
+    try {
+      const bare = await rawRequest(running.port, `GET /v1.5/push/get?id=a HTTP/1.1\r\nAuthorization: alice:${KEY}\r\n\r\n`);
+      expect(bare).toMatch(/^HTTP\/1\.1 400 /);
+      expect(bare).toMatch(/\r\nX-API-Version: 1\.5\r\n/i);
+      expect(bare).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/i);
+      expect(JSON.parse(bare.slice(bare.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'Bad Request: an HTTP/1.1 request must carry a Host header' });
+      const body = JSON.stringify({ id: 'a' });
+      const withBody = await rawRequest(running.port, `POST /v1.5/push/get HTTP/1.1\r\nAuthorization: alice:${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      expect(withBody).toMatch(/^HTTP\/1\.1 400 [^]*"error":"Bad Request: an HTTP\/1\.1 request must carry a Host header"/);
+      const old = await rawRequest(running.port, `GET /v1.5/push/get?id=a HTTP/1.0\r\nAuthorization: alice:${KEY}\r\n\r\n`);
+      expect(old).toMatch(/^HTTP\/1\.1 200 /);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('answers CONNECT with a JSON 405 and Allow instead of closing the socket unanswered', async () => {
+    const running = await serve(await engine(), { port: 0 });
+    try {
+      for (const target of ['example.com:443', '127.0.0.1:22']) {
+        const answer = await rawRequest(running.port, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+        expect(answer).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+        expect(answer).toMatch(/\r\nAllow: GET, POST, PUT, DELETE, OPTIONS\r\n/);
+        expect(answer).toMatch(/\r\nX-API-Version: 1\.5\r\n/);
+        expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error).toMatch(/^Method CONNECT not allowed/);
+      }
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('refuses two Idempotency-Key headers (Node joins them into one key "d1, d2") and a key holding a comma, on both faces', async () => {
+    const e = await engine();
+    const running = await serve(e, { port: 0 });
+    try {
+      const body = JSON.stringify({ id: 'a' });
+      const ask = (headers: string) =>
+        rawRequest(running.port, `POST /v1.5/push/get HTTP/1.1\r\nHost: x\r\nAuthorization: alice:${KEY}\r\nContent-Type: application/json\r\n${headers}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      for (const headers of ['Idempotency-Key: d1\r\nidempotency-key: d2\r\n', 'Idempotency-Key: d1\r\nIdempotency-Key: d1\r\n', 'Idempotency-Key: d1,d2\r\n']) {
+        const answer = await ask(headers);
+        expect(answer, headers).toMatch(/^HTTP\/1\.1 400 /);
+        expect(answer).toContain('Send one Idempotency-Key header, not several (a key has no commas)');
+        expect(answer).toMatch(/\r\nX-API-Version: 1\.5\r\n/);
+      }
+      expect(await ask('Idempotency-Key: d1\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+      // GET calls ignore the header, repeated or not.
+      expect(await rawRequest(running.port, `GET /v1.5/push/get?id=a HTTP/1.1\r\nHost: x\r\nAuthorization: alice:${KEY}\r\nIdempotency-Key: d1\r\nIdempotency-Key: d2\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
+
+      const fetchFace = createFetchHandler(e);
+      const headers = new Headers({ authorization: `alice:${KEY}`, 'content-type': 'application/json' });
+      headers.append('idempotency-key', 'd1');
+      headers.append('idempotency-key', 'd2');
+      const refused = await fetchFace(new Request('http://sdp.test/v1.5/push/get', { method: 'POST', headers, body }));
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toBe('Send one Idempotency-Key header, not several (a key has no commas)');
+    } finally {
+      await running.close();
+    }
+  });
+
   it('reads a body sent in several pieces, and one cut short charges nothing and is no server error (logged 499)', async () => {
     const e = await engine();
     const errors: unknown[] = [];

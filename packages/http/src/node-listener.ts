@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { CURRENT_VERSION, type Engine } from '@sdp/core';
+import { CURRENT_VERSION, ENDPOINTS, type Engine } from '@sdp/core';
 import { createApiHandler, type HttpOptions } from './api-handler.ts';
 import { ClientGone, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
@@ -12,6 +12,9 @@ export function createNodeListener(engine: Engine, options: HttpOptions = {}): (
 
 export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    // Node's own check (requireHostHeader) answers a bare 400 with no JSON and no X-API-Version; `listen`
+    // turns it off and it is answered here as every other refusal is.
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) return answerWithoutHost(req, res);
     const exchange = new NodeExchange(handler, req, res);
     if (exchange.readsFirst()) readNodeBody(req, Infinity, exchange);
     else void exchange.answer();
@@ -108,6 +111,34 @@ class NodeExchange implements WireRequest, BodyWaiter {
     }
     send(res, out);
   }
+}
+
+/** An HTTP/1.1 request must name its host (RFC 9112 §3.2): 400, and the connection closed after it. */
+function answerWithoutHost(req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify({ error: 'Bad Request: an HTTP/1.1 request must carry a Host header' });
+  const out: WireResponse = {
+    status: 400,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-API-Version': CURRENT_VERSION, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' },
+    body,
+  };
+  if (req.complete) send(res, out);
+  else discardThen(req, () => send(res, out));
+}
+
+/** The methods some endpoint takes, and OPTIONS: what a CONNECT is told the server serves. */
+const SERVED_METHODS = [...new Set<string>(ENDPOINTS.flatMap((e) => e.methods)), 'OPTIONS'].join(', ');
+
+/**
+ * A CONNECT (a request to tunnel, as to a proxy) is not served: 405 with `Allow`, JSON as any other
+ * refusal, then the connection closed (it was the client's to tunnel over). Without a `connect`
+ * listener Node closes the socket with no answer at all.
+ */
+function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const body = JSON.stringify({ error: `Method CONNECT not allowed; this server is no proxy. Allowed: ${SERVED_METHODS}` });
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${SERVED_METHODS}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-API-Version: ${CURRENT_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Status line, headers and body in one write (Node joins a string body to the headers it sends first). */
@@ -301,13 +332,15 @@ export interface RunningServer {
 export async function listen(handler: WireHandler, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const listener = nodeListenerFor(handler);
-  const server = createServer(listener);
+  // A request without Host reaches the listener, which answers it as the API answers (answerWithoutHost).
+  const server = createServer({ requireHostHeader: false }, listener);
   // With this listener Node no longer sends 100 Continue by itself: the body is invited only when read.
   server.on('checkContinue', listener);
   // Any other expectation (an empty `Expect:` included, which one real client sends) is served as if it
   // were not there: Node's own answer would be a bare 417 with no JSON body and no X-API-Version.
   server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
   server.keepAliveTimeout = 5_000;

@@ -173,8 +173,8 @@ export function openApiDocument(version: VersionId, options: OpenApiOptions = {}
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          schema: { type: 'string', minLength: 1, maxLength: 255 },
-          description: 'Executed and charged once per account and key for 24 hours; a repeat replays the answer with `Idempotent-Replayed: true`.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^,]*$' },
+          description: 'Executed and charged once per account and key for 24 hours; a repeat replays the answer with `Idempotent-Replayed: true`. One header, with no comma in the key (two headers arrive joined by one): 400 otherwise.',
         },
       },
       requestBodies: {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownEndpointProblem } from '@sdp/core';
 import { nodeOutbound } from './outbound.ts';
 
 interface Seen {
@@ -76,5 +77,22 @@ describe('nodeOutbound (the core outbound port over node:http)', () => {
     await new Promise((r) => closed.close(r));
     expect(await nodeOutbound().send(req('/', { url: `http://127.0.0.1:${port}/` }))).toEqual({ error: 'connection refused' });
     expect(await nodeOutbound({ timeoutMs: 200 }).send(req('/slow'))).toEqual({ error: 'no answer within 0.2 s' });
+  });
+
+  it('asks refuse of the address really connected to, a resolved name included, and sends nothing refused', async () => {
+    const port = Number(new URL(base).port);
+    const asked: Array<[string, number]> = [];
+    const refuse = (address: string, p: number) => (asked.push([address, p]), ownEndpointProblem(address, p, { ports: [port], addresses: [] }));
+    const before = seen.length;
+    expect(await nodeOutbound({ refuse }).send(req('/ok', { url: `http://localhost:${port}/ok` }))).toEqual({
+      error: expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1): this server does not deliver to itself/),
+    });
+    expect(await nodeOutbound({ refuse }).send(req('/ok', { url: `http://127.0.0.1:${port}/ok` }))).toEqual({ error: expect.stringMatching(/does not deliver to itself/) });
+    expect(await nodeOutbound({ refuse }).send(req('/ok', { url: `http://[::ffff:127.0.0.1]:${port}/ok` }))).toEqual({ error: expect.stringMatching(/does not deliver to itself/) });
+    expect(seen.length).toBe(before);
+    expect(asked.map(([, p]) => p)).toEqual(asked.map(() => port));
+    // Allowed addresses go through the same lookup and are sent as before.
+    expect(await nodeOutbound({ refuse: () => null }).send(req('/ok', { url: `http://localhost:${port}/ok` }))).toEqual({ status: 200 });
+    expect(seen.length).toBe(before + 1);
   });
 });

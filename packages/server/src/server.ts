@@ -1,4 +1,6 @@
-import { createEngine, httpConnector, PushDelivery, type Clock, type Engine, type EventStore, type OutboundHttp } from '@sdp/core';
+import { networkInterfaces } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { createEngine, httpConnector, ownEndpointProblem, PushDelivery, type Clock, type Engine, type EventStore, type OutboundHttp, type OwnEndpoints } from '@sdp/core';
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
 import { createApiHandler, listen, nodeOutbound, type RunningServer } from '@sdp/http';
 import { openAccessLog } from './access-log.ts';
@@ -53,7 +55,10 @@ export interface StartHooks {
   setup?: boolean;
   /** false: no timed background work (firehose feeding, push delivery): with `--workers` only one process does it. Default true. */
   background?: boolean;
-  /** Push requests go out through this (tests shorten its timeout). */
+  /**
+   * Push requests go out through this (tests shorten its timeout). The default also refuses any address
+   * a name resolves to that is the server itself; one given here is trusted to do its own checking.
+   */
   pushOutbound?: OutboundHttp;
   /** Told once when the store stops answering (calls answer 503 meanwhile), and once when it is back. */
   onStoreAway?: (error: unknown) => void;
@@ -91,10 +96,12 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     const firehoses = new FirehoseKeeper(engine);
     await firehoses.recover();
     if (clock instanceof SystemClock && hooks.background !== false) firehoses.every(FIREHOSE_FEED_MS);
-    const delivery = new PushDelivery(engine).connect('http', httpConnector({ outbound: hooks.pushOutbound ?? nodeOutbound(), allowedHosts: settings.pushAllowedHosts }));
+    const self = new OwnListening(settings);
+    const refuse = (address: string, port: number) => ownEndpointProblem(address, port, self.endpoints());
+    const outbound = hooks.pushOutbound ?? nodeOutbound({ refuse });
+    const delivery = new PushDelivery(engine).connect('http', httpConnector({ outbound, allowedHosts: settings.pushAllowedHosts, own: () => self.endpoints() }));
     const pushes = new PushKeeper(engine, delivery, clock, onError);
     await pushes.discover();
-    if (clock instanceof SystemClock && hooks.background !== false) pushes.every();
     stopKeepers = async () => {
       await pushes.stop();
       await firehoses.stop();
@@ -113,6 +120,9 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       onError,
     });
     http = await listen(handler, { port: settings.port, host: settings.host });
+    self.listening((http.server.address() as AddressInfo).address, http.port);
+    // Deliveries start once the port is known, so none can go out to it before it is counted as ours.
+    if (clock instanceof SystemClock && hooks.background !== false) pushes.every();
     const running = http;
     let closing: Promise<void> | undefined;
     return {
@@ -140,6 +150,33 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     await store.close();
     await log?.close();
     throw error;
+  }
+}
+
+/**
+ * Where this process listens, for the push check: its port (every worker of `--workers` shares the one
+ * port) and its address, or with a wildcard listen every interface's address, read again at each ask
+ * (interfaces come and go). Loopback and unspecified addresses count in the core whatever is listed.
+ */
+class OwnListening {
+  private readonly ports: number[];
+  private address: string;
+  constructor(settings: ServerSettings) {
+    // Known before listening when fixed: a delivery found at start is judged against it already.
+    this.ports = settings.port !== 0 ? [settings.port] : [];
+    this.address = settings.host;
+  }
+
+  listening(address: string, port: number): void {
+    this.address = address;
+    if (!this.ports.includes(port)) this.ports.push(port);
+  }
+
+  endpoints(): OwnEndpoints {
+    if (this.address !== '0.0.0.0' && this.address !== '::') return { ports: this.ports, addresses: [this.address] };
+    const addresses: string[] = [];
+    for (const list of Object.values(networkInterfaces())) for (const one of list ?? []) addresses.push(one.address);
+    return { ports: this.ports, addresses };
   }
 }
 
