@@ -3,7 +3,9 @@
 export { accountDecider, checkNewAccountFields, type Account, type AccountCommand, type AccountEvent } from './accounting/account.ts';
 export { ApiKeyDigests, hashApiKey } from './accounting/api-key.ts';
 export { CreditsExhausted, creditsDecider, creditsStream, forgettableCharge, openWindow, type AllowanceLine, type ChargeCredits, type CreditWindow, type Credits, type CreditsEvent, type RateFigures } from './accounting/credit-window.ts';
-export { DEFAULT_PACKAGE, completePackage, readPackageFields, type AccountPackage } from './accounting/package.ts';
+export { DEFAULT_PACKAGE, completePackage, readPackageFields, type AccountPackage, type HoldingLimit } from './accounting/package.ts';
+export { HoldingLimitReached, checkHolding } from './accounting/holding-limits.ts';
+export { MAX_STORED_JSON_CHARS, checkStoredJson } from './calls/input-limits.ts';
 export { analysisWindow, validateAnalysisRequest, type AnalysisRequest, type AnalysisSpec, type FreqDistSpec, type Interval, type TimeSeriesSpec } from './analysis/analysis-request.ts';
 export { type Bucket } from './analysis/distribution.ts';
 export { analyseInteractions, analyseSet, runAnalysis, type AnalysisEntry, type AnalysisOutput, type AnalysisResult, type Redaction } from './analysis/run-analysis.ts';
