@@ -7,7 +7,7 @@ import { HASH } from '../filters/filter-registry.ts';
 import { fnv1a } from './fnv.ts';
 import { checkFeedSource, subscriptionFeed, type PushFeed } from './feed.ts';
 import { pullFormatOf, validateOutput } from './output-types.ts';
-import { DEFAULT_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
+import { DEFAULT_PULL_SIZE, MAX_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
 import {
   INITIAL_STATUSES,
   livePushSubscription,
@@ -247,7 +247,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
       const id = p.requireString('id');
       const sub = livePushSubscription(await load(ctx), id);
       if (sub.output_type !== 'pull') throw new BadRequest(`Push subscription ${id} delivers by ${sub.output_type}, not pull`);
-      const size = p.int('size', { min: 1 }) ?? DEFAULT_PULL_SIZE;
+      const size = p.int('size', { min: 1, max: MAX_PULL_SIZE }) ?? DEFAULT_PULL_SIZE;
       const cursor = p.string('cursor');
       const from = cursor !== undefined ? decodeCursor(id, cursor) : sub.acked;
       if (from > sub.acked) throw new BadRequest(`cursor ${cursor} is ahead of anything delivered`);
