@@ -133,4 +133,11 @@ describe('work per call does not grow with what was recorded', async () => {
     );
     expect(work[1]).toEqual(work[0]);
   });
+
+  it('the recordings list reports each recording\'s volume without a pass over its rows', async () => {
+    const work = await Promise.all(
+      [small, large].map((w) => w.workOf('insight.get', {}, (body) => expect(body).toMatchObject({ subscriptions: [{ volume: w.interactions }] }))),
+    );
+    expect(work[1]).toEqual(work[0]);
+  });
 });
