@@ -32,22 +32,18 @@ function countingStore(meter: Meter & { on: boolean }): EventStore {
   });
 }
 
-/** Counts every interaction and every time column read of a recorded set while `meter.on`. */
+/** Counts every interaction and every row time of a recorded set read while `meter.on`. */
 function meterRows(set: RecordedSet, meter: Meter & { on: boolean }): void {
-  const docs = set.docs;
-  Object.defineProperty(set, 'docs', {
-    value: new Proxy(docs, {
-      get(target, key, receiver) {
+  const counting = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, key) {
         if (meter.on && typeof key === 'string' && /^\d+$/.test(key)) meter.rows++;
-        return Reflect.get(target, key, receiver) as unknown;
+        return Reflect.get(t, key) as unknown;
       },
-    }),
-  });
-  let data = set.times.data;
-  Object.defineProperty(set.times, 'data', {
-    get: () => ((meter.on && meter.rows++), data),
-    set: (v: Float64Array) => (data = v),
-  });
+    });
+  Object.defineProperty(set, 'docs', { value: counting(set.docs) });
+  let data = counting(set.times.data);
+  Object.defineProperty(set.times, 'data', { get: () => data, set: (v: Float64Array) => (data = counting(v)) });
 }
 
 /**
