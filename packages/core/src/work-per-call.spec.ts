@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointId } from './catalogue/endpoints.ts';
-import type { EventStore, StoredEvent } from './kernel/event-store.ts';
+import type { EventStore } from './kernel/event-store.ts';
+import type { StoredEvent } from './kernel/events.ts';
 import { MemoryEventStore } from './kernel/memory-store.ts';
 import { seededIds } from './kernel/ports.ts';
 import { createEngine } from './platform.ts';
@@ -43,7 +44,7 @@ function meterRows(set: RecordedSet, meter: Meter & { on: boolean }): void {
     });
   Object.defineProperty(set, 'docs', { value: counting(set.docs) });
   let data = counting(set.times.data);
-  Object.defineProperty(set.times, 'data', { get: () => data, set: (v: Float64Array) => (data = counting(v)) });
+  Object.defineProperty(set.times, 'data', { get: () => data, set: (v: typeof data) => (data = counting(v)) });
 }
 
 /**
