@@ -55,7 +55,7 @@ export { type Identities, type Identity, type IdentityCommand, type IdentityEven
 export { PLATFORM_HANDLERS, createEngine } from './platform.ts';
 export { type PreviewAnalysis, type PreviewAnalysisType, type PreviewData, type PreviewInterval, type PreviewOutput } from './previews/preview-analyses.ts';
 export { type Preview, type PreviewCommand, type PreviewEvent, type PreviewStatus, type Previews } from './previews/preview.ts';
-export { type PushFeed } from './push/feed.ts';
+export { type FeedWindow, type PushFeed } from './push/feed.ts';
 export { validateOutput, type PullFormat } from './push/output-types.ts';
 export { FINISHING_MS, PUSH_EVENT_TYPES, pendingTransitions, pushDecider, type HashType, type PullPage, type PushCommand, type PushEvent, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './push/push-subscription.ts';
 export { capacityStream, dailyAccountLimit, dailyCapacityDecider, type CapacityEvent, type DailyCapacity, type OfferedInteraction, type RecordInteractionsCommand, type RecordingMatch } from './recording-index/capacity.ts';

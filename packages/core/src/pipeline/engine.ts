@@ -35,6 +35,7 @@ import type { Clock, Ids } from '../kernel/ports.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { evolvingStore } from '../kernel/evolving-store.ts';
 import type { Upcasters } from '../kernel/upcasters.ts';
+import { ANALYSIS_QUERIES, AnalysisQueries } from '../usage/analysis-queries.ts';
 import { Projections } from '../kernel/projection.ts';
 import { RECORDING_INDEX, RecordingIndex } from '../recording-index/recording-index.ts';
 
@@ -157,7 +158,7 @@ export class Engine {
     // A sole writer's cache is as current as the store, like the memory store's (see AggregateLoader).
     this.loader = new AggregateLoader(this.store, undefined, soleWriter);
     this.recordingIndex = options.recordingIndex ?? new RecordingIndex(this.store);
-    this.projections = new Projections().with(RECORDING_INDEX, this.recordingIndex);
+    this.projections = new Projections().with(RECORDING_INDEX, this.recordingIndex).with(ANALYSIS_QUERIES, new AnalysisQueries(this.store));
     this.handlers = { ...options.handlers };
     this.identities = options.identities;
     this.onError = options.onError;

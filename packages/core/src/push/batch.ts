@@ -1,5 +1,6 @@
 import { utf8Length } from '../calls/utf8.ts';
 import type { PushBatch } from './connector.ts';
+import type { FeedWindow } from './feed.ts';
 import type { PullFormat } from './output-types.ts';
 import { renderPage } from './pull-page.ts';
 import type { PushSubscription } from './push-subscription.ts';
@@ -16,7 +17,7 @@ export function batchBody(batch: PushBatch): string {
  * nothing waits.
  */
 export function cutBatch(
-  feed: readonly unknown[],
+  feed: FeedWindow,
   from: number,
   maxSize: number,
   format: PullFormat,
@@ -32,7 +33,7 @@ export function cutBatch(
   let sum = 0;
   let to = from;
   while (to < feed.length) {
-    const b = utf8Length(JSON.stringify(feed[to]));
+    const b = utf8Length(JSON.stringify(feed.at(to)));
     if (to > from && sizeOf(to - from + 1, sum + b) > maxSize) break;
     sum += b;
     to++;
@@ -41,8 +42,9 @@ export function cutBatch(
 }
 
 /** Bytes of interactions queued from `from` on (what `remaining_bytes` reports). */
-export function waitingBytes(items: readonly unknown[], from: number): number {
+export function waitingBytes(items: FeedWindow, from: number): number {
+  if (items.bytesBetween) return items.bytesBetween(from, items.length);
   let n = 0;
-  for (let i = from; i < items.length; i++) n += utf8Length(JSON.stringify(items[i]));
+  for (let i = from; i < items.length; i++) n += utf8Length(JSON.stringify(items.at(i)));
   return n;
 }

@@ -1,6 +1,7 @@
 import { BadRequest } from '../calls/errors.ts';
 import { utf8Length } from '../calls/utf8.ts';
 import { fnv1a } from './fnv.ts';
+import type { FeedWindow } from './feed.ts';
 import type { PullFormat } from './output-types.ts';
 import type { PullPage, PushSubscription } from './push-subscription.ts';
 
@@ -38,13 +39,13 @@ function fnv(text: string, seed: number): string {
  * same page); a new page takes interactions in order while they fit in `size` bytes, and always at
  * least one so that a consumer never stalls on a large interaction. `null` when nothing waits.
  */
-export function pageFrom(feed: readonly unknown[], from: number, size: number, served?: PullPage): { to: number; bytes: number } | null {
+export function pageFrom(feed: FeedWindow, from: number, size: number, served?: PullPage): { to: number; bytes: number } | null {
   if (served) return { to: served.to, bytes: served.bytes };
   if (from >= feed.length) return null;
   let bytes = 0;
   let to = from;
   while (to < feed.length) {
-    const b = utf8Length(JSON.stringify(feed[to]));
+    const b = utf8Length(JSON.stringify(feed.at(to)));
     if (to > from && bytes + b > size) break;
     bytes += b;
     to++;

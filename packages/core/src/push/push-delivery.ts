@@ -9,7 +9,7 @@ import type { Projections } from '../kernel/projection.ts';
 import { cutBatch } from './batch.ts';
 import { PushConnectors, type PushBatch, type PushConnector } from './connector.ts';
 import { DELIVERING, deliveryOf, pausedUntil } from './delivery.ts';
-import { subscriptionFeed, type PushFeed } from './feed.ts';
+import { subscriptionFeed, type FeedWindow, type PushFeed } from './feed.ts';
 import { pushHandlers } from './handlers.ts';
 import { pullFormatOf } from './output-types.ts';
 import { FINISHING_MS, pushDecider, pushStream, statusAt, type PushSubscription } from './push-subscription.ts';
@@ -30,7 +30,7 @@ export const deliveryFrequencyMs = (sub: PushSubscription): number => (readNumbe
 export const batchMaxSize = (sub: PushSubscription): number => Math.max(1, readNumber(sub.output_params['max_size']) ?? DEFAULT_BATCH_MAX_SIZE);
 
 /** A subscription's feed read as a push/get would, outside any call (no lane, no charge). */
-async function feedOf(feed: PushFeed, uow: UnitOfWork, projections: Projections, username: string, sub: PushSubscription): Promise<unknown[]> {
+async function feedOf(feed: PushFeed, uow: UnitOfWork, projections: Projections, username: string, sub: PushSubscription): Promise<FeedWindow> {
   const account = await uow.load(accountDecider, accountStream(username));
   const ctx: CallContext = {
     call: { version: '1.5', endpoint: 'push.get' },

@@ -2,7 +2,8 @@ import { Projection, ProjectionKey, type Projections } from '../kernel/projectio
 import type { StoredEvent } from '../kernel/events.ts';
 import { applyTags, readTarget, type Interaction } from '../filters/index.ts';
 import type { InteractionsRecordedEvent } from './capacity.ts';
-import { GrowableFloat64, GrowableInt32, TargetColumn } from './columns.ts';
+import { utf8Length } from '../calls/utf8.ts';
+import { GrowableFloat64, GrowableInt32, HourlyTimes, TargetColumn, firstAtOrAfter } from './columns.ts';
 import { authorOf } from './interaction-facts.ts';
 
 /** Recorded interactions stay in the index 32 days, then are dropped from analysis (decisions §4). */
@@ -29,6 +30,15 @@ export class RecordedSet {
   ordered = true;
   /** Bumped whenever row numbers change (retention), so anything holding row numbers starts again. */
   generation = 0;
+  /** Every row's time by hour: usage counts a span without a pass over the rows. */
+  readonly hours = new HourlyTimes();
+  /**
+   * Bytes of the rows before row r (`bytes.data[r]`), as pull and push measure an interaction: built on
+   * first use and extended as rows arrive, so each row is serialised once however often it is counted.
+   */
+  private readonly bytes = new GrowableFloat64();
+  /** Rows of a window in a set out of time order, kept and extended (see `select`), newest use last. */
+  private readonly selections = new Map<string, FilteredRows>();
 
   get size(): number {
     return this.docs.length;
@@ -39,6 +49,7 @@ export class RecordedSet {
     if (at < this.minTime) this.minTime = at;
     if (at > this.maxTime) this.maxTime = at;
     this.every.push(this.docs.length);
+    this.hours.add(at);
     this.times.push(at);
     this.authors.push(author);
     this.docs.push(doc);
@@ -80,19 +91,51 @@ export class RecordedSet {
     this.ordered = ordered;
     this.generation++;
     this.columns.clear();
+    this.hours.clear();
+    for (let r = 0; r < w; r++) this.hours.add(t[r]!);
+    this.bytes.length = 0;
+    this.selections.clear();
+  }
+
+  /** Bytes of rows `[0, row)` in recorded order, each row as `JSON.stringify` writes it in UTF-8. */
+  bytesBefore(row: number): number {
+    const b = this.bytes;
+    if (b.length === 0) b.push(0);
+    for (let r = b.length - 1; r < row; r++) b.push(b.data[r]! + utf8Length(JSON.stringify(this.docs[r])));
+    return b.data[row]!;
+  }
+
+  /**
+   * The rows with `from <= time < to`, in recorded order, as a selection a read can index into and
+   * measure without a pass over the set: a run of row numbers when the set is in time order (two binary
+   * searches); otherwise a list kept per window and extended with the rows added since it was last read,
+   * so a window read again and again (a subscription's feed) costs what arrived since.
+   */
+  select(from: number, to: number): RowSelection {
+    const n = this.size;
+    if (n === 0 || to <= from) return new RowRun(this, 0, 0);
+    if (from <= this.minTime && to > this.maxTime) return new RowRun(this, 0, n);
+    if (this.ordered) {
+      const first = this.firstRowAtOrAfter(from);
+      return new RowRun(this, first, this.firstRowAtOrAfter(to) - first);
+    }
+    // A window reaching past the newest row keeps every row from `from` on: one list serves it while
+    // its end moves with the clock.
+    const open = to > this.maxTime;
+    const key = open ? `${from}:` : `${from}:${to}`;
+    let list = this.selections.get(key);
+    if (list) this.selections.delete(key);
+    else {
+      list = new FilteredRows(this, from, open ? Infinity : to);
+      if (this.selections.size >= MAX_SELECTIONS) this.selections.delete(this.selections.keys().next().value!);
+    }
+    this.selections.set(key, list);
+    return list.caughtUp();
   }
 
   /** In a set in time order: the first row at or after `at` (the size when none is). */
   firstRowAtOrAfter(at: number): number {
-    const t = this.times.data;
-    let lo = 0;
-    let hi = this.size;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (t[mid]! < at) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return firstAtOrAfter(this.times.data, at, this.size);
   }
 
   /** The column of a target, caught up with every row. */
@@ -119,6 +162,78 @@ export class RecordedSet {
       if (at >= from && at < to) out[k++] = r;
     }
     return out.subarray(0, k);
+  }
+}
+
+/** Windows kept per set out of time order (about one per subscription reading it). */
+const MAX_SELECTIONS = 16;
+
+/** Some rows of a set in recorded order: the k-th row's number, and the bytes of a run of them. */
+export interface RowSelection {
+  readonly length: number;
+  row(k: number): number;
+  /** Bytes of the selection's rows `[k0, k1)`. */
+  bytesBetween(k0: number, k1: number): number;
+}
+
+class RowRun implements RowSelection {
+  constructor(
+    private readonly set: RecordedSet,
+    private readonly first: number,
+    readonly length: number,
+  ) {}
+
+  row(k: number): number {
+    return this.first + k;
+  }
+
+  bytesBetween(k0: number, k1: number): number {
+    return k1 <= k0 ? 0 : this.set.bytesBefore(this.first + k1) - this.set.bytesBefore(this.first + k0);
+  }
+}
+
+class FilteredRows implements RowSelection {
+  private readonly rows = new GrowableInt32();
+  /** Bytes of the selection's rows before the k-th (`cumulative.data[k]`). */
+  private readonly cumulative = new GrowableFloat64();
+  private covered = 0;
+
+  constructor(
+    private readonly set: RecordedSet,
+    private readonly from: number,
+    private readonly to: number,
+  ) {
+    this.cumulative.push(0);
+  }
+
+  get length(): number {
+    return this.rows.length;
+  }
+
+  caughtUp(): this {
+    const t = this.set.times.data;
+    const n = this.set.size;
+    for (let r = this.covered; r < n; r++) {
+      const at = t[r]!;
+      if (at < this.from || at >= this.to) continue;
+      this.rows.push(r);
+    }
+    this.covered = n;
+    return this;
+  }
+
+  row(k: number): number {
+    return this.rows.data[k]!;
+  }
+
+  bytesBetween(k0: number, k1: number): number {
+    if (k1 <= k0) return 0;
+    const c = this.cumulative;
+    for (let k = c.length - 1; k < k1; k++) {
+      const r = this.rows.data[k]!;
+      c.push(c.data[k]! + this.set.bytesBefore(r + 1) - this.set.bytesBefore(r));
+    }
+    return c.data[k1]! - c.data[k0]!;
   }
 }
 

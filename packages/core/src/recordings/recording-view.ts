@@ -41,11 +41,7 @@ export async function recordingViews(ctx: CallContext, recordings: Recording[]):
   return recordings.map((r) => {
     const remaining = remainingFor(capacity, r.id, accountLimit);
     const set = index.recording(r.id);
-    let volume = 0;
-    if (set) {
-      const t = set.times.data;
-      for (let k = 0; k < set.size; k++) if (t[k]! >= since) volume++;
-    }
+    const volume = set ? set.hours.count(since, Infinity) : 0;
     return {
       ...(withId ? { id: r.id } : {}),
       hash: r.hash,

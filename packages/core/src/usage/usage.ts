@@ -1,15 +1,18 @@
 import { atLeast } from '../catalogue/versions.ts';
-import { creditsDecider, creditsStream, minuteMark, windowAt, type CreditsEvent } from '../accounting/credit-window.ts';
+import { creditsDecider, creditsStream, minuteMark, windowAt } from '../accounting/credit-window.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
 import { BadRequest, oneOf } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { recordingIndexOf } from '../recording-index/recording-index.ts';
 import { recordingsDecider, recordingsStream, type Recording } from '../recordings/recording.ts';
+import { analysisQueriesOf } from './analysis-queries.ts';
 
 /**
  * Usage and balance as projections over the event log: interactions kept come from the recording index
- * (built from `InteractionsRecorded`), running time from the recordings' start and stop events, analysis
- * queries from the credit charges, and the balance from the account's package.
+ * (built from `InteractionsRecorded`, counted by hour), running time from the recordings' start and stop
+ * events, analysis queries from the credit charges (`AnalysisQueries`, by hour), and the balance from the
+ * account's package. A call's work follows the hours of its span and the account's recordings, not how
+ * many interactions or charges there ever were.
  */
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -45,7 +48,7 @@ async function keptBetween(ctx: CallContext, recordings: Recording[], from: numb
   const out = new Map<string, number>();
   for (const r of recordings) {
     const set = index.recording(r.id);
-    out.set(r.id, set ? set.rowsBetween(from, to).length : 0);
+    out.set(r.id, set ? set.hours.count(from, to) : 0);
   }
   return out;
 }
@@ -108,18 +111,13 @@ async function accountUsage(ctx: CallContext) {
   };
   const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
   const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
+  // Every bucket is a union of whole UTC hours (limiting days start on the hour), so an hour's count
+  // lands in the bucket of its start.
   for (const id of state.order) {
     const r = state.byId[id]!;
-    const set = index.recording(id);
-    if (!set) continue;
-    const rows = set.rowsBetween(from, to);
-    for (let k = 0; k < rows.length; k++) add('realtime', 'interaction', r.service, set.times.data[rows[k]!]!, 1);
+    index.recording(id)?.hours.eachHour(from, to, (hour, n) => add('realtime', 'interaction', r.service, hour, n));
   }
-  for (const e of await ctx.uow.store.readStream(creditsStream(ctx.account.username))) {
-    if (e.type !== 'CreditsCharged') continue;
-    const d = (e as unknown as CreditsEvent).data;
-    if (d.endpoint === 'insight.analyze' && d.at >= from && d.at < to) add('analysis', 'query', '', d.at, 1);
-  }
+  (await analysisQueriesOf(ctx).of(ctx.account.username))?.eachHour(from, to, (hour, n) => add('analysis', 'query', '', hour, n));
   const usage = [...lines.values()].sort((a, b) => a.timestamp - b.timestamp || (a.category < b.category ? -1 : a.category > b.category ? 1 : 0) || (a.source < b.source ? -1 : 1));
   return { body: usage.length === 0 ? [] : { usage } };
 }
@@ -132,7 +130,7 @@ async function balance(ctx: CallContext) {
   const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
   const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
   let recorded = 0;
-  for (const id of state.order) recorded += index.recording(id)?.rowsBetween(monthStart, ctx.now + 1).length ?? 0;
+  for (const id of state.order) recorded += index.recording(id)?.hours.count(monthStart, ctx.now + 1) ?? 0;
   const credits = await ctx.uow.load(creditsDecider, creditsStream(ctx.account.username));
   const used = (key: string) => windowAt(credits, key, ctx.now).used;
   const line = (name: string, categories: string[], allowance: number, usage: number) => ({
