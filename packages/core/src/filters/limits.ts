@@ -50,7 +50,7 @@ export function regexTooLarge(figure: number, estimated: boolean): BadRequest {
 export function checkRegexBudget(instructions: number, partial = false): void {
   if (instructions <= FILTER_LIMITS.regexBudget) return;
   throw new BadRequest(
-    `Regular expression budget: the regular expressions and wildcard items of a filter definition (included definitions counted each time they are named) may compile to at most ${FILTER_LIMITS.regexBudget} instructions in all; this one compiles to ${partial ? 'more than ' : ''}${instructions}`,
+    `Regular expression budget: the regular expressions and wildcard items of a filter definition (included definitions counted each time they are named) may compile to at most ${FILTER_LIMITS.regexBudget} instructions in all; this one compiles to ${partial ? 'at least ' : ''}${instructions}`,
     { limit: 'regex budget' },
   );
 }
