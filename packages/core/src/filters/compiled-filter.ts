@@ -1,6 +1,8 @@
 import { md5 } from '@noble/hashes/legacy';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
-import type { Definition } from './ast.ts';
+import type { Condition, Definition, Expr } from './ast.ts';
+import { DFA_BYTES_PER_INSTRUCTION, type LinearRegex, type WorkMeter } from './linear-regex.ts';
+import { conditionAutomata, usesAutomata } from './regex-programs.ts';
 import { costOf, type DpuBreakdown } from './cost.ts';
 import { compileDefinition, type MatchResult } from './evaluator.ts';
 import type { IncludedFilter, Scope, TagOutput } from './scope.ts';
@@ -9,7 +11,7 @@ import { checkDefinitionLimits, checkQueryLimits, checkTextSize, countDefinition
 import { parseDefinition, type FilterKind } from './parser.ts';
 import { printDefinition } from './printer.ts';
 
-export type { Interaction, MatchResult, FilterKind };
+export type { Interaction, MatchResult, FilterKind, WorkMeter };
 export { applyTags } from './evaluator.ts';
 export { readTarget } from './target-reader.ts';
 
@@ -29,7 +31,12 @@ export interface CompiledFilter extends IncludedFilter {
    * Whether the filter matches, and its tags. `memo` may be shared by filters judging the same
    * interaction: what one worked out of it (its text tokenized) the others read instead of redoing.
    */
-  match(i: Interaction, memo?: Map<string, unknown>): MatchResult;
+  match(i: Interaction, memo?: Map<string, unknown>, meter?: WorkMeter): MatchResult;
+  /**
+   * Drops its automata's DFA caches (bounded, but kept between matches): a caller done with a batch
+   * leaves memory as it found it.
+   */
+  releaseCaches(): void;
   /** The cost breakdown for `/dpu`. */
   cost(): DpuBreakdown;
   /** Holds an included definition so the inclusion keeps working when caches forget it. */
@@ -89,7 +96,11 @@ class FilterCache<K> {
   }
 }
 
-const weight = (f: CompiledFilter): number => f.text.length + f.canonical.length;
+/**
+ * Text, plus what its automata may hold: about 100 bytes an instruction of program and the DFA cache's
+ * bound, so the caches' figures bound compiled automata too and not only characters.
+ */
+const weight = (f: CompiledFilter): number => f.text.length + f.canonical.length + f.counts.regexInstructions * (100 + DFA_BYTES_PER_INSTRUCTION);
 
 const byHash = new FilterCache<string>(5_000, 64 * 1024 * 1024);
 // By kind, then text: no key is built per call, and the text a client repeats hashes once.
@@ -117,17 +128,19 @@ export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): C
   if (hit) return hit;
   checkTextSize(text);
   const definition = parseDefinition(text, kind);
-  const counts = countDefinition(definition);
+  const counts = countDefinition(definition, kind);
   const references = referencesOf(definition);
   if (kind === 'query') checkQueryLimits(counts);
   const includedTags = definition.tags.reduce((n, r) => n + (r.type === 'include' ? (cachedFilter(r.hash)?.tagRuleCount ?? 0) : 0), 0);
-  checkDefinitionLimits(counts, includedTags);
+  const includedRegex = counts.namedDefinitions.reduce((n, h) => n + (cachedFilter(h)?.regexInstructions ?? 0), 0);
+  checkDefinitionLimits(counts, includedTags, includedRegex);
   const canonical = printDefinition(definition);
   const hash = hashCanonical(canonical);
   const bound = new Map<string, CompiledFilter>();
   const resolve = (h: string): CompiledFilter | undefined => bound.get(h) ?? cachedFilter(h);
   const evaluator = compileDefinition(definition, kind, resolve);
   let cost: DpuBreakdown | undefined;
+  let automata: LinearRegex[] | undefined;
   const compiled: CompiledFilter = {
     hash,
     canonical,
@@ -137,10 +150,15 @@ export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): C
     counts,
     references,
     tagRuleCount: counts.tagRules + includedTags,
+    regexInstructions: counts.regexInstructions + includedRegex,
     match: evaluator.match,
     test: evaluator.test,
     applyTags: evaluator.applyTags as (s: Scope, out: TagOutput) => void,
     cost: () => (cost ??= costOf(definition, (h) => resolve(h)?.cost().dpu)),
+    releaseCaches: () => {
+      automata ??= conditionsOf(definition).flatMap((c) => (usesAutomata(c) ? conditionAutomata(c, kind) : []));
+      for (const re of automata) re.release();
+    },
     bind: (included) => {
       if (references.includes(included.hash)) bound.set(included.hash, included);
     },
@@ -148,6 +166,18 @@ export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): C
   byText[kind].set(text, compiled);
   if (kind === 'definition') byHash.set(hash, compiled);
   return compiled;
+}
+
+function conditionsOf(d: Definition): Condition[] {
+  const out: Condition[] = [];
+  const walk = (e: Expr): void => {
+    if (e.type === 'cond') out.push(e);
+    else if (e.type === 'not') walk(e.item);
+    else if (e.type === 'and' || e.type === 'or') e.items.forEach(walk);
+  };
+  for (const r of d.tags) if (r.type !== 'include') walk(r.body);
+  if (d.body) walk(d.body);
+  return out;
 }
 
 function referencesOf(d: Definition): string[] {

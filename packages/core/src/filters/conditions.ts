@@ -1,6 +1,6 @@
 import type { Argument, Condition } from './ast.ts';
 import { geoOf, haversineKm, insidePolygon } from './geo.ts';
-import { compileLinearRegex, wildcardPattern } from './linear-regex.ts';
+import { caseSensitive, conditionAutomata } from './regex-programs.ts';
 import type { FilterKind } from './parser.ts';
 import type { Test } from './scope.ts';
 import { each, numberOf, present, targetReader, textOf } from './target-reader.ts';
@@ -12,24 +12,11 @@ import { indexOfPhrase, normalizeUrl, tokenize, withinWindow } from './text-toke
  * once here; per interaction only the target's values are read (memoised in the scope).
  */
 
-/** Whether a condition compares case-sensitively: `cs`, a `case` switch, or a query filter's equality. */
-export function caseSensitive(c: Condition, kind: FilterKind): boolean {
-  if (c.cs) return true;
-  const sw = c.switches.find((w) => w.name === 'case');
-  if (sw) return sw.arg === 'true';
-  // Query filters compare ==, != and in case-sensitively (filter-language.md §2).
-  return kind === 'query' && (c.op === '==' || c.op === '!=' || c.op === 'in');
-}
+export { caseSensitive };
 
 /** The items of a list argument; none for any other kind. */
 export function listItems(a: Argument | null): string[] {
   return a && a.kind === 'list' ? a.items : [];
-}
-
-function wildcardRegex(item: string, cs: boolean): (word: string) => boolean {
-  // Many stars (`*a*a*a*b`) backtrack polynomially in a JavaScript RegExp; the automaton does not.
-  const re = compileLinearRegex(wildcardPattern(item), { caseInsensitive: !cs, dotAll: true });
-  return re.whole;
 }
 
 export function compileCondition(c: Condition, kind: FilterKind): Test {
@@ -81,11 +68,20 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
       return anyTokens((t) => withinWindow(t, words, near.distance));
     }
     case 'wildcard': {
-      const res = listItems(a).map((x) => wildcardRegex(x, cs));
-      return anyTokens((t) => {
-        for (const w of t) for (const whole of res) if (whole(w)) return true;
+      const res = conditionAutomata(c, kind);
+      const wholes = res.map((re) => re.whole);
+      // What one token costs against every item: the work meter counts characters × instructions.
+      const perChar = res.reduce((n, re) => n + re.instructions, 0);
+      return (s) => {
+        const lists = tokensOf(s, tokenKey, readI, cs);
+        for (let k = 0; k < lists.length; k++) {
+          for (const w of lists[k]!) {
+            if (s.meter) s.meter.regexWork += w.length * perChar;
+            for (const whole of wholes) if (whole(w)) return true;
+          }
+        }
         return false;
-      });
+      };
     }
     case 'substr': {
       const needle = fold((a as { value: string }).value);
@@ -94,11 +90,18 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     }
     case 'regex_partial':
     case 'regex_exact': {
-      const src = (a as { value: string }).value;
-      const re = compileLinearRegex(src);
+      const re = conditionAutomata(c, kind)[0]!;
       const key = `S|${target}`;
       const has = c.op === 'regex_exact' ? re.whole : re.find;
-      return (s) => textsOf(s, key, readI, true).some(has);
+      const n = re.instructions;
+      return (s) => {
+        const texts = textsOf(s, key, readI, true);
+        for (let k = 0; k < texts.length; k++) {
+          if (s.meter) s.meter.regexWork += texts[k]!.length * n;
+          if (has(texts[k]!)) return true;
+        }
+        return false;
+      };
     }
     case 'in': {
       if (a!.kind === 'ints') {

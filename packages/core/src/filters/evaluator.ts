@@ -1,4 +1,5 @@
 import type { Definition } from './ast.ts';
+import type { WorkMeter } from './linear-regex.ts';
 import { compileExpr } from './expressions.ts';
 import type { FilterKind } from './parser.ts';
 import type { Resolve, Scope, TagOutput, Test } from './scope.ts';
@@ -30,7 +31,7 @@ export interface MatchResult {
 export interface Evaluator {
   test: Test;
   applyTags(s: Scope, out: TagOutput): void;
-  match(i: Interaction, memo?: Map<string, unknown>): MatchResult;
+  match(i: Interaction, memo?: Map<string, unknown>, meter?: WorkMeter): MatchResult;
 }
 
 /** Answers without tags are all alike: one of each (frozen) serves every interaction a filter judges. */
@@ -44,8 +45,8 @@ export function compileDefinition(d: Definition, kind: FilterKind, resolve: Reso
   return {
     test,
     applyTags,
-    match(i, memo) {
-      const s: Scope = { i, memo };
+    match(i, memo, meter) {
+      const s: Scope = { i, memo, meter };
       if (!test(s)) return NO_MATCH;
       if (!hasTags) return MATCH_NO_TAGS;
       const out: TagOutput = { tags: [], seen: new Set(), tree: undefined, scores: undefined };

@@ -71,6 +71,7 @@ export function standaloneFilter(text: string): CompiledFilter | undefined {
 export async function compileAndRegister(uow: UnitOfWork, text: string, opts: { register: boolean }): Promise<CompiledFilter> {
   const first = compileFilter(text);
   let included = 0;
+  const regexOf = new Map<string, number>();
   for (const r of first.definition.tags) {
     if (r.type !== 'include') continue;
     const f = await loadFilter(uow, r.hash);
@@ -80,14 +81,18 @@ export async function compileAndRegister(uow: UnitOfWork, text: string, opts: { 
       throw new BadRequest(`tags "${r.hash}" must name a definition of tag rules only (no return block or filter)`);
     }
     included += f.tagRuleCount;
+    regexOf.set(r.hash, f.regexInstructions);
   }
   for (const ref of first.references) {
-    if (first.definition.tags.some((r) => r.type === 'include' && r.hash === ref)) continue;
+    if (regexOf.has(ref)) continue;
     const f = await loadFilter(uow, ref);
     if (!f) throw new BadRequest(`The definition includes stream "${ref}", which is not a compiled definition`);
     first.bind(f);
+    regexOf.set(ref, f.regexInstructions);
   }
-  checkDefinitionLimits(first.counts, included);
+  // Each place that names a definition runs its automata again.
+  const includedRegex = first.counts.namedDefinitions.reduce((n, h) => n + (regexOf.get(h) ?? 0), 0);
+  checkDefinitionLimits(first.counts, included, includedRegex);
   if (opts.register) await registerFilter(uow, first);
   return first;
 }

@@ -1,6 +1,7 @@
 import { BadRequest } from '../calls/errors.ts';
 import { utf8Length } from '../calls/utf8.ts';
 import type { Definition, Expr } from './ast.ts';
+import { conditionAutomata, usesAutomata } from './regex-programs.ts';
 
 /** Seed §8.2 and decisions §8: every limit a filter text is judged against, in one place. */
 export const FILTER_LIMITS = {
@@ -14,7 +15,45 @@ export const FILTER_LIMITS = {
   queryLogicalOperators: 30,
   /** Analysis query filter: arguments of any one condition (list items). */
   queryArguments: 100,
+  /**
+   * Instructions one regular expression or wildcard item may compile to. Matching costs text × program,
+   * and re2js programs grow with repeat counts (`a.{900}b` is 904, `[a-z]{1000}` 1,002, `.{0,1000}x`
+   * 2,003); real patterns are tens of instructions (`(?i)\b(iphone|ipad)\s*\d+` is 18).
+   */
+  regexInstructions: 2_000,
+  /**
+   * Instructions of every regular expression and wildcard item of a definition together: tag rules and
+   * return block, included definitions counted each time they are named (each use runs them again). The
+   * work one interaction costs a recording is at most its text's length times this: a 4 KB interaction
+   * against a definition at the budget is about 16 M instruction steps (tens of ms; `npm run bench regex`).
+   * A handful of real patterns is a few hundred; 2,000 rules of `a.{900}b` were 1.8 M and held the
+   * process for a minute per ingestion.
+   */
+  regexBudget: 4_000,
 } as const;
+
+/**
+ * Regular-expression work (characters × instructions, `WorkMeter`) after which a caller matching a batch
+ * gives the event loop a turn: about 4 M steps, tens of milliseconds on the machines measured.
+ */
+export const REGEX_WORK_PER_TURN = 4_000_000;
+
+/** One pattern over `regexInstructions` (`figure` is re2js's count, or the bound read from its text). */
+export function regexTooLarge(figure: number, estimated: boolean): BadRequest {
+  return new BadRequest(
+    `Regular expression size limit: a regular expression or wildcard item may compile to at most ${FILTER_LIMITS.regexInstructions} instructions; this one compiles to ${estimated ? 'up to ' : ''}${figure}`,
+    { limit: 'regex size' },
+  );
+}
+
+/** The definition's automata together over `regexBudget`. */
+export function checkRegexBudget(instructions: number, partial = false): void {
+  if (instructions <= FILTER_LIMITS.regexBudget) return;
+  throw new BadRequest(
+    `Regular expression budget: the regular expressions and wildcard items of a filter definition (included definitions counted each time they are named) may compile to at most ${FILTER_LIMITS.regexBudget} instructions in all; this one compiles to ${partial ? 'at least ' : ''}${instructions}`,
+    { limit: 'regex budget' },
+  );
+}
 
 /** Refused before parsing, so an oversized text costs nothing more. */
 export function checkTextSize(text: string): void {
@@ -36,10 +75,14 @@ export interface FilterCounts {
   tagRules: number;
   /** The most arguments any one condition has. */
   maxArguments: number;
+  /** Instructions of the definition's own automata (regular expressions, wildcard items). */
+  regexInstructions: number;
+  /** The definitions it names (`stream`, `tags`), once per place that names them. */
+  namedDefinitions: string[];
 }
 
-export function countDefinition(d: Definition): FilterCounts {
-  const c: FilterCounts = { logicalOperators: 0, conditions: 0, tagRules: 0, maxArguments: 0 };
+export function countDefinition(d: Definition, kind: string = 'definition'): FilterCounts {
+  const c: FilterCounts = { logicalOperators: 0, conditions: 0, tagRules: 0, maxArguments: 0, regexInstructions: 0, namedDefinitions: [] };
   const walk = (e: Expr): void => {
     switch (e.type) {
       case 'and':
@@ -52,9 +95,12 @@ export function countDefinition(d: Definition): FilterCounts {
         return;
       case 'stream':
         c.conditions++;
+        c.namedDefinitions.push(e.hash);
         return;
       case 'cond': {
         c.conditions++;
+        // The parser compiled these already (and judged them); this reads what it kept.
+        if (usesAutomata(e)) for (const re of conditionAutomata(e, kind)) c.regexInstructions += re.instructions;
         const a = e.arg;
         const n = !a ? 0 : a.kind === 'list' ? a.items.length : a.kind === 'ints' ? a.values.length : a.kind === 'near' ? a.words.length : 1;
         if (n > c.maxArguments) c.maxArguments = n;
@@ -62,7 +108,10 @@ export function countDefinition(d: Definition): FilterCounts {
     }
   };
   for (const r of d.tags) {
-    if (r.type === 'include') continue;
+    if (r.type === 'include') {
+      c.namedDefinitions.push(r.hash);
+      continue;
+    }
     c.tagRules++;
     walk(r.body);
   }
@@ -70,7 +119,7 @@ export function countDefinition(d: Definition): FilterCounts {
   return c;
 }
 
-export function checkDefinitionLimits(c: FilterCounts, includedTagRules = 0): void {
+export function checkDefinitionLimits(c: FilterCounts, includedTagRules = 0, includedRegexInstructions = 0): void {
   if (c.logicalOperators > FILTER_LIMITS.logicalOperators) {
     throw new BadRequest(
       `Logical operator limit: a filter definition may use at most ${FILTER_LIMITS.logicalOperators} logical operators (AND, OR); this one uses ${c.logicalOperators}`,
@@ -83,6 +132,7 @@ export function checkDefinitionLimits(c: FilterCounts, includedTagRules = 0): vo
       limit: 'tags',
     });
   }
+  checkRegexBudget(c.regexInstructions + includedRegexInstructions);
 }
 
 export function checkQueryLimits(c: FilterCounts): void {

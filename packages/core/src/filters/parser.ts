@@ -4,7 +4,9 @@ import type { Argument, Condition, Definition, Expr, FilterKind, Operator, Switc
 export type { FilterKind };
 import { OPERATORS, OPERATOR_SYNONYMS } from './ast.ts';
 import { lex, lineAndColumn, parseError, type Token } from './lexer.ts';
-import { compileLinearRegex, UnsupportedRegex } from './linear-regex.ts';
+import { RegexTooLarge, UnsupportedRegex } from './linear-regex.ts';
+import { checkRegexBudget, FILTER_LIMITS, regexTooLarge } from './limits.ts';
+import { conditionAutomata, usesAutomata } from './regex-programs.ts';
 import { targetProblem } from './targets.ts';
 
 /** Nesting deeper than this (brackets and `not`) is refused, as the original engine refused it. */
@@ -215,13 +217,38 @@ class Parser {
     this.i++;
     if (cs && !CASE_OPERATORS.has(op)) this.refuse(`The "cs" modifier does not apply to the ${op} operator`, opToken);
     const switches = this.switches(op);
+    const argToken = this.tok;
     const arg = this.argument(op);
     const problem = targetProblem(target, this.kind);
     if (problem) this.refuse(problem, targetToken);
     if (this.kind === 'query' && (cs || !QUERY_OPERATORS.has(op))) {
       this.refuse(`The ${cs ? 'cs modifier' : `${op} operator`} is not available in a query filter`, opToken);
     }
-    return { type: 'cond', target, cs, op, switches, arg };
+    const cond: Condition = { type: 'cond', target, cs, op, switches, arg };
+    if (usesAutomata(cond)) this.chargeAutomata(cond, argToken);
+    return cond;
+  }
+
+  /** Instructions of the automata compiled so far: refused as soon as the budget is passed, so a definition
+   * of thousands of large patterns costs at most the budget (and one pattern) to refuse. */
+  private regexInstructions = 0;
+  private chargeAutomata(c: Condition, t: Token): void {
+    try {
+      conditionAutomata(c, this.kind, {
+        maxInstructions: FILTER_LIMITS.regexInstructions,
+        each: (re) => {
+          this.regexInstructions += re.instructions;
+          checkRegexBudget(this.regexInstructions, true);
+        },
+      });
+    } catch (e) {
+      if (e instanceof RegexTooLarge) throw regexTooLarge(e.instructions, e.estimated);
+      // Patterns run on RE2's linear-time automaton (the platform's engine too): what it cannot express
+      // (backreferences, lookaround, repeat counts over 1000) is refused naming the construct, so a filter
+      // that validates is a filter that runs.
+      if (e instanceof UnsupportedRegex) this.refuse(`The regular expression is not valid on the linear-time regex engine (RE2 syntax): ${e.message}`, t);
+      throw e;
+    }
   }
 
   private switches(op: Operator): Switch[] {
@@ -265,7 +292,6 @@ class Parser {
       case 'regex_exact': {
         const value = this.string();
         if (value.length === 0) this.refuse(`The ${op} operator needs a non-empty value`, t);
-        if (op.startsWith('regex')) checkRegex(value, (m) => this.refuse(m, t));
         return { kind: 'string', value };
       }
       case 'contains_any':
@@ -406,18 +432,4 @@ export function splitList(raw: string): string[] {
   }
   out.push(cur);
   return out.map((s) => s.trim()).filter((s) => s.length > 0);
-}
-
-/**
- * Patterns run on RE2's linear-time automaton (the platform's engine too): what it cannot express
- * (backreferences, lookaround, repeat counts over 1000) is refused here, naming the construct, so a
- * filter that validates is a filter that runs.
- */
-function checkRegex(pattern: string, refuse: (message: string) => never): void {
-  try {
-    compileLinearRegex(pattern);
-  } catch (e) {
-    if (e instanceof UnsupportedRegex) refuse(`The regular expression is not valid on the linear-time regex engine (RE2 syntax): ${e.message}`);
-    throw e;
-  }
 }

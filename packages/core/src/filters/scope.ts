@@ -1,3 +1,4 @@
+import type { WorkMeter } from './linear-regex.ts';
 import type { Interaction } from './target-reader.ts';
 
 /*
@@ -9,6 +10,8 @@ import type { Interaction } from './target-reader.ts';
 export interface Scope {
   i: Interaction;
   memo: Map<string, unknown> | undefined;
+  /** Where regular expressions and wildcards add what they cost (characters × instructions), if anyone asks. */
+  meter?: WorkMeter | undefined;
 }
 
 /** A compiled condition or expression: does the interaction in scope match? */
@@ -19,6 +22,8 @@ export interface IncludedFilter {
   test(s: Scope): boolean;
   applyTags(s: Scope, out: TagOutput): void;
   tagRuleCount: number;
+  /** Instructions of its automata, its inclusions' counted each time they are named (`limits.ts`). */
+  regexInstructions: number;
 }
 export type Resolve = (hash: string) => IncludedFilter | undefined;
 

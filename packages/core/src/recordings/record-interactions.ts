@@ -4,7 +4,7 @@ import type { EngineSettings } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
-import { namedFilter } from '../filters/index.ts';
+import { namedFilter, REGEX_WORK_PER_TURN, type WorkMeter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
@@ -15,6 +15,8 @@ export interface RecordingContext {
   account: Account;
   settings: Pick<EngineSettings, 'limitingDay'>;
   now: number;
+  /** Gives the event loop a turn (a call's context has it); without it matching never pauses. */
+  yieldTurn?: (() => Promise<void>) | undefined;
 }
 
 export interface RecordResult {
@@ -40,29 +42,42 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   // Filters of several recordings often read the same text: one memo (emptied for each interaction)
   // tokenizes it once for all of them.
   const memo = running.length > 1 ? new Map<string, unknown>() : undefined;
-  for (const interaction of interactions) {
-    if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
-    const service = serviceOf(interaction);
-    // Most interactions match nothing: no list for them.
-    let matches: RecordingMatch[] | undefined;
-    memo?.clear();
-    for (let k = 0; k < running.length; k++) {
-      const r = running[k]!;
-      if (service !== undefined && r.service !== service) continue;
-      const result = filters[k]!.match(interaction, memo);
-      if (!result.matched) continue;
-      const match: RecordingMatch = { recording: r.id, tags: [...result.tags] };
-      if (result.tagTree) match.tagTree = result.tagTree;
-      if (result.categories?.length) match.categories = [...result.categories];
-      (matches ??= []).push(match);
+  // One interaction's text against heavy patterns can cost what a thousand plain ones do, so the loop
+  // pauses by work (characters × regex instructions) and not only by count: between recordings' filters,
+  // once REGEX_WORK_PER_TURN is spent, other accounts' calls get a turn.
+  const meter: WorkMeter = { regexWork: 0 };
+  try {
+    for (const interaction of interactions) {
+      if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
+      const service = serviceOf(interaction);
+      // Most interactions match nothing: no list for them.
+      let matches: RecordingMatch[] | undefined;
+      memo?.clear();
+      for (let k = 0; k < running.length; k++) {
+        const r = running[k]!;
+        if (service !== undefined && r.service !== service) continue;
+        const result = filters[k]!.match(interaction, memo, meter);
+        if (meter.regexWork >= REGEX_WORK_PER_TURN && ctx.yieldTurn) {
+          meter.regexWork = 0;
+          await ctx.yieldTurn();
+        }
+        if (!result.matched) continue;
+        const match: RecordingMatch = { recording: r.id, tags: [...result.tags] };
+        if (result.tagTree) match.tagTree = result.tagTree;
+        if (result.categories?.length) match.categories = [...result.categories];
+        (matches ??= []).push(match);
+      }
+      if (!matches) continue;
+      const at = indexTimeOf(interaction, now);
+      if (at < now - RETENTION_MS) continue;
+      if (!day || at < day.start || at >= day.end) day = limitingDayOf(at, ctx.settings.limitingDay);
+      let list = byDay.get(day.key);
+      if (!list) byDay.set(day.key, (list = []));
+      list.push({ at, interaction, matches });
     }
-    if (!matches) continue;
-    const at = indexTimeOf(interaction, now);
-    if (at < now - RETENTION_MS) continue;
-    if (!day || at < day.start || at >= day.end) day = limitingDayOf(at, ctx.settings.limitingDay);
-    let list = byDay.get(day.key);
-    if (!list) byDay.set(day.key, (list = []));
-    list.push({ at, interaction, matches });
+  } finally {
+    // Automata keep DFA caches between matches (bounded by their size); a batch done, they go.
+    for (const f of filters) f.releaseCaches();
   }
   const accountLimit = dailyAccountLimit(account.package.index_capacity_per_month);
   let recorded = 0;
