@@ -1,4 +1,12 @@
-import { BadRequest } from '../calls/errors.ts';
+import { BadRequest, PayloadTooLarge } from '../calls/errors.ts';
+
+/**
+ * The largest interaction one ingestion may carry (characters of its JSON). Matching one interaction is
+ * one unit of work the event loop cannot be given back inside (a regular expression runs over a whole
+ * field), so its size bounds how long a single match holds the process: at the filter's regex budget,
+ * about 3 s for a 64 KiB field on this project's 2-core machine; a real post is a few kilobytes.
+ */
+export const MAX_INTERACTION_CHARS = 64 * 1024;
 import { utf8Length } from '../calls/utf8.ts';
 
 export interface IngestedBatch {
@@ -12,7 +20,7 @@ export interface IngestedBatch {
 /**
  * Reads an ingestion body (wire-facts §2.11): JSON objects separated by `\n` or `\r\n`, or concatenated
  * with no separator at all. Any message that is not a JSON object refuses the whole request with a
- * 400 naming its line, so nothing of a bad request is kept.
+ * 400 naming its line, and one over `MAX_INTERACTION_CHARS` a 413, so nothing of a bad request is kept.
  */
 export function parseIngestionBody(body: string | undefined): IngestedBatch {
   const text = body ?? '';
@@ -35,6 +43,9 @@ export function parseIngestionBody(body: string | undefined): IngestedBatch {
     const startLine = line;
     const end = c === '{' || c === '[' ? closing(text, i) : lineEnd(text, i);
     if (end < 0) throw new BadRequest(`Line ${startLine}: the JSON object is not closed`, { line: startLine });
+    if (end - i > MAX_INTERACTION_CHARS) {
+      throw new PayloadTooLarge(`Line ${startLine}: an interaction is at most ${MAX_INTERACTION_CHARS} characters of JSON (this one has ${end - i}); nothing was kept`);
+    }
     const message = text.slice(i, end);
     let value: unknown;
     try {

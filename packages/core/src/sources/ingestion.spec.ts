@@ -10,7 +10,7 @@ import { seededIds } from '../kernel/ports.ts';
 import { filterHandlers } from '../filters/handlers.ts';
 import { recordingHandlers } from '../recordings/handlers.ts';
 import { sourceHandlers } from './handlers.ts';
-import { parseIngestionBody } from './ingestion-body.ts';
+import { MAX_INTERACTION_CHARS, parseIngestionBody } from './ingestion-body.ts';
 import { INGESTION_SLICE_CHARS, slices } from './recorded.ts';
 import type { IngestionLimits } from './ingestion-limit.ts';
 import { sourcesDecider, type SourceEvent } from './managed-source.ts';
@@ -30,6 +30,17 @@ describe('the ingestion body (wire-facts §2.11)', () => {
     expect(() => parseIngestionBody('{"a":1}\n[1,2]')).toThrow(/Line 2: an interaction must be a JSON object/);
     expect(() => parseIngestionBody('{"a":1}\nhello')).toThrow(/Line 2/);
     expect(() => parseIngestionBody('  \n ')).toThrow(/no interactions/);
+  });
+  it('an interaction over MAX_INTERACTION_CHARS refuses the request 413 naming its line; one at the bound is read', () => {
+    const at = (n: number) => JSON.stringify({ content: 'x'.repeat(n - '{"content":""}'.length) });
+    expect(parseIngestionBody(`{"a":1}\n${at(MAX_INTERACTION_CHARS)}`).interactions).toHaveLength(2);
+    let refused: unknown;
+    try {
+      parseIngestionBody(`{"a":1}\n${at(MAX_INTERACTION_CHARS + 1)}`);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({ status: 413, message: expect.stringMatching(/Line 2: an interaction is at most 65536 characters/) });
   });
   test.prop([fc.array(fc.dictionary(fc.string(), fc.jsonValue()), { minLength: 1, maxLength: 20 }), fc.constantFrom('\n', '\r\n', '')])(
     'every encoding a client uses reads back as the objects it sent, with their byte count',
