@@ -38,7 +38,7 @@ export { compileFilter, type CompiledFilter } from './filters/compiled-filter.ts
 export { type DpuBreakdown } from './filters/cost.ts';
 export { applyTags, type MatchResult } from './filters/evaluator.ts';
 export { type FilterCommand, type FilterEvent, type RegisteredFilter } from './filters/filter-registry.ts';
-export { compileAndRegister, loadFilter, registerFilter } from './filters/filter-store.ts';
+export { compileAndRegister, loadFilter, registerFilter, type DefinitionBudgetOwner } from './filters/filter-store.ts';
 export { compileQueryFilter } from './filters/handlers.ts';
 export { FILTER_LIMITS } from './filters/limits.ts';
 export { type FilterKind } from './filters/parser.ts';

@@ -26,6 +26,8 @@ export interface AccountPackage {
   historics_queries: number;
   /** Idempotency keys recorded within 24 hours. */
   idempotency_keys: number;
+  /** Characters of filter definitions not compiled before that the account may record in a limiting day. */
+  filter_chars_per_day: number;
 }
 
 export const DEFAULT_PACKAGE: Readonly<AccountPackage> = Object.freeze({
@@ -46,6 +48,7 @@ export const DEFAULT_PACKAGE: Readonly<AccountPackage> = Object.freeze({
   identity_tokens: 100,
   historics_queries: 1000,
   idempotency_keys: 1000,
+  filter_chars_per_day: 64 * 1024 * 1024,
 });
 
 const COUNT_FIELDS = [
@@ -63,6 +66,7 @@ const COUNT_FIELDS = [
   'identity_tokens',
   'historics_queries',
   'idempotency_keys',
+  'filter_chars_per_day',
 ] as const;
 
 /** The package fields that bound how many of a resource an account holds. */

@@ -3,6 +3,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { cachedFilter, compileFilter, type CompiledFilter } from './compiled-filter.ts';
 import { filterRegistryDecider, filterStream, HASH } from './filter-registry.ts';
 import { checkDefinitionLimits } from './limits.ts';
+import { definitionBudgetDecider, definitionBudgetStream } from './definition-budget.ts';
 
 /**
  * The compiled definition recorded under `hash`, ready to match; undefined when no call compiled it.
@@ -47,9 +48,24 @@ export async function namedFilter(uow: UnitOfWork, hash: string): Promise<Compil
   return filter;
 }
 
-/** Stages `FilterCompiled` for a definition not yet recorded (a second compile decides nothing). */
-export async function registerFilter(uow: UnitOfWork, f: CompiledFilter): Promise<void> {
-  await uow.execute(filterRegistryDecider, filterStream(f.hash), { type: 'RecordFilter', hash: f.hash, text: f.text, at: uow.now });
+/** Whose day's budget a new definition is charged to (`definition-budget.ts`). */
+export interface DefinitionBudgetOwner {
+  username: string;
+  /** The limiting day's key of `uow.now`. */
+  dayKey: string;
+  /** The package's `filter_chars_per_day`. */
+  limit: number;
+}
+
+/**
+ * Stages `FilterCompiled` for a definition not yet recorded (a second compile decides nothing). A new
+ * definition is charged to `budget`'s day when given (calls give it; an embedder's own tools may not).
+ */
+export async function registerFilter(uow: UnitOfWork, f: CompiledFilter, budget?: DefinitionBudgetOwner): Promise<void> {
+  const { events } = await uow.execute(filterRegistryDecider, filterStream(f.hash), { type: 'RecordFilter', hash: f.hash, text: f.text, at: uow.now });
+  if (budget && events.length > 0) {
+    await uow.execute(definitionBudgetDecider, definitionBudgetStream(budget.username, budget.dayKey), { type: 'SpendDefinitionChars', chars: f.text.length, at: uow.now, limit: budget.limit });
+  }
 }
 
 /**
@@ -68,7 +84,7 @@ export function standaloneFilter(text: string): CompiledFilter | undefined {
  * Compiles a definition whose inclusions must name recorded definitions, judges the tag limit with the
  * included rules counted, and (when `register`) records it.
  */
-export async function compileAndRegister(uow: UnitOfWork, text: string, opts: { register: boolean }): Promise<CompiledFilter> {
+export async function compileAndRegister(uow: UnitOfWork, text: string, opts: { register: boolean; budget?: DefinitionBudgetOwner }): Promise<CompiledFilter> {
   const first = compileFilter(text);
   let included = 0;
   const regexOf = new Map<string, number>();
@@ -93,6 +109,6 @@ export async function compileAndRegister(uow: UnitOfWork, text: string, opts: { 
   // Each place that names a definition runs its automata again.
   const includedRegex = first.counts.namedDefinitions.reduce((n, h) => n + (regexOf.get(h) ?? 0), 0);
   checkDefinitionLimits(first.counts, included, includedRegex);
-  if (opts.register) await registerFilter(uow, first);
+  if (opts.register) await registerFilter(uow, first, opts.budget);
   return first;
 }

@@ -107,3 +107,22 @@ describe('filter endpoints through engine.call', () => {
     expect(viaStream.status).toBe(200);
   });
 });
+
+describe('the filter registry: what one account can add to it', () => {
+  it('new definitions stop at the package\'s filter_chars_per_day (403 naming it); a recorded definition costs nothing; the next limiting day starts again', async () => {
+    const { engine, call, time } = await setup();
+    await engine.changePackage('alice', { filter_chars_per_day: 200 });
+    const csdl = (n: number) => `interaction.content contains "${String(n).padStart(60, 'x')}"`;
+    expect((await call('core.compile', { csdl: csdl(1) })).status).toBe(200);
+    expect((await call('core.compile', { csdl: csdl(2) })).status).toBe(200);
+    const refused = await call('core.compile', { csdl: csdl(3) });
+    expect(refused.status).toBe(403);
+    expect((refused.body as { error: string }).error).toMatch(/at most 200 characters of new filter definitions a limiting day \(filter_chars_per_day\)/);
+    // Charged as a step-7 refusal; nothing recorded.
+    expect(refused.rate?.cost).toBe(5);
+    expect((await call('core.validate', { csdl: csdl(3) })).status).toBe(200);
+    expect((await call('core.compile', { csdl: csdl(1) })).status).toBe(200);
+    time.now += 24 * 3_600_000;
+    expect((await call('core.compile', { csdl: csdl(3) })).status).toBe(200);
+  });
+});

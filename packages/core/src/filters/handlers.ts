@@ -1,3 +1,4 @@
+import { limitingDayOf } from '../days/limiting-day.ts';
 import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerAnswer, HandlerTable } from '../handling/handler.ts';
 import { compileFilter, type CompiledFilter } from './compiled-filter.ts';
@@ -51,7 +52,9 @@ function definition(ctx: CallContext, register: boolean, product: 'core' | 'insi
     const alone = standaloneFilter(text);
     if (alone) return alone;
   }
-  return compileAndRegister(ctx.uow, text, { register });
+  if (!register) return compileAndRegister(ctx.uow, text, { register });
+  const budget = { username: ctx.account.username, dayKey: limitingDayOf(ctx.now, ctx.settings.limitingDay).key, limit: ctx.account.package.filter_chars_per_day };
+  return compileAndRegister(ctx.uow, text, { register, budget });
 }
 
 /** `answer(ctx, f)` now when the definition is at hand, else once it is. */
