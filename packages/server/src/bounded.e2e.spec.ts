@@ -177,4 +177,48 @@ describe.each(stores)('bounded by design over a real socket on the %s store', (n
       await sdp.close();
     }
   });
+
+  it('cheap calls after a large free ingestion take the time of what they return, and another account is served meanwhile', async () => {
+    const sdp = await startServer(settingsFor(storeOf()));
+    try {
+      const mallory = await account(sdp, 'mallory', { index_capacity_per_month: 1e9 });
+      const alice = await account(sdp, 'alice');
+      const { hash } = (await mallory.call('/compile', { csdl: 'fb.content contains "coffee"' })).body;
+      expect((await mallory.call('/insight/start', { hash, name: 'coffee', service: 'facebook' })).status).toBe(200);
+      const sub = (await mallory.call('/push/create', { name: 'pull', output_type: 'pull', hash, output_params: { format: 'json_array' } })).body;
+      const source = (await mallory.call('/source/create', { source_type: 'twitter_gnip', name: 'feed', resources: [{ parameters: { mapping: 'gnip_1' } }] })).body;
+      expect((await mallory.call('/source/start', { id: source.id })).status).toBe(200);
+      let n = 0;
+      const ingest = async (count: number) => {
+        const lines = Array.from({ length: count }, () => JSON.stringify({ interaction: { id: `i${n}` }, fb: { content: `coffee ${n++}` } }));
+        const r = await fetch(`${sdp.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: `mallory:${mallory.key}` }, body: lines.join('\n') });
+        expect(r.status).toBe(200);
+        await admin(sdp, 'POST', '/clock', { advance_ms: 60_000 });
+      };
+      const cheap = async () => {
+        await mallory.call('/pull', { id: sub.id, size: 1000 });
+        await mallory.call('/push/get', { per_page: 100 });
+        await fetch(`${sdp.url}/v1.5/account/usage`, { headers: { authorization: `mallory:${mallory.key}` } });
+      };
+      await ingest(2_000);
+      const small = await median(9, cheap);
+      for (let i = 0; i < 9; i++) await ingest(2_000);
+      const large = await median(9, cheap);
+      // Ten times the history: the same work, within the noise of a shared machine.
+      expect(large).toBeLessThan(Math.max(small * 4, 30));
+
+      const validate = () => alice.call('/validate', { csdl: 'fb.content contains "tea"' });
+      const quiet = await median(15, validate);
+      let stop = false;
+      const attacker = (async () => {
+        while (!stop) await cheap();
+      })();
+      const busy = await median(15, validate);
+      stop = true;
+      await attacker;
+      expect(busy).toBeLessThan(Math.max(quiet * 20, 50));
+    } finally {
+      await sdp.close();
+    }
+  });
 });
