@@ -1,8 +1,12 @@
 import type { EventStore } from './event-store.ts';
 import type { StoredEvent } from './events.ts';
 
-/** Events read per page while catching up: bounds what one read holds in memory. */
-export const CATCH_UP_PAGE = 2000;
+/**
+ * Events read per page while catching up: bounds what one read holds in memory. The largest events a
+ * tenant can write are recorded-interaction slices (about 64 KiB of interactions and one more of at most
+ * 64 KiB), so a page holds at most about 64 MiB whatever was written (a restart reads the log this way).
+ */
+export const CATCH_UP_PAGE = 500;
 
 /**
  * Names a projection in a `Projections` set and carries its type, so a handler gets the projection it
