@@ -84,6 +84,7 @@ describe.each(stores)('bounded by design over a real socket on the %s store', (n
       expect(ingested.status).toBe(200);
       await admin(sdp, 'POST', '/clock', { advance_ms: 1000 });
 
+      expect((await mallory.call('/pull', { id: sub.id, size: 52_428_801 })).status).toBe(400);
       const first = await mallory.call('/pull', { id: sub.id }, { 'Idempotency-Key': 'p0' });
       expect(first.status).toBe(200);
       const cursor = first.headers.get('x-datasift-cursor-current')!;
