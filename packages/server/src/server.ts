@@ -62,7 +62,7 @@ export interface StartHooks {
 
 /** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
 export async function startServer(settings: ServerSettings, hooks: StartHooks = {}): Promise<RunningSdp> {
-  const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
+  const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now(), { yieldTurn }) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   const writes = new WriteLog();
   recordWrites(store, clock, writes);
