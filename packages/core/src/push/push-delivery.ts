@@ -14,7 +14,8 @@ import { pushHandlers } from './handlers.ts';
 import { historicsQuery } from '../historics/queries.ts';
 import { timelineNextProgress } from '../historics/progress.ts';
 import { pullFormatOf } from './output-types.ts';
-import { FINISHING_MS, PUSH_EVENT_TYPES, pushDecider, pushStream, statusAt, type PushStatus, type PushSubscription } from './push-subscription.ts';
+import { FINISHING_MS, pushDecider, pushStream, statusAt, type PushEvent, type PushStatus, type PushSubscription } from './push-subscription.ts';
+import type { HistoricsEvent } from '../historics/historics-query.ts';
 
 /** Seconds between two batches when `output_params.delivery_frequency` is not given. */
 export const DEFAULT_DELIVERY_FREQUENCY_S = 10;
@@ -27,12 +28,22 @@ export const DEFAULT_BATCH_MAX_SIZE = 10_485_760;
 export const IDLE_CHECK_MS = 1_000;
 
 /**
- * What the platform's feed grows with, besides calls on the push stream itself: the events after which a
- * keeper asks again about an account's subscriptions that answered `null`. Interactions recorded for the
- * account also count; a keeper learns of those from the recording index (`accountsFedAfter`), as these
- * are the log's largest events.
+ * The events after which a keeper asks again about an account's subscriptions that answered `null`:
+ * those of calls that create or change a subscription (a keeper reading the log from the start finds every
+ * subscription by its creation), and a historics query starting or resuming, whose results then grow.
+ * Interactions recorded for the account also count; a keeper learns of those from the recording index
+ * (`accountsFedAfter`), as they are the log's largest events. Delivery's own events are not among them:
+ * `deliverDue` answers when it is next due, and a batch recorded for one subscription must not wake
+ * every other of the account.
  */
-export const PUSH_WAKE_EVENT_TYPES = [...PUSH_EVENT_TYPES, 'HistoricsStarted', 'HistoricsResumed'] as const;
+export const PUSH_WAKE_EVENT_TYPES = [
+  'PushSubscriptionCreated',
+  'PushStatusChanged',
+  'PushSubscriptionUpdated',
+  'PushSubscriptionDeleted',
+  'HistoricsStarted',
+  'HistoricsResumed',
+] as const satisfies readonly (PushEvent['type'] | HistoricsEvent['type'])[];
 
 /** The account whose push subscriptions an event of `PUSH_WAKE_EVENT_TYPES` concerns. */
 export const pushWakeAccount = (stream: string): string | undefined => {
