@@ -88,7 +88,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
 
     // The index reads its events once before serving, so the first analysis does not pay for the log.
     await engine.recordingIndex.catchUp();
-    const firehoses = new FirehoseKeeper(engine);
+    const firehoses = new FirehoseKeeper(engine, yieldTurn);
     await firehoses.recover();
     if (clock instanceof SystemClock && hooks.background !== false) firehoses.every(FIREHOSE_FEED_MS);
     const delivery = new PushDelivery(engine).connect('http', httpConnector({ outbound: hooks.pushOutbound ?? nodeOutbound(), allowedHosts: settings.pushAllowedHosts }));
