@@ -38,6 +38,26 @@ describe('ManualClock', () => {
     await c.advanceTo(80);
     expect(seen).toEqual([0, 25, 50, 75]);
   });
+
+  it('gives the event loop a turn between pieces of work, so others are served during a long move', async () => {
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const c = new ManualClock(0, { yieldTurn: turn });
+    const order: string[] = [];
+    for (const t of [10, 20, 30]) c.at(t, () => void order.push(`work at ${t}`));
+    setImmediate(() => order.push('a call'));
+    await c.advanceTo(100);
+    expect(order).toEqual(['work at 10', 'a call', 'work at 20', 'work at 30']);
+  });
+
+  it('runs moves asked for together one after the other, each from where the last one left the clock', async () => {
+    const c = new ManualClock(0, { yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)) });
+    const seen: number[] = [];
+    for (const t of [50, 150]) c.at(t, (at) => void seen.push(at));
+    const moves = await Promise.all([c.advance(100), c.advance(100)]);
+    expect(moves).toEqual([100, 200]);
+    expect(seen).toEqual([50, 150]);
+    expect(c.now()).toBe(200);
+  });
 });
 
 describe('randomIds', () => {

@@ -78,7 +78,7 @@ export { type DeliveryEvent } from './push/delivery.ts';
 export { PushConnectors, type DeliveryOutcome, type OutboundAnswer, type OutboundHttp, type OutboundRequest, type PushBatch, type PushConnector } from './push/connector.ts';
 export { batchBody } from './push/batch.ts';
 export { LOOPBACK_HOSTS, httpConnector, ownEndpointProblem, type HttpConnectorOptions, type OwnEndpoints } from './push/http-connector.ts';
-export { DEFAULT_BATCH_MAX_SIZE, DEFAULT_DELIVERY_FREQUENCY_S, PushDelivery, type PushDeliveryOptions } from './push/push-delivery.ts';
+export { DEFAULT_BATCH_MAX_SIZE, DEFAULT_DELIVERY_FREQUENCY_S, PUSH_WAKE_EVENT_TYPES, PushDelivery, pushWakeAccount, type PushDeliveryOptions } from './push/push-delivery.ts';
 // The stand-in's toolbox: semantic faults (an allowance spent, a task queue full, the day's capacity
 // reached) and idempotency keys recorded with the call they answer.
 export { SEMANTIC_FAULTS, applySemanticFault, type SemanticFault } from './faults/semantic-faults.ts';

@@ -11,7 +11,11 @@ export class FirehoseKeeper {
   private running: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly engine: Engine) {}
+  /** `yieldTurn` gives the event loop a turn between two chunks (the server passes `setImmediate`). */
+  constructor(
+    private readonly engine: Engine,
+    private readonly yieldTurn: () => Promise<void> = async () => undefined,
+  ) {}
 
   /**
    * Finds the accounts whose firehose was left on (a restart over a durable store), reading only the
@@ -51,16 +55,25 @@ export class FirehoseKeeper {
     return firehose.state(this.engine, username);
   }
 
-  /** Feeds every switched-on firehose up to now; runs one at a time. */
+  /**
+   * Feeds every switched-on firehose up to now; runs one at a time. Accounts take turns a chunk each,
+   * with a turn of the event loop between chunks: after a long move of the clock, a day of one firehose
+   * neither holds the loop nor makes another account's wait for it.
+   */
   catchUpAll(): Promise<void> {
     this.running = this.running.then(async () => {
-      for (const username of [...this.on]) {
-        try {
-          await firehose.catchUp(this.engine, username);
-        } catch {
-          // The account is gone (reset): nothing left to feed.
-          this.on.delete(username);
+      for (let turn = [...this.on]; turn.length > 0; ) {
+        const again: string[] = [];
+        for (const username of turn) {
+          try {
+            if (await firehose.catchUpStep(this.engine, username)) again.push(username);
+          } catch {
+            // The account is gone (reset): nothing left to feed.
+            this.on.delete(username);
+          }
+          await this.yieldTurn();
         }
+        turn = again;
       }
     });
     return this.running;
@@ -68,7 +81,7 @@ export class FirehoseKeeper {
 
   private catchUp(username: string): Promise<void> {
     this.running = this.running.then(async () => {
-      await firehose.catchUp(this.engine, username);
+      while (await firehose.catchUpStep(this.engine, username)) await this.yieldTurn();
     });
     return this.running;
   }

@@ -1,4 +1,4 @@
-import { PUSH_EVENT_TYPES, type PushDelivery, type Engine } from '@sdp/core';
+import { PUSH_WAKE_EVENT_TYPES, pushWakeAccount, type PushDelivery, type Engine } from '@sdp/core';
 import { ManualClock, type SystemClock } from '@sdp/clock';
 
 /** How often the system clock's keeper looks for new subscriptions and due deliveries. */
@@ -15,9 +15,17 @@ const keyOf = (username: string, id: string): string => `${username}\n${id}`;
  * scheduled on the clock, so moving it runs deliveries in time order before the operator call answers; on
  * the system clock a timer starts what is due in the background. Either way no delivery runs under an
  * account's lane or inside a call.
+ *
+ * A subscription with nothing waiting is not stepped at all (`deliverDue` answers `null`) until something
+ * for its account is written: a push or historics event, or interactions recorded. So the work a clock
+ * move does follows what there is to deliver, not how far the clock moves times how many subscriptions.
  */
 export class PushKeeper {
   private after = 0;
+  /** The recording index's checkpoint when the keeper last asked which accounts were fed. */
+  private fedAfter = 0;
+  /** The discovery under way: the next waits for it, so two never read the same page and plan twice. */
+  private discovering: Promise<void> = Promise.resolve();
   /** The time each subscription is next due (manual: the one scheduled item that counts). */
   private readonly due = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -32,17 +40,31 @@ export class PushKeeper {
   ) {}
 
   /**
-   * Reads the push events written since the last look (by type: the rest of the log is not read, nor
-   * parsed, every second); every subscription of an account whose push stream moved is planned now.
+   * Reads the events that wake subscriptions written since the last look (by type: the rest of the log is
+   * not read, nor parsed, every second), and asks the recording index which accounts were fed since; every
+   * subscription of such an account is planned now.
    */
-  async discover(): Promise<void> {
+  discover(): Promise<void> {
+    const run = this.discovering.then(() => this.discoverNow());
+    this.discovering = run.catch(() => undefined);
+    return run;
+  }
+
+  private async discoverNow(): Promise<void> {
     const touched = new Set<string>();
     for (;;) {
-      const page = await this.engine.store.readTypes(PUSH_EVENT_TYPES, this.after, 10_000);
+      const page = await this.engine.store.readTypes(PUSH_WAKE_EVENT_TYPES, this.after, 10_000);
       if (page.length === 0) break;
-      for (const e of page) if (e.stream.startsWith('push:')) touched.add(e.stream.slice('push:'.length));
+      for (const e of page) {
+        const username = pushWakeAccount(e.stream);
+        if (username !== undefined) touched.add(username);
+      }
       this.after = page[page.length - 1]!.position;
     }
+    const index = this.engine.recordingIndex;
+    await index.catchUp();
+    for (const username of index.accountsFedAfter(this.fedAfter)) touched.add(username);
+    this.fedAfter = index.checkpoint;
     const now = this.clock.now();
     for (const username of touched) {
       for (const id of await this.delivery.subscriptions(username)) this.plan(username, id, now);
@@ -57,8 +79,13 @@ export class PushKeeper {
     if (this.clock instanceof ManualClock) this.clock.at(at, (t) => this.runScheduled(username, id, at, t));
   }
 
-  /** One delivery step on the manual clock; a stale item (its subscription re-planned since) does nothing. */
+  /**
+   * One delivery step on the manual clock; a stale item (its subscription re-planned since) does nothing.
+   * Calls are served while a move runs (the clock yields between steps), so what they wrote is looked
+   * for first: an idle subscription they fed is planned at this instant rather than at the next move.
+   */
   private async runScheduled(username: string, id: string, plannedAt: number, now: number): Promise<void> {
+    await this.discover();
     const key = keyOf(username, id);
     if (this.due.get(key) !== plannedAt) return;
     this.due.delete(key);
@@ -105,6 +132,7 @@ export class PushKeeper {
   /** Forgets everything (the operator's reset): the log starts again from nothing. */
   forgetAll(): void {
     this.after = 0;
+    this.fedAfter = 0;
     this.due.clear();
   }
 

@@ -67,7 +67,7 @@ export interface StartHooks {
 
 /** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
 export async function startServer(settings: ServerSettings, hooks: StartHooks = {}): Promise<RunningSdp> {
-  const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now()) : new SystemClock();
+  const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now(), { yieldTurn }) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   const writes = new WriteLog();
   recordWrites(store, clock, writes);
@@ -93,7 +93,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
 
     // The index reads its events once before serving, so the first analysis does not pay for the log.
     await engine.recordingIndex.catchUp();
-    const firehoses = new FirehoseKeeper(engine);
+    const firehoses = new FirehoseKeeper(engine, yieldTurn);
     await firehoses.recover();
     if (clock instanceof SystemClock && hooks.background !== false) firehoses.every(FIREHOSE_FEED_MS);
     const self = new OwnListening(settings);

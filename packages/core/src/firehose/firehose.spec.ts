@@ -7,7 +7,7 @@ import { seededIds } from '../kernel/ports.ts';
 import { filterHandlers } from '../filters/handlers.ts';
 import { recordingHandlers } from '../recordings/handlers.ts';
 import { readTarget } from '../filters/index.ts';
-import { firehose } from './firehose.ts';
+import { FIREHOSE_CHUNK_ITEMS, firehose } from './firehose.ts';
 import { firehoseBetween, firehoseMinute } from './synthetic-interactions.ts';
 
 const T0 = Date.parse('2026-04-01T00:00:00Z');
@@ -69,5 +69,17 @@ describe('the synthetic firehose', () => {
     await firehose.switchOn(engine, 'op', { service: 'facebook', perMinute: 30, seed: 3, backfillMinutes: 10 });
     time.now += 60_000;
     expect((await firehose.catchUp(engine, 'op')).accepted).toBe(11 * 30);
+  });
+
+  it('feeds a fast firehose in steps of a bounded number of interactions, every one of them', async () => {
+    const time = { now: T0 };
+    const engine = new Engine({ store: new MemoryEventStore(), clock: { now: () => time.now }, ids: seededIds(5), handlers: { ...filterHandlers, ...recordingHandlers } });
+    await engine.openAccount({ username: 'op', api_key: 'op-key-0001' });
+    await firehose.switchOn(engine, 'op', { service: 'facebook', perMinute: 12_000, seed: 3 });
+    time.now += 2 * 60_000;
+    const steps: number[] = [];
+    for (let step = await firehose.catchUpStep(engine, 'op'); step; step = await firehose.catchUpStep(engine, 'op')) steps.push(step.accepted);
+    expect(steps.reduce((a, b) => a + b, 0)).toBe(2 * 12_000);
+    expect(Math.max(...steps)).toBeLessThanOrEqual(FIREHOSE_CHUNK_ITEMS);
   });
 });

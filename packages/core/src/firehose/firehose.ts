@@ -150,31 +150,43 @@ export async function switchFirehoseOff(engine: EngineServices, username: string
 }
 
 const CHUNK_MS = 10 * 60_000;
+/**
+ * About how many interactions one chunk holds at most: at a high rate a chunk is shorter than ten
+ * minutes (down to a second), so what one step of a catch-up holds the event loop for stays bounded.
+ */
+export const FIREHOSE_CHUNK_ITEMS = 5_000;
+
+/** A chunk's span at `perMinute`: minutes are drawn alone (`firehoseMinute`), so any cut gives the same interactions. */
+const chunkMs = (perMinute: number): number => Math.max(1_000, Math.min(CHUNK_MS, Math.floor((FIREHOSE_CHUNK_ITEMS / perMinute) * 60_000)));
 
 /**
- * Feeds a switched-on firehose up to the clock's now, in chunks of ten minutes; each chunk's
- * interactions and its `FirehoseFed` mark commit together, so a crash never feeds a minute twice.
- * Windows older than the index retention are skipped.
+ * Feeds one chunk of a switched-on firehose towards the clock's now: the chunk's interactions and its
+ * `FirehoseFed` mark commit together, so a crash never feeds a minute twice. Windows older than the index
+ * retention are skipped. Answers `null` when there was nothing left to feed.
  */
+export async function catchUpFirehoseStep(engine: EngineServices, username: string): Promise<RecordResult | null> {
+  return engine.command(async (uow) => {
+    const account = await accountIn(uow, username);
+    const state = await uow.load(firehoseDecider, firehoseStream(username));
+    if (!state.on || !state.options) return null;
+    const from = Math.max(state.fedUntil, uow.now - RETENTION_MS);
+    const to = Math.min(uow.now, from + chunkMs(state.options.perMinute));
+    if (to <= from) return null;
+    const items = firehoseWindow(state.options.seed, state.options.service, state.options.perMinute, from, to);
+    const r = await recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, items);
+    await uow.execute(firehoseDecider, firehoseStream(username), { type: 'MarkFed', until: to });
+    return r;
+  });
+}
+
+/** Feeds a switched-on firehose up to the clock's now, chunk by chunk (`catchUpFirehoseStep`). */
 export async function catchUpFirehose(engine: EngineServices, username: string): Promise<RecordResult> {
   const total: RecordResult = { accepted: 0, recorded: 0 };
-  for (;;) {
-    const step = await engine.command(async (uow) => {
-      const account = await accountIn(uow, username);
-      const state = await uow.load(firehoseDecider, firehoseStream(username));
-      if (!state.on || !state.options) return null;
-      const from = Math.max(state.fedUntil, uow.now - RETENTION_MS);
-      const to = Math.min(uow.now, from + CHUNK_MS);
-      if (to <= from) return null;
-      const items = firehoseWindow(state.options.seed, state.options.service, state.options.perMinute, from, to);
-      const r = await recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, items);
-      await uow.execute(firehoseDecider, firehoseStream(username), { type: 'MarkFed', until: to });
-      return r;
-    });
-    if (!step) return total;
+  for (let step = await catchUpFirehoseStep(engine, username); step; step = await catchUpFirehoseStep(engine, username)) {
     total.accepted += step.accepted;
     total.recorded += step.recorded;
   }
+  return total;
 }
 
 export async function firehoseState(engine: EngineServices, username: string): Promise<FirehoseState> {
@@ -187,5 +199,6 @@ export const firehose = {
   switchOn: switchFirehoseOn,
   switchOff: switchFirehoseOff,
   catchUp: catchUpFirehose,
+  catchUpStep: catchUpFirehoseStep,
   state: firehoseState,
 };

@@ -52,3 +52,17 @@ export function timelineProgress(t: Timeline, now: number): number {
   const run = Math.min(t.runMs, Math.max(0, timelineWork(t, now) - QUEUE_MS));
   return Math.floor((100 * run) / t.runMs);
 }
+
+/**
+ * The next instant the percent done moves (and so what a query has released so far), or `null` when it
+ * will not move on its own (not active, or done). Push delivery of a query's results looks again then,
+ * rather than every second of its run.
+ */
+export function timelineNextProgress(t: Timeline, now: number): number | null {
+  if (t.phase !== 'active' || t.activeSince === null) return null;
+  const work = timelineWork(t, now);
+  const run = Math.max(0, work - QUEUE_MS);
+  if (run >= t.runMs) return null;
+  const nextRun = Math.ceil(((Math.floor((100 * run) / t.runMs) + 1) * t.runMs) / 100);
+  return now + (QUEUE_MS + nextRun - work);
+}

@@ -55,7 +55,7 @@ async function platform() {
     }
     time.now = until;
   };
-  return { time, call, id, bucket, ingest, runUntil };
+  return { time, call, id, bucket, ingest, runUntil, delivery };
 }
 
 describe('PushDelivery with a connector an embedder registered', () => {
@@ -80,6 +80,20 @@ describe('PushDelivery with a connector an embedder registered', () => {
     expect(log.filter((e) => e.message === 'The bucket refused the object').length).toBeGreaterThanOrEqual(2);
     expect(log.filter((e) => e.message === 'Successfully delivered after delivery failure(s)')).toHaveLength(1);
     expect((await p.call('push.get', { id: p.id })).body).toMatchObject({ remaining_bytes: 0, interaction_count: 6, lost_data: false });
+  });
+
+  it('does not ask to be stepped while nothing waits, and delivers what arrives once asked again', async () => {
+    const p = await platform();
+    expect(await p.delivery.deliverDue('alice', p.id)).toBeNull();
+    p.time.now += 3_600_000;
+    expect(await p.delivery.deliverDue('alice', p.id)).toBeNull();
+    await p.ingest(['b1']);
+    const next = await p.delivery.deliverDue('alice', p.id);
+    expect(p.bucket.kept.map((b) => b.interactions.length)).toEqual([1]);
+    // One look after a batch (more may have come while it was on its way), then nothing until woken.
+    expect(next).toBe(p.time.now + 30_000);
+    p.time.now = next!;
+    expect(await p.delivery.deliverDue('alice', p.id)).toBeNull();
   });
 
   it('leaves types without a connector recorded but undelivered (remaining_bytes null)', async () => {

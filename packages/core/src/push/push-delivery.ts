@@ -11,15 +11,45 @@ import { PushConnectors, type PushBatch, type PushConnector } from './connector.
 import { DELIVERING, deliveryOf, pausedUntil } from './delivery.ts';
 import { subscriptionFeed, type FeedWindow, type PushFeed } from './feed.ts';
 import { pushHandlers } from './handlers.ts';
+import { historicsQuery } from '../historics/queries.ts';
+import { timelineNextProgress } from '../historics/progress.ts';
 import { pullFormatOf } from './output-types.ts';
-import { FINISHING_MS, pushDecider, pushStream, statusAt, type PushSubscription } from './push-subscription.ts';
+import { FINISHING_MS, pushDecider, pushStream, statusAt, type PushEvent, type PushStatus, type PushSubscription } from './push-subscription.ts';
+import type { HistoricsEvent } from '../historics/historics-query.ts';
 
 /** Seconds between two batches when `output_params.delivery_frequency` is not given. */
 export const DEFAULT_DELIVERY_FREQUENCY_S = 10;
 /** The largest batch body, in bytes, when `output_params.max_size` is not given. */
 export const DEFAULT_BATCH_MAX_SIZE = 10_485_760;
-/** How soon a subscription with nothing waiting looks again (a floor for `delivery_frequency` 0). */
+/**
+ * How soon a subscription with nothing waiting looks again (a floor for `delivery_frequency` 0): once
+ * after a batch, and every time with a feed of an embedder's own, whose growth nothing announces.
+ */
 export const IDLE_CHECK_MS = 1_000;
+
+/**
+ * The events after which a keeper asks again about an account's subscriptions that answered `null`:
+ * those of calls that create or change a subscription (a keeper reading the log from the start finds every
+ * subscription by its creation), and a historics query starting or resuming, whose results then grow.
+ * Interactions recorded for the account also count; a keeper learns of those from the recording index
+ * (`accountsFedAfter`), as they are the log's largest events. Delivery's own events are not among them:
+ * `deliverDue` answers when it is next due, and a batch recorded for one subscription must not wake
+ * every other of the account.
+ */
+export const PUSH_WAKE_EVENT_TYPES = [
+  'PushSubscriptionCreated',
+  'PushStatusChanged',
+  'PushSubscriptionUpdated',
+  'PushSubscriptionDeleted',
+  'HistoricsStarted',
+  'HistoricsResumed',
+] as const satisfies readonly (PushEvent['type'] | HistoricsEvent['type'])[];
+
+/** The account whose push subscriptions an event of `PUSH_WAKE_EVENT_TYPES` concerns. */
+export const pushWakeAccount = (stream: string): string | undefined => {
+  for (const prefix of ['push:', 'historics:']) if (stream.startsWith(prefix)) return stream.slice(prefix.length);
+  return undefined;
+};
 
 const readNumber = (v: unknown): number | undefined => {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
@@ -64,10 +94,13 @@ export interface PushDeliveryOptions {
 export class PushDelivery {
   readonly connectors: PushConnectors;
   private readonly feed: PushFeed;
+  /** Whether the feed grows only with the events named in PUSH_WAKE_EVENT_TYPES and recorded interactions (the platform's does). */
+  private readonly announced: boolean;
 
   constructor(private readonly engine: EngineServices, options: PushDeliveryOptions = {}) {
     this.connectors = options.connectors ?? new PushConnectors();
     this.feed = options.feed ?? subscriptionFeed;
+    this.announced = options.feed === undefined;
     engine.register(pushHandlers(this.feed, this.connectors));
   }
 
@@ -75,6 +108,16 @@ export class PushDelivery {
   connect(outputType: string, connector: PushConnector): this {
     this.connectors.register(outputType, connector);
     return this;
+  }
+
+  /** When a subscription with nothing waiting must look again by itself (`null`: only when woken). */
+  private async idleWake(uow: UnitOfWork, username: string, sub: PushSubscription, status: PushStatus, now: number, frequency: number): Promise<number | null> {
+    const finished = status === 'finishing' ? sub.end! + FINISHING_MS : null;
+    if (!this.announced) return finished ?? now + Math.max(frequency, IDLE_CHECK_MS);
+    // A historics query releases its results as it runs: the clock alone grows that feed.
+    const q = sub.hash_type === 'historic' ? await historicsQuery(uow, username, sub.hash) : undefined;
+    const released = q ? timelineNextProgress(q, now) : null;
+    return released === null ? finished : finished === null ? released : Math.min(released, finished);
   }
 
   /** The account's subscriptions that a connector delivers and that may still have something to do. */
@@ -89,7 +132,9 @@ export class PushDelivery {
 
   /**
    * Does what subscription `id` of `username` has due now: a retry, a new batch, or nothing yet. Answers
-   * when to ask again (Unix ms), or `null` when nothing more will happen until a call changes it.
+   * when to ask again (Unix ms), or `null` when nothing more will happen until the account's feed or
+   * subscriptions change: an event of `PUSH_WAKE_EVENT_TYPES` for the account, or interactions recorded
+   * for it. A subscription with nothing waiting is thus not asked about every second of clock time.
    */
   async deliverDue(username: string, id: string): Promise<number | null> {
     const stream = pushStream(username);
@@ -118,7 +163,7 @@ export class PushDelivery {
       let batch = d.batch;
       if (!batch) {
         const cut = cutBatch(items, sub.acked, batchMaxSize(sub), format, sub, now);
-        if (!cut) return { next: status === 'finishing' ? sub.end! + FINISHING_MS : now + Math.max(frequency, IDLE_CHECK_MS) };
+        if (!cut) return { next: await this.idleWake(uow, username, sub, status, now, frequency) };
         const opened = await uow.execute(pushDecider, stream, { type: 'OpenPushBatch', id, delivery_id: this.engine.ids.hex(32), from: sub.acked, to: cut.to, bytes: cut.bytes, at: now });
         batch = deliveryOf(opened.state.subscriptions[id]!).batch!;
       }

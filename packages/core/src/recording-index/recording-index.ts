@@ -249,6 +249,8 @@ export class RecordingIndex extends Projection {
   private sets = new Map<string, RecordedSet>();
   private authorCodes = new Map<string, number>();
   private nextAuthor = 0;
+  /** Per account, the log position of the last interactions recorded for it: what wakes idle push delivery. */
+  private fed = new Map<string, number>();
 
   /** The index caught up with everything written so far, and retention applied at `now` when given. */
   async caughtUp(now?: number): Promise<this> {
@@ -269,7 +271,18 @@ export class RecordingIndex extends Projection {
     for (const set of this.sets.values()) if (set.oldest < cutoff - 24 * 3_600_000) set.dropBefore(cutoff);
   }
 
+  /**
+   * The accounts that had interactions recorded after log position `after` (as far as the index has read:
+   * catch it up first). A push keeper asks instead of re-reading these events, the log's largest.
+   */
+  accountsFedAfter(after: number): string[] {
+    const out: string[] = [];
+    for (const [username, position] of this.fed) if (position > after) out.push(username);
+    return out;
+  }
+
   protected forget(): void {
+    this.fed = new Map();
     this.sets = new Map();
     this.authorCodes = new Map();
     this.nextAuthor = 0;
@@ -277,6 +290,7 @@ export class RecordingIndex extends Projection {
 
   protected apply(e: StoredEvent): void {
     if (!e.stream.startsWith('capacity:')) return;
+    this.fed.set(e.stream.slice('capacity:'.length, e.stream.lastIndexOf(':')), e.position);
     const data = e.data as InteractionsRecordedEvent['data'];
     for (const item of data.items) {
       const author = this.authorCode(item.interaction);
