@@ -95,8 +95,9 @@ describe('the writes this server recorded', () => {
     await admin('POST', '/reset');
     const key = (await admin('POST', '/accounts', { username: 'writer' })).body.api_key;
     expect((await call('/v1.5/insight/facebook/compile', 'writer', key, { csdl: 'fb.content contains "tea"' })).status).toBe(200);
-    expect((await admin('GET', '/writes')).body).toEqual({ writes: [[1, 1], [2, 3]] });
-    expect((await admin('GET', '/writes?after=1')).body).toEqual({ writes: [[2, 3]] });
+    // The compile's write: its charge, the definition and the day's definition budget.
+    expect((await admin('GET', '/writes')).body).toEqual({ writes: [[1, 1], [2, 4]] });
+    expect((await admin('GET', '/writes?after=1')).body).toEqual({ writes: [[2, 4]] });
     expect((await admin('GET', '/writes?after=0&until=1')).body).toEqual({ writes: [[1, 1]] });
     expect((await admin('GET', '/writes?after=-1')).status).toBe(400);
   });
