@@ -1,6 +1,7 @@
 import { accountDecider, type AccountEvent } from './accounting/account.ts';
 import { creditsDecider, type CreditsEvent } from './accounting/credit-window.ts';
 import { filterRegistryDecider, type FilterEvent } from './filters/filter-registry.ts';
+import { definitionBudgetDecider, type DefinitionBudgetEvent } from './filters/definition-budget.ts';
 import { firehoseDecider, type FirehoseEvent } from './firehose/firehose.ts';
 import { historicsDecider, type HistoricsEvent } from './historics/historics-query.ts';
 import { idempotencyDecider, type IdempotencyEvent } from './idempotency/idempotency-keys.ts';
@@ -19,6 +20,7 @@ export type PlatformEvent =
   | AccountEvent
   | CreditsEvent
   | FilterEvent
+  | DefinitionBudgetEvent
   | FirehoseEvent
   | HistoricsEvent
   | IdempotencyEvent
@@ -48,7 +50,7 @@ const EVENT_TYPES: Record<PlatformEvent['type'], true> = {
   ManagedSourceStarted: true, ManagedSourceStopped: true, ManagedSourceUpdated: true,
   ManagedSourceDeleted: true, SourceAuthAdded: true, SourceAuthRemoved: true, SourceResourcesAdded: true,
   SourceResourcesRemoved: true, IngestionAdmitted: true, TaskQueued: true, TaskCompleted: true,
-  TaskQueueFilled: true,
+  TaskQueueFilled: true, FilterDefinitionsSpent: true,
 };
 
 /** The type of every event the platform writes. */
@@ -59,6 +61,7 @@ export const PLATFORM_AGGREGATES: readonly ReplayTarget[] = Object.freeze([
   { decider: accountDecider, prefix: 'account:' },
   { decider: creditsDecider, prefix: 'credits:' },
   { decider: filterRegistryDecider, prefix: 'filter:' },
+  { decider: definitionBudgetDecider, prefix: 'filter-budget:' },
   { decider: firehoseDecider, prefix: 'firehose:' },
   { decider: historicsDecider, prefix: 'historics:' },
   { decider: idempotencyDecider, prefix: 'idempotency:' },

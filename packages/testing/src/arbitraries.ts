@@ -11,7 +11,8 @@ export const versionArb: fc.Arbitrary<VersionId> = fc.constantFrom(...VERSIONS.m
 
 /** Package fields an operator may set; small allowances are likely, so limits are met often. */
 export function packageArb(overrides: Partial<Record<keyof AccountPackage, fc.Arbitrary<unknown>>> = {}): fc.Arbitrary<AccountPackage> {
-  return fc.record({
+  // Typed field by field, so a field added to the package fails to compile here until it has an arbitrary.
+  const fields: { [K in keyof AccountPackage]: fc.Arbitrary<AccountPackage[K]> } = {
     credits_per_hour: fc.oneof(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 200, max: 20_000 })),
     analyze_credits_per_hour: fc.oneof(fc.integer({ min: 0, max: 150 }), fc.integer({ min: 150, max: 20_000 })),
     task_slots: fc.integer({ min: 1, max: 4 }),
@@ -20,8 +21,16 @@ export function packageArb(overrides: Partial<Record<keyof AccountPackage, fc.Ar
     services: fc.subarray([...DEFAULT_PACKAGE.services], { minLength: 1 }),
     redaction_audience_min: fc.integer({ min: 0, max: 2000 }),
     redaction_bucket_min: fc.integer({ min: 0, max: 200 }),
-    ...overrides,
-  } as Record<keyof AccountPackage, fc.Arbitrary<unknown>>) as fc.Arbitrary<AccountPackage>;
+    recordings: fc.integer({ min: 0, max: 2000 }),
+    push_subscriptions: fc.integer({ min: 0, max: 2000 }),
+    managed_sources: fc.integer({ min: 0, max: 2000 }),
+    identities: fc.integer({ min: 0, max: 2000 }),
+    identity_tokens: fc.integer({ min: 0, max: 200 }),
+    historics_queries: fc.integer({ min: 0, max: 2000 }),
+    idempotency_keys: fc.integer({ min: 0, max: 2000 }),
+    filter_chars_per_day: fc.integer({ min: 0, max: 128 * 1024 * 1024 }),
+  };
+  return fc.record({ ...fields, ...overrides } as Record<keyof AccountPackage, fc.Arbitrary<unknown>>) as fc.Arbitrary<AccountPackage>;
 }
 
 const USERNAME_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.@-';

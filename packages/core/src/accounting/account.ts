@@ -70,7 +70,8 @@ export function checkNewAccountFields(input: { username: string; api_key?: strin
 }
 
 export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
-  name: 'account.v1',
+  // v2: the package gained the holding limits (snapshots of v1 lack them and are not read; the log rebuilds).
+  name: 'account.v2',
   initialState: () => ({
     exists: false,
     username: '',

@@ -43,12 +43,20 @@ describe('packages kept whole in account events', () => {
     // taken before lacks it and the fold above never runs on it. Bump accountDecider.name with the
     // field (snapshots of another kind are ignored), then update this list.
     expect({ name: accountDecider.name, fields: [...FIELDS].sort() }).toEqual({
-      name: 'account.v1',
+      name: 'account.v2',
       fields: [
         'analyze_credits_per_hour',
         'concurrent_recordings',
         'credits_per_hour',
+        'filter_chars_per_day',
+        'historics_queries',
+        'idempotency_keys',
+        'identities',
+        'identity_tokens',
         'index_capacity_per_month',
+        'managed_sources',
+        'push_subscriptions',
+        'recordings',
         'redaction_audience_min',
         'redaction_bucket_min',
         'services',
