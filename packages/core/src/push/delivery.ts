@@ -1,7 +1,7 @@
 import type { Draft } from 'immer';
 import type { DomainEvent } from '../kernel/decider.ts';
 import { BadRequest, Conflict } from '../calls/errors.ts';
-import type { ConnectorDelivery, OpenBatch, PushState, PushStatus, PushSubscription } from './subscription-state.ts';
+import { addLogEntry, type ConnectorDelivery, type OpenBatch, type PushState, type PushStatus, type PushSubscription } from './subscription-state.ts';
 
 export type { ConnectorDelivery, OpenBatch };
 
@@ -102,7 +102,7 @@ export const evolveDelivery: Recipes = {
     sub.acked = batch.to;
     sub.last_request = e.at;
     sub.last_success = e.at;
-    sub.log.push({ at: e.at, success: true, message: batch.attempts > 0 ? 'Successfully delivered after delivery failure(s)' : 'The delivery has completed' });
+    addLogEntry(sub, { at: e.at, success: true, message: batch.attempts > 0 ? 'Successfully delivered after delivery failure(s)' : 'The delivery has completed' });
     d.batch = null;
     d.failing_since = null;
     d.retry_at = null;
@@ -113,7 +113,7 @@ export const evolveDelivery: Recipes = {
     d.failing_since ??= e.at;
     d.retry_at = e.retry_at;
     sub.last_request = e.at;
-    sub.log.push({ at: e.at, success: false, message: e.message });
+    addLogEntry(sub, { at: e.at, success: false, message: e.message });
   },
   PushDeliveryAbandoned(draft, e) {
     const { sub, d } = delivery(draft, e.id);
@@ -121,7 +121,7 @@ export const evolveDelivery: Recipes = {
     d.batch = null;
     d.retry_at = null;
     d.lost_data = e.lost > 0;
-    sub.log.push({ at: e.at, success: false, message: e.lost > 0 ? `${e.message}; ${e.lost} undelivered interaction(s) lost` : e.message });
-    sub.log.push({ at: e.at, success: false, message: 'The status has changed to: failed' });
+    addLogEntry(sub, { at: e.at, success: false, message: e.lost > 0 ? `${e.message}; ${e.lost} undelivered interaction(s) lost` : e.message });
+    addLogEntry(sub, { at: e.at, success: false, message: 'The status has changed to: failed' });
   },
 };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deciderSpec } from '@sdp/testing';
 import { FINISHING_MS, pushDecider, statusAt, type PushEvent, type PushStatus } from './push-subscription.ts';
+import { PUSH_LOG_KEPT } from './subscription-state.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 const ID = 'a'.repeat(32);
@@ -144,5 +145,16 @@ describe('push subscription: what one account can make it hold', () => {
       .given([created()])
       .when({ type: 'UpdatePush', id: ID, at: T0 + 1, output_params: { a: 'x'.repeat(20_000), b: 'y'.repeat(20_000) } })
       .thenThrows(400, /output_params is over the limit/);
+  });
+});
+
+describe('push subscription: its log', () => {
+  it('keeps its latest PUSH_LOG_KEPT entries, however many changes it went through', () => {
+    const updates: PushEvent[] = Array.from({ length: PUSH_LOG_KEPT + 50 }, (_, i) => ({ type: 'PushSubscriptionUpdated', data: { id: ID, at: T0 + i + 1, name: `n${i}` } }));
+    const state = [created(), ...updates].reduce((s, e) => pushDecider.evolve(s, e), pushDecider.initialState());
+    const log = state.subscriptions[ID]!.log;
+    expect(log).toHaveLength(PUSH_LOG_KEPT);
+    expect(log.at(-1)!.at).toBe(T0 + PUSH_LOG_KEPT + 50);
+    expect(log[0]!.at).toBe(T0 + 51);
   });
 });

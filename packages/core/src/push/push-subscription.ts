@@ -4,7 +4,7 @@ import { BadRequest, NotFound, illegalTransition } from '../calls/errors.ts';
 import { checkStoredJson } from '../calls/input-limits.ts';
 import { checkHolding } from '../accounting/holding-limits.ts';
 import { decideDelivery, evolveDelivery, type DeliveryCommand, type DeliveryEvent } from './delivery.ts';
-import { PUSH_STATUSES, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './subscription-state.ts';
+import { PUSH_STATUSES, addLogEntry, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './subscription-state.ts';
 
 export { PUSH_STATUSES, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription };
 
@@ -245,13 +245,13 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
       sub.status = e.status;
       if (e.status === 'paused') sub.paused_at = e.at;
       if (e.end !== undefined) sub.end = e.end;
-      sub.log.push({ at: e.at, success: true, message: statusMessage(e.status) });
+      addLogEntry(sub, { at: e.at, success: true, message: statusMessage(e.status) });
     },
     PushSubscriptionUpdated(draft, e) {
       const sub = draft.subscriptions[e.id]!;
       if (e.name !== undefined) sub.name = e.name;
       if (e.output_params !== undefined) sub.output_params = e.output_params;
-      sub.log.push({ at: e.at, success: true, message: 'The subscription was updated' });
+      addLogEntry(sub, { at: e.at, success: true, message: 'The subscription was updated' });
     },
     PushSubscriptionDeleted(draft, e) {
       const sub = draft.subscriptions[e.id]!;

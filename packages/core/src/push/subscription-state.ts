@@ -60,6 +60,7 @@ export interface PushSubscription {
   acked: number;
   /** Pages served, by their first position: the same cursor always gives the same page. */
   pages: Record<string, PullPage>;
+  /** Its latest `PUSH_LOG_KEPT` entries (`addLogEntry`). */
   log: PushLogEntry[];
   /** When it was last paused (a connector's subscription paused for an hour fails). */
   paused_at?: number;
@@ -70,4 +71,16 @@ export interface PushSubscription {
 export interface PushState {
   subscriptions: Record<string, PushSubscription>;
   order: string[];
+}
+
+/**
+ * Log entries a subscription keeps: its latest ones. Every delivery adds one, so a subscription that
+ * delivers for months would otherwise hold, and `push/log` sort, an entry per batch it ever sent.
+ */
+export const PUSH_LOG_KEPT = 200;
+
+/** Adds an entry to a subscription's log (a draft's or a copy's), dropping the oldest past `PUSH_LOG_KEPT`. */
+export function addLogEntry(sub: { log: PushLogEntry[] }, entry: PushLogEntry): void {
+  sub.log.push(entry);
+  if (sub.log.length > PUSH_LOG_KEPT) sub.log.splice(0, sub.log.length - PUSH_LOG_KEPT);
 }
