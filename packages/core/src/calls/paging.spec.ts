@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { BadRequest } from './errors.ts';
-import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy } from './paging.ts';
+import { pageEnvelope, pageInOrder, pageOf, readOrderDir, readPaging, sortedBy } from './paging.ts';
 import { Params } from './params.ts';
 
 describe('list paging', () => {
@@ -41,5 +41,20 @@ describe('list paging', () => {
     expect(sortedBy(rows, (r) => r.k, 'desc').map((r) => r.n)).toEqual(['a', 'c', 'b']);
     expect(readOrderDir(new Params({}), 'desc')).toBe('desc');
     expect(() => readOrderDir(new Params({ order_dir: 'up' }), 'asc')).toThrow(new BadRequest('order_dir is invalid; valid values are: asc,desc'));
+  });
+});
+
+describe('a page in order without sorting the list', () => {
+  test.prop([
+    fc.array(fc.record({ at: fc.integer({ min: 0, max: 20 }), i: fc.nat(5) }), { maxLength: 300 }),
+    fc.integer({ min: 1, max: 12 }),
+    fc.integer({ min: 1, max: 30 }),
+    fc.boolean(),
+  ])('pageInOrder answers the page a full stable sort would, with the whole count', (given, page, perPage, desc) => {
+    // `k` is not compared: equal items must keep their given order, as a stable sort keeps it.
+    const items = given.map((x, k) => ({ ...x, k }));
+    const sign = desc ? -1 : 1;
+    const compare = (a: { at: number; i: number }, b: { at: number; i: number }) => sign * (a.at - b.at || a.i - b.i);
+    expect(pageInOrder(items, compare, { page, perPage })).toEqual(pageOf([...items].sort(compare), { page, perPage }));
   });
 });

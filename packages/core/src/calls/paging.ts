@@ -70,3 +70,51 @@ export function sortedBy<T>(items: readonly T[], key: (t: T) => number | string,
     return x < y ? -sign : x > y ? sign : 0;
   });
 }
+
+/**
+ * The page `paging` names of `items` in `compare`'s order, without sorting all of them: the first
+ * `page × perPage` are kept in a bounded heap, so a first page of a long list costs n log(k), not
+ * n log(n). The order is `[...items].sort(compare)`'s, ties kept in their given order.
+ */
+export function pageInOrder<T>(items: readonly T[], compare: (a: T, b: T) => number, paging: Paging): Page<T> {
+  const need = paging.page * paging.perPage;
+  if (need >= items.length / 4) return pageOf([...items].sort(compare), paging);
+  // A max-heap (by `compare`, then by position) of the `need` smallest seen so far.
+  const heap: number[] = [];
+  const after = (x: number, y: number): boolean => {
+    const c = compare(items[x]!, items[y]!);
+    return c > 0 || (c === 0 && x > y);
+  };
+  const up = (k: number) => {
+    while (k > 0) {
+      const parent = (k - 1) >> 1;
+      if (!after(heap[k]!, heap[parent]!)) break;
+      [heap[k], heap[parent]] = [heap[parent]!, heap[k]!];
+      k = parent;
+    }
+  };
+  const down = (k: number) => {
+    for (;;) {
+      const l = 2 * k + 1;
+      const r = l + 1;
+      let top = k;
+      if (l < heap.length && after(heap[l]!, heap[top]!)) top = l;
+      if (r < heap.length && after(heap[r]!, heap[top]!)) top = r;
+      if (top === k) return;
+      [heap[k], heap[top]] = [heap[top]!, heap[k]!];
+      k = top;
+    }
+  };
+  for (let x = 0; x < items.length; x++) {
+    if (heap.length < need) {
+      heap.push(x);
+      up(heap.length - 1);
+    } else if (after(heap[0]!, x)) {
+      heap[0] = x;
+      down(0);
+    }
+  }
+  const first = heap.sort((x, y) => (after(x, y) ? 1 : after(y, x) ? -1 : 0)).map((x) => items[x]!);
+  const page = pageOf(first, paging);
+  return { ...page, count: items.length, pages: Math.ceil(items.length / paging.perPage) };
+}

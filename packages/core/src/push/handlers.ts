@@ -1,7 +1,7 @@
 import { atLeast } from '../catalogue/versions.ts';
 import { BadRequest, oneOf } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
-import { pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
+import { pageInOrder, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
 import { isJsonObject, type Params } from '../calls/params.ts';
 import { HASH } from '../filters/filter-registry.ts';
 import { fnv1a } from './fnv.ts';
@@ -191,13 +191,16 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
       oneOf('order_by', p.string('order_by')?.toLowerCase() ?? 'request_time', ['request_time']);
       const paging = readPaging(p, PUSH_PAGING);
       const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
-      // Time, then place in the subscription's log (a number would lose the place: ms × 10^6 is past 2^53).
-      const ordered = sortedBy(entries, (e) => `${String(e.at).padStart(16, '0')}${String(e.i).padStart(10, '0')}`, readOrderDir(p, 'desc'));
+      // Time, then place in the subscription's log, compared as numbers: a list of every subscription's
+      // log (up to push_subscriptions × PUSH_LOG_KEPT entries) sorts without a string per comparison.
+      // Only the page asked for is put in order (a first page of 20 does not sort every entry).
+      const sign = readOrderDir(p, 'desc') === 'asc' ? 1 : -1;
+      const page = pageInOrder(entries, (a, b) => sign * (a.at - b.at || a.i - b.i), paging);
       return {
         body: {
           success: true,
-          count: ordered.length,
-          log_entries: pageOf(ordered, paging).items.map((e) => ({
+          count: page.count,
+          log_entries: page.items.map((e) => ({
             request_time: epochSeconds(e.at),
             success: e.success,
             subscription_id: e.sub,
