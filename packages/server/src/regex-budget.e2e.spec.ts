@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
 
@@ -13,13 +16,8 @@ const TOKEN = 'regex-budget-token';
 let sdp: RunningSdp;
 // eslint-disable-next-line
 type Json = any;
-
-beforeAll(async () => {
-  sdp = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: Date.parse('2026-03-02T08:00:00Z'), adminToken: TOKEN, accessLog: 'off' });
-});
-afterAll(async () => {
-  await sdp.close();
-});
+const dir = mkdtempSync(join(tmpdir(), 'sdp-regex-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function account(username: string) {
   const r = await fetch(`${sdp.url}/_admin/accounts`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ username }) });
@@ -39,8 +37,22 @@ const worstAllowed = `${rules(4, 900).join('\n')}\ntag "rest" { fb.content regex
 // 4 KB that passes re2js's prefilter and never matches: every pattern reads all of it.
 const worstText = 'b' + 'ac'.repeat(2047) + 'a';
 
-describe('regular-expression budget over a real socket', () => {
+describe.each([
+  ['memory', 'memory:'],
+  ['SQLite', `sqlite:${join(dir, 'regex.db')}`],
+])('regular-expression budget over a real socket on the %s store', (_name, store) => {
   it("refuses the attack's definition 400 naming the limit; the worst allowed one, recorded and fed, leaves others served", async () => {
+    sdp = await startServer({ ...defaultSettings(), port: 0, store, clock: 'manual', clockStartMs: Date.parse('2026-03-02T08:00:00Z'), adminToken: TOKEN, accessLog: 'off' });
+    try {
+      await attackAndServe();
+    } finally {
+      await sdp.close();
+    }
+  }, 120_000);
+});
+
+async function attackAndServe(): Promise<void> {
+  {
     const mallory = await account('mallory');
     const victim = await account('victim');
 
@@ -66,6 +78,7 @@ describe('regular-expression budget over a real socket', () => {
     // Eight 4 KB interactions (32 KB: one slice by size, as the old code matched it in one go).
     const lines = Array.from({ length: 8 }, (_, k) => JSON.stringify({ interaction: { id: `w${k}`, content: worstText }, fb: { content: worstText } }));
     let done = false;
+    const started = performance.now();
     const ingestion = fetch(`${sdp.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: mallory.auth }, body: lines.join('\n') }).then(async (r) => {
       done = true;
       return { status: r.status, body: (await r.json()) as Json };
@@ -73,14 +86,17 @@ describe('regular-expression budget over a real socket', () => {
     const during: number[] = [];
     while (!done) during.push(await validate());
     const ingested = await ingestion;
+    const took = performance.now() - started;
     expect(ingested).toMatchObject({ status: 200, body: { accepted: 8 } });
 
     const quietWorst = Math.max(...quiet);
     const duringWorst = Math.max(...during);
-    console.log(`regex budget e2e: quiet worst ${quietWorst.toFixed(1)} ms; during ingestion ${during.length} calls, worst ${duringWorst.toFixed(1)} ms (${(duringWorst / quietWorst).toFixed(1)}x)`);
+    console.log(`regex budget e2e: quiet worst ${quietWorst.toFixed(1)} ms; ingestion ${took.toFixed(0)} ms, during it ${during.length} calls, worst ${duringWorst.toFixed(1)} ms`);
     // Served while the ingestion is matched (the old code held the loop for all eight: none were), and
-    // none waited more than one filter against one interaction, well under a hundred quiet calls.
+    // none waited for all of it: the loop is given back between interactions. One interaction against a
+    // definition at the budget is one hold (about 190 ms on a quiet machine), and a call needs a few turns
+    // of the loop, so a call may wait a few holds; a ratio to quiet calls would measure the machine's load.
     expect(during.length).toBeGreaterThanOrEqual(2);
-    expect(duringWorst / quietWorst).toBeLessThan(100);
-  }, 120_000);
-});
+    expect(duringWorst).toBeLessThan(took * 0.9);
+  }
+}
