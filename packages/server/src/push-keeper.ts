@@ -53,7 +53,8 @@ export class PushKeeper {
   private async discoverNow(): Promise<void> {
     const touched = new Set<string>();
     for (;;) {
-      const page = await this.engine.store.readTypes(PUSH_WAKE_EVENT_TYPES, this.after, 10_000);
+      // 1,000 a page: a subscription's event holds up to 32 KiB of settings, so a page stays near 32 MiB.
+      const page = await this.engine.store.readTypes(PUSH_WAKE_EVENT_TYPES, this.after, 1_000);
       if (page.length === 0) break;
       for (const e of page) {
         const username = pushWakeAccount(e.stream);

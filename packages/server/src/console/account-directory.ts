@@ -10,7 +10,8 @@ export interface RecentCharge {
   cost: number;
 }
 
-const PAGE = 5_000;
+/** Events read a page: the log's largest events (recorded interactions) are about 128 KiB, so a page stays near 64 MiB. */
+const PAGE = 500;
 const RECENT = 8;
 
 /**
