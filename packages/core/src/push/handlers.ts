@@ -264,7 +264,10 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
       const items = await feed(ctx, sub, sub.start, until);
       const page = pageFrom(items, from, size, served);
       if (!page) return nothing;
-      if (!served) await run(ctx, { type: 'ServePullPage', id, from, to: page.to, bytes: page.bytes, at: ctx.now });
+      // Only a page that moves delivery on is recorded: a free call re-reading old positions (a cursor whose
+      // page is no longer kept) is served as read and writes nothing, so pulls write at most once per page
+      // of new data.
+      if (!served && page.to > sub.acked) await run(ctx, { type: 'ServePullPage', id, from, to: page.to, bytes: page.bytes, at: ctx.now });
       return {
         status: 200,
         body: renderPage(format, sub, items.slice(from, page.to), served?.at ?? ctx.now),

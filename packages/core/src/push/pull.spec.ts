@@ -172,3 +172,21 @@ describe('pull cursors as a property', () => {
     },
   );
 });
+
+describe('pull: what a free call can make the server keep', () => {
+  it('re-reading positions already delivered (cursors whose pages are not kept) is served and writes nothing', async () => {
+    const p = await platform();
+    const ids = await p.ingest(6);
+    const first = await p.call('push.pull', { id: p.subId });
+    expect(idsOf(first.body)).toEqual(ids);
+    const head = await p.engine.store.head();
+    for (let k = 1; k < 6; k++) {
+      const again = await p.call('push.pull', { id: p.subId, cursor: encodeCursor(p.subId, k) });
+      expect(again.status).toBe(200);
+      expect(idsOf(again.body)).toEqual(ids.slice(k));
+    }
+    // Only the calls' (free) charges are written: no page marks for positions already delivered.
+    const written = await p.engine.store.readAll(head);
+    expect(written.filter((e) => e.type === 'PullPageServed')).toEqual([]);
+  });
+});
