@@ -7,7 +7,7 @@ const NOUNS: Record<HoldingLimit, [one: string, many: string, remedy: string]> =
   push_subscriptions: ['push subscription', 'push subscriptions', 'delete one before creating another'],
   managed_sources: ['managed source', 'managed sources', 'delete one before creating another'],
   identities: ['identity', 'identities', 'delete one before creating another'],
-  identity_tokens: ['token per identity', 'tokens per identity', 'delete one of its tokens first'],
+  identity_tokens: ['token per identity', 'tokens per identity', 'a deleted token keeps its place: replace a token of a service the identity has instead'],
   historics_queries: ['historics query', 'historics queries', 'delete one before preparing another'],
   idempotency_keys: ['idempotency key in 24 hours', 'idempotency keys in 24 hours', 'send the call without Idempotency-Key or wait for the oldest key to expire'],
 };

@@ -112,3 +112,9 @@ describe('task slots: the operator fills the queue (a semantic fault)', () => {
     spec().given([filled]).when(queue(1, T0 + TASK_MS)).then([queued(1, T0 + TASK_MS, T0 + 2 * TASK_MS)]);
   });
 });
+
+describe('task slots: what a task stores', () => {
+  it("a task's parameters over 32 KiB of JSON are refused 400 naming the limit; nothing is queued", () => {
+    spec().given([]).when({ ...queue(1, T0), parameters: { ...params, note: 'x'.repeat(32 * 1024) } }).thenThrows(400, /parameters is over the limit of 32768 characters of JSON/);
+  });
+});
