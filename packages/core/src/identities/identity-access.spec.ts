@@ -39,7 +39,7 @@ test.prop(
     ),
   ],
   { numRuns: 40 },
-)('calls made with an identity key never exceed its total_allowance in a window, and the account limit still applies', async (identityAllowance, accountLimit, steps) => {
+)('calls made with an identity key never exceed its total_allowance in a window, the account limit still applies, and the headers show the allowance that binds the caller', async (identityAllowance, accountLimit, steps) => {
   const time = { now: Date.parse('2026-03-01T10:00:20Z') };
   const clock: Clock = { now: () => time.now };
   const engine = createEngine({ store: new MemoryEventStore(), clock, ids: seededIds(11) });
@@ -72,8 +72,14 @@ test.prop(
     expect(answer.status).toBe(expected ? 200 : 429);
     if (!expected) continue;
     charge(windows, 'account', time.now, acct.fresh);
+    const accountLeft = accountLimit - windows.get('account')!.used;
+    if (step.kind === 'account') expect(answer.rate).toMatchObject({ limit: accountLimit, remaining: accountLeft });
     if (step.kind === 'identity') {
       charge(windows, 'identity', time.now, ident.fresh);
+      // The headers show the allowance that binds this caller: the one with the least left.
+      const identityLeft = identityAllowance - windows.get('identity')!.used;
+      const binding = identityLeft < accountLeft || (identityLeft === accountLeft && identityAllowance < accountLimit) ? { limit: identityAllowance, remaining: identityLeft } : { limit: accountLimit, remaining: accountLeft };
+      expect(answer.rate).toMatchObject(binding);
       const reset = windows.get('identity')!.reset;
       spentInWindow.set(reset, (spentInWindow.get(reset) ?? 0) + COST);
       expect(spentInWindow.get(reset)!).toBeLessThanOrEqual(identityAllowance);

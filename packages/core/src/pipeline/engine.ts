@@ -369,7 +369,7 @@ export class Engine {
       try {
         const charged = uow.execute(creditsDecider, creditsAt, { type: 'ChargeCredits', at: now, endpoint: endpoint.id, lines });
         const { state } = charged instanceof Promise ? await charged : charged;
-        rate = figuresAfter(state, reported!, endpoint.cost, now);
+        rate = identityId === null ? figuresAfter(state, reported!, endpoint.cost, now) : bindingFigures(state, reported!, lines, endpoint.cost, now);
       } catch (error) {
         if (error instanceof CreditsExhausted) {
           return { answer: { status: rateLimitStatus(call.version), body: { error: error.message }, rate: error.figures }, write: false };
@@ -586,6 +586,23 @@ function figuresBefore(credits: Credits, reported: AllowanceLine | undefined, en
 
 function figuresAfter(credits: Credits, line: AllowanceLine, cost: number, now: number): RateFigures {
   return figuresOf(windowAt(credits, line.key, now), line.limit, cost, now);
+}
+
+/**
+ * The figures of the allowance that binds an identity's call (decisions §2: its limit narrows the
+ * account's): of the lines counted in credits like the reported one, the one with the least left, the
+ * narrower on a tie. So a client reading the headers sees the identity's limit coming, not a sudden 429.
+ * (`analyze_queries` counts queries, not credits: analyze calls report the account's analyze figures.)
+ */
+function bindingFigures(credits: Credits, reported: AllowanceLine, lines: readonly AllowanceLine[], cost: number, now: number): RateFigures {
+  let binding = figuresAfter(credits, reported, cost, now);
+  if (reported.key !== 'general') return binding;
+  for (const line of lines) {
+    if (line.key === reported.key || !line.key.endsWith(':general')) continue;
+    const f = figuresAfter(credits, line, cost, now);
+    if (f.remaining < binding.remaining || (f.remaining === binding.remaining && f.limit < binding.limit)) binding = f;
+  }
+  return binding;
 }
 
 /** A name outside the username character set names no account: 404 before any store is asked. */

@@ -114,7 +114,8 @@ describe('what one account can make the server keep', () => {
         }
         expect(chars, `${c.endpoint} answered ${answer.status} and wrote ${chars} characters for ${cost} credits`).toBeLessThanOrEqual(cost * WRITE_CHARS_PER_CREDIT + FREE_CALL_WRITE_CHARS);
         expect(idempotency).toBeLessThanOrEqual(IDEMPOTENCY_RECORD_CHARS);
-        expect(definition).toBeLessThanOrEqual(3100);
+        // A definition is written as compiled (the generated words are at most 3,000 characters), once.
+        expect(definition).toBeLessThanOrEqual(3000 + 500);
         written += chars;
         charged += cost;
         allowance += FREE_CALL_WRITE_CHARS;
