@@ -119,15 +119,34 @@ async function unchanged(request: Request): Promise<Response> {
   return r;
 }
 
+/** What the operator sees left of the allowance an endpoint draws from (the account never runs out). */
+async function remainingFor(allowance: string): Promise<number> {
+  const view = await engine.accountView('alice');
+  return allowance === 'analyze' ? view.allowances.analyze.remaining : view.allowances.general.remaining;
+}
+
 describe('hostile input', () => {
   test.prop([endpointWithPrototypeIds, fc.constantFrom(...KEY_PARAMS), fc.constantFrom(...PROTOTYPE), fc.boolean()], { numRuns: 150 * RUNS })(
-    'a prototype name in any id, hash, service, source or sort position answers 4xx and changes nothing',
+    'a prototype name in any id, hash, service, source or sort position answers 4xx, charged what its headers say, and changes nothing else',
     async ({ path, method }, param, name, inBody) => {
       const useBody = inBody && method !== 'GET';
       const query = useBody ? '' : `?${param}=${encodeURIComponent(name)}`;
       const body = useBody ? JSON.stringify({ [param]: name }) : undefined;
-      const r = await unchanged(new Request(`http://sdp.test${path}${query}`, { method, headers: { authorization: `alice:${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) }));
+      const routed = route(method, splitUrl(path).path, 'insight');
+      const allowance = routed.kind === 'endpoint' ? routed.endpoint.allowance : 'none';
+      const head = await engine.store.head();
+      const before = await remainingFor(allowance);
+      const r = await handle(new Request(`http://sdp.test${path}${query}`, { method, headers: { authorization: `alice:${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) }));
+      expect(r.status, `${method} ${path}: ${await r.clone().text()}`).toBeLessThan(500);
       expect([400, 404, 405]).toContain(r.status);
+      // A 400 at step 7 is charged (decisions §1) and the headers say what was; a route's 404 or 405 is
+      // not; task creation reports its cost and draws no allowance (decisions §2).
+      const cost = r.headers.get('x-ratelimit-cost');
+      const fell = before - (await remainingFor(allowance));
+      expect(fell).toBe(r.status === 400 && cost !== null && allowance !== 'task-slots' ? Number(cost) : 0);
+      // Nothing but the charge was written.
+      const written = await engine.store.readAll(head);
+      expect(written.map((e) => e.type).filter((t) => t !== 'CreditsCharged')).toEqual([]);
     },
   );
 

@@ -41,7 +41,7 @@ function send(sdp: RunningSdp, method: string, path: string, headers: Record<str
 }
 
 describe.each(stores)('hostile requests over a real socket on the %s store', (_name, store) => {
-  it.skipIf(!store)('refuse with 4xx, charge nothing and change nothing', async () => {
+  it.skipIf(!store)('refuse with 4xx, charge only the invalid parameters (step 7) and change nothing else', async () => {
     const sdp = await startServer({ ...defaultSettings(), port: 0, store: store!, clock: 'manual', clockStartMs: Date.parse('2026-03-02T08:05:37Z'), adminToken: TOKEN, accessLog: 'off' });
     try {
       const admin = { authorization: `Bearer ${TOKEN}` };
@@ -72,8 +72,10 @@ describe.each(stores)('hostile requests over a real socket on the %s store', (_n
         expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
         if (method !== 'HEAD') expect(typeof JSON.parse(r.text).error).toBe('string');
       }
-      // The JSON too deep is refused after the charge (it is the endpoint's parameter); all else before it.
-      expect((await sdp.store.head()) - head).toBeLessThanOrEqual(1);
+      // Prototype names and JSON too deep are invalid parameters, refused at step 7 and charged (decisions
+      // §1); credentials, versions, methods and operator paths are refused before it. Only charges are written.
+      const written = await sdp.store.readAll(head);
+      expect(written.map((e) => e.type)).toEqual(Array(7).fill('CreditsCharged'));
       expect((await send(sdp, 'GET', '/v1.5/push/get?order_dir=DESC&order_by=CREATED_AT', auth)).status).toBe(200);
     } finally {
       await sdp.close();

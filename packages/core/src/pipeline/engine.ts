@@ -357,10 +357,6 @@ export class Engine {
       }
     }
 
-    // Before the charge: values that would reach an object's built-ins as keys, or nest past the limit.
-    const refused = refusedInput(call.params);
-    if (refused) return { answer: errorAnswer(refused, figuresBefore(credits, reported, endpoint, now)), write: false };
-
     // 6. The allowance
     const lines =
       identityId === null ? accountLines(reported, endpoint) : await this.allowanceLines(uow, account, identityId, endpoint, params);
@@ -385,6 +381,10 @@ export class Engine {
     let answer: CallAnswer;
     try {
       if (call.unreadable) throw new DomainError(call.unreadable.status, call.unreadable.message);
+      // Values that would reach an object's built-ins as keys, or nest past the limit: a 400 of step 7,
+      // charged like any other invalid parameter (decisions §1), judged before a handler reads them.
+      const refused = refusedInput(call.params);
+      if (refused) throw refused;
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
       // An embedder's handler may answer with any thenable, not only a native promise.
       const result = handler(ctx);
