@@ -1,6 +1,6 @@
 // The public face of @sdp/core: named on purpose (docs/embedding.md says why each group is here).
 // What is not listed is internal and may change; packaging/api/core.api.md shows every change in review.
-export { accountDecider, checkNewAccountFields, type Account, type AccountCommand, type AccountEvent } from './accounting/account.ts';
+export { accountDecider, accountStream, checkNewAccountFields, type Account, type AccountCommand, type AccountEvent } from './accounting/account.ts';
 export { ApiKeyDigests, hashApiKey } from './accounting/api-key.ts';
 export { CreditsExhausted, creditsDecider, creditsStream, forgettableCharge, openWindow, type AllowanceLine, type ChargeCredits, type CreditWindow, type Credits, type CreditsEvent, type RateFigures } from './accounting/credit-window.ts';
 export { DEFAULT_PACKAGE, completePackage, readPackageFields, type AccountPackage, type HoldingLimit } from './accounting/package.ts';

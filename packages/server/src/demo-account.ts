@@ -1,4 +1,4 @@
-import { ENDPOINTS, type Engine } from '@sdp/core';
+import { ENDPOINTS, accountStream, type Engine, type EventStore } from '@sdp/core';
 
 export interface DemoAccount {
   username: string;
@@ -22,7 +22,20 @@ export function demoCurl(engine: Engine, baseUrl: string, demo: DemoAccount): st
   return `curl -s -X GET ${auth} ${baseUrl}/v1.5${path}`;
 }
 
+/** The account a first start opens (unless an accounts file names the accounts). */
+export const DEMO_USERNAME = 'demo';
+
 export async function openDemoAccount(engine: Engine): Promise<DemoAccount> {
-  const opened = await engine.openAccount({ username: 'demo' });
+  const opened = await engine.openAccount({ username: DEMO_USERNAME });
   return { username: opened.username, apiKey: opened.api_key };
+}
+
+/**
+ * Whether the store holds nothing but the demo account a first start opened, untouched (no call made
+ * with it, nothing else written): such a store counts as empty for an import, which replaces it.
+ */
+export async function onlyUntouchedDemo(store: EventStore): Promise<boolean> {
+  if ((await store.head()) !== 1) return false;
+  const [only] = await store.readAll(0, 1);
+  return only !== undefined && only.type === 'AccountOpened' && only.stream === accountStream(DEMO_USERNAME);
 }

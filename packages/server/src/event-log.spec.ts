@@ -58,9 +58,8 @@ describe('portable state: GET and POST /_admin/events', () => {
       expect(lines.length).toBe(await a.store.head());
       expect(lines.map((l) => l.position)).toEqual(lines.map((_, i) => i + 1));
 
-      // The first start wrote a demo account into B: import needs an empty store.
-      expect((await admin(b, 'POST', '/events', text, 'application/x-ndjson')).status).toBe(409);
-      await admin(b, 'POST', '/reset');
+      // The first start opened a demo account in B, untouched: it does not stand in the way of an import.
+      expect((await admin(b, 'GET', '/accounts/demo')).status).toBe(200);
       expect((await admin(b, 'POST', '/events', text, 'application/x-ndjson')).status).toBe(204);
       await admin(b, 'POST', '/clock', JSON.stringify({ to: a.clock.now() }));
       expect(await (await admin(b, 'GET', '/events')).text()).toBe(text);
@@ -72,6 +71,20 @@ describe('portable state: GET and POST /_admin/events', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('a demo account someone used, or anything else written, makes the store not empty: 409', async () => {
+    const fresh = await startServer(settings({}));
+    try {
+      const line = (await (await admin(fresh, 'GET', '/events')).text()).trim();
+      const demo = fresh.demo!;
+      expect((await api(fresh, '/v1.5/validate', [demo.username, demo.apiKey], { method: 'POST', body: JSON.stringify({ csdl: 'fb.content contains "x"' }) })).status).toBe(200);
+      const refused = await admin(fresh, 'POST', '/events', line.replace('"demo"', '"other"').replace('account:demo', 'account:other'), 'application/x-ndjson');
+      expect(refused.status).toBe(409);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/not empty/);
+    } finally {
+      await fresh.close();
     }
   });
 

@@ -1,6 +1,7 @@
 import { DomainError, type Engine } from '@sdp/core';
 import type { WireResponse } from '@sdp/http';
 import { exportEvents, importEvents, parseEventLines } from './event-log.ts';
+import { onlyUntouchedDemo } from './demo-account.ts';
 import type { FirehoseKeeper } from './firehose-keeper.ts';
 import type { OperatorRoute } from './operator-api.ts';
 
@@ -32,7 +33,11 @@ async function* chunked(lines: AsyncIterable<string>): AsyncGenerator<string> {
  * Portable state (server.md, Toolbox): `GET /_admin/events?after=POS&limit=N` exports the log as NDJSON in
  * global order; `POST /_admin/events` imports such a stream into an empty store.
  */
-export function eventRoutes(engine: Engine, firehoses?: FirehoseKeeper): OperatorRoute[] {
+/**
+ * `reset` empties the store and what the server keeps beside it (the operator's reset): an import into a
+ * store holding only the untouched demo account of a first start runs it first.
+ */
+export function eventRoutes(engine: Engine, firehoses?: FirehoseKeeper, reset?: () => Promise<void>): OperatorRoute[] {
   return [
     {
       method: 'GET',
@@ -50,6 +55,8 @@ export function eventRoutes(engine: Engine, firehoses?: FirehoseKeeper): Operato
       bodyLimit: IMPORT_LIMIT,
       run: async ({ text }): Promise<WireResponse> => {
         const events = parseEventLines(text);
+        // A fresh server opened the demo account at start; nobody used it, so it does not stand in the way.
+        if (reset && (await onlyUntouchedDemo(engine.store))) await reset();
         await importEvents(engine.store, events);
         // States cached from before (of streams that were empty then) are read again from the store.
         engine.loader.clear();

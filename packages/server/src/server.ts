@@ -107,7 +107,12 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       await firehoses.stop();
     };
     const faults = new FaultInjector();
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses), ...faultRoutes(engine, faults), ...consoleReadRoutes(engine, clock, writes)] });
+    const resetAll = async (): Promise<void> => {
+      await engine.reset();
+      firehoses.forgetAll();
+      pushes.forgetAll();
+    };
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses, resetAll), ...faultRoutes(engine, faults), ...consoleReadRoutes(engine, clock, writes)] });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
