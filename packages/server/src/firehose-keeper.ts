@@ -1,4 +1,4 @@
-import { firehose, FIREHOSE_SWITCH_TYPES, type Engine, type FirehoseState } from '@sdp/core';
+import { DomainError, firehose, FIREHOSE_SWITCH_TYPES, type Engine, type FirehoseState } from '@sdp/core';
 
 /**
  * Keeps switched-on synthetic firehoses fed up to the clock: after every move of the manual clock, and
@@ -15,6 +15,10 @@ export class FirehoseKeeper {
   constructor(
     private readonly engine: Engine,
     private readonly yieldTurn: () => Promise<void> = async () => undefined,
+    /** Told of a round's failure other than an account gone (the store away, say); the firehose stays on. */
+    private readonly onError: (error: unknown) => void = () => undefined,
+    /** Told after a round that fed every switched-on firehose it could. */
+    private readonly onRound: () => void = () => undefined,
   ) {}
 
   /**
@@ -62,26 +66,35 @@ export class FirehoseKeeper {
    */
   catchUpAll(): Promise<void> {
     this.running = this.running.then(async () => {
+      let failed = false;
+      const until = this.engine.clock.now();
       for (let turn = [...this.on]; turn.length > 0; ) {
         const again: string[] = [];
         for (const username of turn) {
           try {
-            if (await firehose.catchUpStep(this.engine, username)) again.push(username);
-          } catch {
-            // The account is gone (reset): nothing left to feed.
-            this.on.delete(username);
+            if (await firehose.catchUpStep(this.engine, username, until)) again.push(username);
+          } catch (error) {
+            // The account is gone (reset): nothing left to feed. Anything else (the store away) leaves the
+            // firehose on, to be fed from where it stopped on the next round.
+            if (error instanceof DomainError && error.status === 404) this.on.delete(username);
+            else {
+              failed = true;
+              this.onError(error);
+            }
           }
           await this.yieldTurn();
         }
         turn = again;
       }
+      if (!failed) this.onRound();
     });
     return this.running;
   }
 
   private catchUp(username: string): Promise<void> {
     this.running = this.running.then(async () => {
-      while (await firehose.catchUpStep(this.engine, username)) await this.yieldTurn();
+      const until = this.engine.clock.now();
+      while (await firehose.catchUpStep(this.engine, username, until)) await this.yieldTurn();
     });
     return this.running;
   }

@@ -37,6 +37,8 @@ export class PushKeeper {
     private readonly delivery: PushDelivery,
     private readonly clock: ManualClock | SystemClock,
     private readonly onError: (error: unknown) => void = () => undefined,
+    /** Told after a round of the system clock's timer that read the log without failing. */
+    private readonly onRound: () => void = () => undefined,
   ) {}
 
   /**
@@ -124,6 +126,7 @@ export class PushKeeper {
     this.timer = setInterval(() => {
       if (this.ticking) return;
       this.ticking = this.tick()
+        .then(() => this.onRound())
         .catch((error) => this.onError(error))
         .finally(() => (this.ticking = undefined));
     }, ms);

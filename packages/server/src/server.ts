@@ -8,6 +8,7 @@ import { createConsoleFiles } from './console/console-files.ts';
 import { consoleReadRoutes } from './console/console-reads.ts';
 import { recordWrites, WriteLog } from './console/write-log.ts';
 import { noAccountsOpened, openAccountsFromFile, type OpenedAccounts } from './accounts-file.ts';
+import { StoreOutageLog } from './store-outage-log.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
 import { openStore } from './open-store.ts';
@@ -75,7 +76,11 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   let stopKeepers = async () => {};
   const log = openAccessLog(settings.accessLog);
   try {
-    const onError = hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e));
+    const outage = new StoreOutageLog(
+      hooks.onStoreAway ?? ((e) => console.error(`store unavailable, answering 503 until it returns: ${e instanceof Error ? e.message : String(e)}`)),
+      hooks.onStoreBack ?? (() => console.error('store available again')),
+    );
+    const onError = outage.errors(hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e)));
     // One server process is its store's only writer, except on PostgreSQL (others may share it) and
     // under --workers. A sole writer trusts its cache of states; the others read each stream's tail. An
     // account's calls are pipelined either way: SQLite and PostgreSQL check the last event id a decision
@@ -85,22 +90,22 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       onError: (e) => onError(e),
       yieldTurn,
       wait,
-      onStoreAway: hooks.onStoreAway ?? ((e) => console.error(`store unavailable, answering 503 until it returns: ${e instanceof Error ? e.message : String(e)}`)),
-      onStoreBack: hooks.onStoreBack ?? (() => console.error('store available again')),
+      onStoreAway: (e) => outage.wentAway(e),
+      onStoreBack: () => outage.cameBack(),
     });
 
     const { accounts, demo } = hooks.setup === false ? { accounts: noAccountsOpened(), demo: undefined } : await firstStartWork(engine, store, settings);
 
     // The index reads its events once before serving, so the first analysis does not pay for the log.
     await engine.recordingIndex.catchUp();
-    const firehoses = new FirehoseKeeper(engine, yieldTurn);
+    const firehoses = new FirehoseKeeper(engine, yieldTurn, onError, () => outage.cameBack());
     await firehoses.recover();
     if (clock instanceof SystemClock && hooks.background !== false) firehoses.every(FIREHOSE_FEED_MS);
     const self = new OwnListening(settings);
     const refuse = (address: string, port: number) => ownEndpointProblem(address, port, self.endpoints());
     const outbound = hooks.pushOutbound ?? nodeOutbound({ refuse });
     const delivery = new PushDelivery(engine).connect('http', httpConnector({ outbound, allowedHosts: settings.pushAllowedHosts, own: () => self.endpoints() }));
-    const pushes = new PushKeeper(engine, delivery, clock, onError);
+    const pushes = new PushKeeper(engine, delivery, clock, onError, () => outage.cameBack());
     await pushes.discover();
     stopKeepers = async () => {
       await pushes.stop();

@@ -103,4 +103,48 @@ describe.skipIf(!url)('PostgreSQL going away under load (a real socket, a real d
       await relay.down().catch(() => {});
     }
   }, 60_000);
+
+  it('with the keepers running on the system clock (a firehose on, push subscriptions), an outage is still one line each way', async () => {
+    const target = new URL(url!);
+    const relay = new Relay({ host: target.hostname, port: Number(target.port || 5432) });
+    await relay.up();
+    const through = new URL(url!);
+    through.port = String(relay.port);
+    through.searchParams.set('schema', `${schema}_keepers`);
+    const away: unknown[] = [];
+    let back = 0;
+    const errors: unknown[] = [];
+    const sdp = await startServer(
+      { ...defaultSettings(), port: 0, store: through.toString(), clock: 'system', adminToken: TOKEN, accessLog: 'off' },
+      { onError: (e) => errors.push(e), onStoreAway: (e) => away.push(e), onStoreBack: () => back++ },
+    );
+    try {
+      const admin = (method: string, path: string, body?: unknown) =>
+        fetch(`${sdp.url}/_admin${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const { api_key } = (await (await admin('POST', '/accounts', { username: 'fed' })).json()) as { api_key: string };
+      const call = (path: string, params: Record<string, unknown>) =>
+        fetch(`${sdp.url}/v1.5${path}`, { method: 'POST', headers: { authorization: `fed:${api_key}`, 'content-type': 'application/json' }, body: JSON.stringify(params) }).then((r) => r.json() as Promise<{ hash: string }>);
+      const { hash } = await call('/insight/compile', { csdl: 'fb.content contains "coffee"' });
+      await call('/insight/start', { hash, name: 'coffee', service: 'facebook' });
+      await call('/push/create', { name: 'p', output_type: 'pull', hash });
+      expect((await admin('POST', '/accounts/fed/firehose', { per_minute: 60 })).status).toBe(200);
+
+      // The database away for six seconds: six push rounds and a firehose round or more meet it.
+      await relay.down();
+      await new Promise((r) => setTimeout(r, 6_000));
+      await relay.up();
+      const deadline = Date.now() + 15_000;
+      while (Date.now() < deadline && back === 0) await new Promise((r) => setTimeout(r, 100));
+
+      expect(away).toHaveLength(1);
+      expect(back).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await sdp.close();
+      await relay.down().catch(() => {});
+      const store = await PostgresEventStore.connect(url!, { schema: `${schema}_keepers` });
+      await store.drop();
+      await store.close();
+    }
+  }, 60_000);
 });

@@ -82,4 +82,15 @@ describe('the synthetic firehose', () => {
     expect(steps.reduce((a, b) => a + b, 0)).toBe(2 * 12_000);
     expect(Math.max(...steps)).toBeLessThanOrEqual(FIREHOSE_CHUNK_ITEMS);
   });
+
+  it('a catch-up on a clock that moves while it runs (the system clock) ends at the now it started from', async () => {
+    const time = { now: T0 };
+    // Every read of the clock is a millisecond later, as on a real one.
+    const engine = new Engine({ store: new MemoryEventStore(), clock: { now: () => (time.now += 1) }, ids: seededIds(5), handlers: { ...filterHandlers, ...recordingHandlers } });
+    await engine.openAccount({ username: 'op', api_key: 'op-key-0001' });
+    await firehose.switchOn(engine, 'op', { service: 'facebook', perMinute: 60, seed: 3 });
+    time.now += 5 * 60_000;
+    const ended = await Promise.race([firehose.catchUp(engine, 'op').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
+    expect(ended).toBe(true);
+  });
 });

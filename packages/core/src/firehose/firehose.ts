@@ -164,13 +164,15 @@ const chunkMs = (perMinute: number): number => Math.max(1_000, Math.min(CHUNK_MS
  * `FirehoseFed` mark commit together, so a crash never feeds a minute twice. Windows older than the index
  * retention are skipped. Answers `null` when there was nothing left to feed.
  */
-export async function catchUpFirehoseStep(engine: EngineServices, username: string): Promise<RecordResult | null> {
+export async function catchUpFirehoseStep(engine: EngineServices, username: string, until?: number): Promise<RecordResult | null> {
   return engine.command(async (uow) => {
     const account = await accountIn(uow, username);
     const state = await uow.load(firehoseDecider, firehoseStream(username));
     if (!state.on || !state.options) return null;
     const from = Math.max(state.fedUntil, uow.now - RETENTION_MS);
-    const to = Math.min(uow.now, from + chunkMs(state.options.perMinute));
+    // Up to `until` (a catch-up's start): on the system clock the clock moves during every step, and a
+    // catch-up aiming at each step's own now would feed a few milliseconds at a time for ever.
+    const to = Math.min(uow.now, until ?? uow.now, from + chunkMs(state.options.perMinute));
     if (to <= from) return null;
     const items = firehoseWindow(state.options.seed, state.options.service, state.options.perMinute, from, to);
     const r = await recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, items);
@@ -182,7 +184,8 @@ export async function catchUpFirehoseStep(engine: EngineServices, username: stri
 /** Feeds a switched-on firehose up to the clock's now, chunk by chunk (`catchUpFirehoseStep`). */
 export async function catchUpFirehose(engine: EngineServices, username: string): Promise<RecordResult> {
   const total: RecordResult = { accepted: 0, recorded: 0 };
-  for (let step = await catchUpFirehoseStep(engine, username); step; step = await catchUpFirehoseStep(engine, username)) {
+  const until = engine.clock.now();
+  for (let step = await catchUpFirehoseStep(engine, username, until); step; step = await catchUpFirehoseStep(engine, username, until)) {
     total.accepted += step.accepted;
     total.recorded += step.recorded;
   }
