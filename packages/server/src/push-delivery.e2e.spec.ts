@@ -278,3 +278,53 @@ describe('on the system clock', () => {
     }
   });
 });
+
+describe('a stopped http subscription delivers what it held up to its end, or says it lost it', () => {
+  it('under a long delivery_frequency: the batch due after the finishing minute still goes out, then it is finished', async () => {
+    const rx = await receiver();
+    const a = await account();
+    const created = await a.create({ url: rx.url, format: 'json_array', delivery_frequency: 120 });
+    const first = await a.ingest(3);
+    await advance(1_000);
+    expect(batches(rx).flatMap(idsIn)).toEqual(first);
+    const second = await a.ingest(4);
+    expect((await a.call('/push/stop', { id: created.body.id })).body.status).toBe('finishing');
+    // A minute after its end the second batch is not yet due (120 s after the first): still finishing.
+    await advance(70_000);
+    expect((await a.call('/push/get', { id: created.body.id })).body).toMatchObject({ status: 'finishing', lost_data: false });
+    await advance(60_000);
+    expect(batches(rx).flatMap(idsIn)).toEqual([...first, ...second]);
+    await advance(1_000);
+    const view = (await a.call('/push/get', { id: created.body.id, include_finished: 1 })).body;
+    expect(view).toMatchObject({ status: 'finished', lost_data: false, remaining_bytes: 0, interaction_count: 7 });
+  });
+
+  it('with a failing receiver: retries past the finishing minute deliver once it answers; one down for the hour fails with lost_data and a log entry', async () => {
+    const rx = await receiver();
+    const a = await account();
+    const created = await a.create({ url: rx.url, format: 'json_array', delivery_frequency: 1 });
+    rx.mode = 500;
+    const sent = await a.ingest(3);
+    await advance(1_000);
+    expect((await a.call('/push/stop', { id: created.body.id })).body.status).toBe('finishing');
+    await advance(3 * 60_000);
+    expect((await a.call('/push/get', { id: created.body.id })).body).toMatchObject({ status: 'finishing', lost_data: false });
+    rx.mode = 200;
+    await advance(10 * 60_000);
+    expect(batches(rx).map(idsIn).at(-1)).toEqual(sent);
+    expect((await a.call('/push/get', { id: created.body.id, include_finished: 1 })).body).toMatchObject({ status: 'finished', lost_data: false, interaction_count: 3 });
+
+    const down = await receiver();
+    const b = await account();
+    const lost = await b.create({ url: down.url, format: 'json_array', delivery_frequency: 1 });
+    await down.close();
+    await b.ingest(2);
+    await advance(1_000);
+    await b.call('/push/stop', { id: lost.body.id });
+    await advance(HOUR + 60_000);
+    const view = (await b.call('/push/get', { id: lost.body.id, include_finished: 1 })).body;
+    expect(view).toMatchObject({ status: 'failed', lost_data: true });
+    const log = (await b.call('/push/log', { id: lost.body.id })).body.log_entries;
+    expect(log.some((e: Json) => /undelivered interaction\(s\) lost/.test(e.message))).toBe(true);
+  });
+});

@@ -144,6 +144,7 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
         end: time(p, 'end'),
         at: ctx.now,
         holdLimit: ctx.account.package.push_subscriptions,
+        connector: connectors.get(outputType!) !== undefined,
       });
       return { body: subscriptionView(sub, ctx.account.username, ctx.now, { endAsZero: true }) };
     },

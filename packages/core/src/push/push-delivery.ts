@@ -157,13 +157,23 @@ export class PushDelivery {
       const d = deliveryOf(sub);
       if (d.batch && d.retry_at !== null && now < d.retry_at) return { next: d.retry_at };
       const frequency = deliveryFrequencyMs(sub);
-      if (!d.batch && sub.last_request !== null && now < sub.last_request + frequency) return { next: sub.last_request + frequency };
+      const notYet = !d.batch && sub.last_request !== null && now < sub.last_request + frequency;
+      // A finishing one is looked at even between batches: drained, it is finished without waiting a period.
+      if (notYet && status !== 'finishing') return { next: sub.last_request! + frequency };
       const items = await feedOf(this.feed, uow, this.engine.projections, username, sub);
       const format = pullFormatOf(sub.output_params);
       let batch = d.batch;
       if (!batch) {
         const cut = cutBatch(items, sub.acked, batchMaxSize(sub), format, sub, now);
-        if (!cut) return { next: await this.idleWake(uow, username, sub, status, now, frequency) };
+        if (!cut) {
+          // Drained: a finishing subscription is finished now (not before the minute after its end).
+          if (status === 'finishing' && sub.connector && now >= sub.end! + FINISHING_MS) {
+            await uow.execute(pushDecider, stream, { type: 'FinishPush', id, at: now });
+            return { next: null };
+          }
+          return { next: await this.idleWake(uow, username, sub, status, now, frequency) };
+        }
+        if (notYet) return { next: sub.last_request! + frequency };
         const opened = await uow.execute(pushDecider, stream, { type: 'OpenPushBatch', id, delivery_id: this.engine.ids.hex(32), from: sub.acked, to: cut.to, bytes: cut.bytes, at: now });
         batch = deliveryOf(opened.state.subscriptions[id]!).batch!;
       }
@@ -195,7 +205,10 @@ export class PushDelivery {
         const d = deliveryOf(sub);
         if (sub.status === 'failed') return null;
         if (d.batch) return d.retry_at ?? uow.now;
-        return waiting > send.interactions.length ? uow.now + frequency : uow.now + Math.max(frequency, IDLE_CHECK_MS);
+        if (waiting > send.interactions.length) return uow.now + frequency;
+        // Drained: a finishing subscription is looked at again to be finished (at the minute after its end).
+        if (statusAt(sub, uow.now) === 'finishing' && sub.connector) return Math.max(uow.now + IDLE_CHECK_MS, sub.end! + FINISHING_MS);
+        return uow.now + Math.max(frequency, IDLE_CHECK_MS);
       } catch (error) {
         // Deleted while the batch was on its way: nothing left to record.
         if (error instanceof DomainError) return null;

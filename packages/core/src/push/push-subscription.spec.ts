@@ -158,3 +158,22 @@ describe('push subscription: its log', () => {
     expect(log[0]!.at).toBe(T0 + 51);
   });
 });
+
+describe('push subscription: a connector\'s finishes when drained', () => {
+  const connectorCreated: PushEvent = { ...created(), data: { ...(created().data as object), output_type: 'http', connector: true } } as PushEvent;
+  const stopped = changed('finishing', T0 + 1000, T0 + 1000);
+  it('stays finishing past the minute after its end until its delivery finishes it; a pull subscription finishes by the clock', () => {
+    const later = T0 + 1000 + FINISHING_MS + 120_000;
+    const state = spec().given([connectorCreated, stopped]).when({ type: 'ObservePush', id: ID, at: later }).then([]);
+    expect(statusAt(state.subscriptions[ID]!, later)).toBe('finishing');
+    const pull = spec().given([created(), stopped]).when({ type: 'ObservePush', id: ID, at: later }).then([changed('finished', T0 + 1000 + FINISHING_MS)]);
+    expect(pull.subscriptions[ID]!.status).toBe('finished');
+  });
+  it('FinishPush finishes it, not before the minute after its end; refused while a batch is on its way or when not finishing', () => {
+    spec().given([connectorCreated, stopped]).when({ type: 'FinishPush', id: ID, at: T0 + 2000 }).then([changed('finished', T0 + 1000 + FINISHING_MS)]);
+    spec().given([connectorCreated, stopped]).when({ type: 'FinishPush', id: ID, at: T0 + 500_000 }).then([changed('finished', T0 + 500_000)]);
+    const opened: PushEvent = { type: 'PushBatchOpened', data: { id: ID, delivery_id: 'd'.repeat(32), from: 0, to: 1, bytes: 10, at: T0 + 1500 } };
+    spec().given([connectorCreated, stopped, opened]).when({ type: 'FinishPush', id: ID, at: T0 + 500_000 }).thenThrows(409, /still has batch/);
+    spec().given([connectorCreated]).when({ type: 'FinishPush', id: ID, at: T0 + 2000 }).thenThrows(409);
+  });
+});

@@ -1,9 +1,9 @@
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
-import { BadRequest, NotFound, illegalTransition } from '../calls/errors.ts';
+import { BadRequest, Conflict, NotFound, illegalTransition } from '../calls/errors.ts';
 import { checkStoredJson } from '../calls/input-limits.ts';
 import { checkHolding } from '../accounting/holding-limits.ts';
-import { decideDelivery, evolveDelivery, type DeliveryCommand, type DeliveryEvent } from './delivery.ts';
+import { decideDelivery, deliveryOf, evolveDelivery, type DeliveryCommand, type DeliveryEvent } from './delivery.ts';
 import { PUSH_STATUSES, addLogEntry, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './subscription-state.ts';
 
 export { PUSH_STATUSES, type HashType, type PullPage, type PushLogEntry, type PushState, type PushStatus, type PushSubscription };
@@ -25,6 +25,8 @@ export type PushEvent =
       at: number;
       start: number;
       end: number | null;
+      /** A connector delivers it: it finishes when drained (`PushSubscription.connector`). */
+      connector?: true;
     }>
   | DomainEvent<'PushStatusChanged', { id: string; status: PushStatus; at: number; end?: number }>
   | DomainEvent<'PushSubscriptionUpdated', { id: string; at: number; name?: string; output_params?: Record<string, unknown> }>
@@ -66,6 +68,8 @@ export type PushCommand =
       at: number;
       /** The package's `push_subscriptions`: subscriptions not deleted that the account may hold. */
       holdLimit: number;
+      /** A connector delivers it (every output type but pull, where the server has one). */
+      connector?: boolean | undefined;
     }
   | { type: 'PausePush'; id: string; at: number }
   | { type: 'ResumePush'; id: string; at: number }
@@ -75,6 +79,8 @@ export type PushCommand =
   /** Persists what time has done to a subscription (waiting → active, ended → finishing → finished). */
   | { type: 'ObservePush'; id: string; at: number }
   | { type: 'ServePullPage'; id: string; from: number; to: number; bytes: number; at: number }
+  /** A finishing connector's subscription whose delivery found nothing left up to its end. */
+  | { type: 'FinishPush'; id: string; at: number }
   | DeliveryCommand;
 
 export const pushStream = (username: string): string => `push:${username}`;
@@ -105,7 +111,9 @@ export function pendingTransitions(sub: PushSubscription, now: number): { status
     status = 'finishing';
     out.push({ status, at: sub.end });
   }
-  if (status === 'finishing' && sub.end !== null && sub.end + FINISHING_MS <= now) {
+  // A connector's subscription finishes when its delivery has sent what it held (`FinishPush`), not when
+  // the minute is up: a batch due later, or a retry, would otherwise be dropped with nothing said.
+  if (status === 'finishing' && sub.end !== null && sub.end + FINISHING_MS <= now && !sub.connector) {
     status = 'finished';
     out.push({ status, at: sub.end + FINISHING_MS });
   }
@@ -175,6 +183,7 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
           at: command.at,
           start,
           end,
+          ...(command.connector ? { connector: true as const } : {}),
         },
       }];
     }
@@ -214,6 +223,13 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
         if (known && known.to !== command.to) throw new BadRequest(`The page at ${command.from} was already served up to ${known.to}`);
         return [...before, { type: 'PullPageServed', data: { id, from: command.from, to: command.to, bytes: command.bytes, at } }];
       }
+      case 'FinishPush': {
+        if (now !== 'finishing' || sub.end === null) throw illegalTransition('push subscription', 'finish', now);
+        const batch = deliveryOf(sub).batch;
+        if (batch) throw new Conflict(`Push subscription ${id} still has batch ${batch.delivery_id} on its way`);
+        // Not before the minute after its end, as a subscription with nothing to deliver always finished.
+        return [...before, { type: 'PushStatusChanged', data: { id, status: 'finished', at: Math.max(at, sub.end + FINISHING_MS) } }];
+      }
       default:
         return [...before, ...decideDelivery(sub, now, command)];
     }
@@ -237,6 +253,7 @@ export const pushDecider: Decider<PushState, PushCommand, PushEvent> = {
         acked: 0,
         pages: {},
         log: [{ at: e.at, success: true, message: `Subscription created; ${statusMessage(e.status)}` }],
+        ...(e.connector ? { connector: true as const } : {}),
       };
       draft.order.push(e.id);
     },

@@ -66,6 +66,12 @@ export interface PushSubscription {
   paused_at?: number;
   /** Delivery by a connector (absent in states folded before connectors delivered): see `delivery.ts`. */
   delivery?: ConnectorDelivery;
+  /**
+   * Set when a connector delivers it (every output type but pull): once finishing, it is finished by its
+   * delivery when what it held up to its end is delivered (`FinishPush`), or fails with `lost_data`,
+   * never by the clock alone with data waiting. Absent in subscriptions created before this rule.
+   */
+  connector?: true;
 }
 
 export interface PushState {
