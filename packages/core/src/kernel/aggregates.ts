@@ -63,6 +63,31 @@ export class AggregateLoader {
     return this.read(decider, stream, key, cached);
   }
 
+  /** Whether cached states are answered without reading the store (a sole writer's or the memory store's). */
+  get answersFromMemory(): boolean {
+    return this.trusted;
+  }
+
+  /** Whether `load` would answer this aggregate from the cache, reading nothing. */
+  answersFromCache(decider: { name: string }, stream: string): boolean {
+    const key = this.keyOf(decider, stream);
+    return this.trusted && this.cache.has(key) && (this.behind.size === 0 || !this.behind.has(key));
+  }
+
+  /**
+   * The reads a load that misses the cache makes (the snapshot, then the events after it), with the cache
+   * left as it is: a refused credential does the same store work whether or not its account is cached.
+   */
+  async readAsIfMissed(decider: { name: string }, stream: string): Promise<void> {
+    const snap = this.store.readSnapshot ? await this.store.readSnapshot(stream, decider.name) : undefined;
+    await this.store.readStream(stream, snap?.version ?? 0);
+  }
+
+  /** Drops what the cache holds for an aggregate (see `forget`). */
+  forgetStream(decider: { name: string }, stream: string): void {
+    this.forget(this.keyOf(decider, stream));
+  }
+
   /** The cache's key of an aggregate: the same string each time for the same stream (see `streamNamer`). */
   keyOf(decider: { name: string }, stream: string): string {
     let name = this.keyNames.get(decider.name);

@@ -1,5 +1,6 @@
 import { accountDecider, accountStream, checkNewAccountFields, isWellFormedApiKey, isWellFormedUsername, type Account } from '../accounting/account.ts';
 import { ApiKeyDigests, constantTimeEqual } from '../accounting/api-key.ts';
+import { identitiesDecider, identitiesStream } from '../identities/identity.ts';
 import {
   creditsDecider,
   creditsStream,
@@ -301,14 +302,18 @@ export class Engine {
     const creds = call.credentials && isWellFormedUsername(call.credentials.username) && isWellFormedApiKey(call.credentials.apiKey) ? call.credentials : undefined;
     // A state the unit holds comes back as a value, and is not awaited: a turn of the event loop per load
     // is a sizeable share of a charged call.
-    const accountRead = creds ? uow.load(accountDecider, accountStream(creds.username)) : undefined;
+    const accountAt = creds ? accountStream(creds.username) : '';
+    const accountCached = creds !== undefined && this.loader.answersFromCache(accountDecider, accountAt);
+    const accountRead = creds ? uow.load(accountDecider, accountAt) : undefined;
     const account = accountRead instanceof Promise ? await accountRead : accountRead;
     let identityId: string | null = null;
     let authenticated = false;
+    let identitiesCached = false;
     if (creds && account?.exists) {
       const keyHash = this.digests.digest(account.salt, creds.apiKey);
       if (constantTimeEqual(keyHash, account.keyHash)) authenticated = true;
       else if (this.identities) {
+        identitiesCached = this.loader.answersFromCache(identitiesDecider, identitiesStream(creds.username));
         identityId = await this.identities.identityForKey(uow, account, keyHash);
         authenticated = identityId !== null;
       }
@@ -316,6 +321,7 @@ export class Engine {
       // An unknown username costs the same digest and comparison, so timing does not tell which names exist.
       constantTimeEqual(this.digests.digest(DUMMY_SALT, creds.apiKey), DUMMY_DIGEST);
     }
+    if (creds && !authenticated) await this.readsOfARefusal(creds.username, account?.exists === true, accountCached, identitiesCached);
     if (!account || !authenticated) {
       const fresh = windowAt({}, 'general', now);
       const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
@@ -411,6 +417,22 @@ export class Engine {
       await uow.execute(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer, holdLimit: account.package.idempotency_keys });
     }
     return { answer, write: true };
+  }
+
+  /**
+   * A refused credential makes the same store reads whether its username exists or not, and whether its
+   * account was cached: those of an account and an identity list read from the store (a cached state
+   * answers at once, a name nobody has must be read), so the time of a 401 does not tell which usernames
+   * exist. An unknown name's empty state is not kept, so probing names grows no cache either.
+   */
+  private async readsOfARefusal(username: string, exists: boolean, accountCached: boolean, identitiesCached: boolean): Promise<void> {
+    const account = accountStream(username);
+    if (!exists) this.loader.forgetStream(accountDecider, account);
+    // A shared store is read on every load (the tail, or all of an unknown stream): the two paths already
+    // read alike. A sole writer's cache answers a known account at once, where an unknown name is read.
+    if (!this.loader.answersFromMemory) return;
+    if (accountCached) await this.loader.readAsIfMissed(accountDecider, account);
+    if (this.identities && (!exists || identitiesCached)) await this.loader.readAsIfMissed(identitiesDecider, identitiesStream(username));
   }
 
   /** An identity's calls also draw from that identity's narrower allowances. */

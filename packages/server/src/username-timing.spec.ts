@@ -1,0 +1,88 @@
+/**
+ * Usernames cannot be probed by timing (issue 24): a 401 for a name nobody has and a 401 for a known
+ * name with a wrong key make the same store reads and the same digest, on every store. The reads are
+ * counted (the invariant, exact); the time is measured as a ratio in the same run (reported, and held
+ * within a bound generous enough for a shared machine).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEngine, type EventStore } from '@sdp/core';
+import { randomIds, SystemClock } from '@sdp/clock';
+import { PostgresEventStore } from '@sdp/store-postgres';
+import { openStore } from './open-store.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'sdp-probe-'));
+const pgUrl = process.env.SDP_TEST_POSTGRES;
+const schema = `sdp_test_probe_${process.pid}`;
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  if (pgUrl) {
+    const store = await PostgresEventStore.connect(pgUrl, { schema });
+    await store.drop();
+    await store.close();
+  }
+});
+
+/** The store with its reads written down, in order. */
+function counted(store: EventStore): { store: EventStore; reads: string[] } {
+  const reads: string[] = [];
+  const wrapped = new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== 'function') return v;
+      if (prop === 'readStream' || prop === 'readSnapshot') return (...args: unknown[]) => (reads.push(String(prop)), v.apply(target, args));
+      return v.bind(target);
+    },
+  });
+  return { store: wrapped, reads };
+}
+
+const stores: Array<[string, string | undefined, boolean]> = [
+  ['memory', 'memory:', true],
+  ['SQLite', `sqlite:${join(dir, 'probe.db')}`, true],
+  ['PostgreSQL', pgUrl ? `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}schema=${schema}` : undefined, false],
+];
+
+describe.each(stores)('a 401 tells nothing of which usernames exist, on the %s store', (name, url, soleWriter) => {
+  it.skipIf(!url)('an unknown name and a known name with a wrong key make the same store reads, and take the same time', async () => {
+    const opened = await openStore(url!);
+    const { store, reads } = counted(opened.store);
+    // As the server runs it: one process is SQLite's sole writer; PostgreSQL is shared.
+    const engine = createEngine({ store, clock: new SystemClock(), ids: randomIds(), soleWriter });
+    try {
+      await engine.openAccount({ username: 'alice', api_key: 'alice-key-0001' });
+      await engine.call({ version: '1.5', endpoint: 'core.balance', credentials: { username: 'alice', apiKey: 'alice-key-0001' } });
+      const refused = async (username: string): Promise<{ reads: string[]; ms: number }> => {
+        reads.length = 0;
+        const t = performance.now();
+        const a = await engine.call({ version: '1.5', endpoint: 'core.balance', credentials: { username, apiKey: 'wrong-key-00001' } });
+        const ms = performance.now() - t;
+        expect(a.status).toBe(401);
+        return { reads: [...reads], ms };
+      };
+      // The reads: the same for a known name and for new and repeated unknown ones (on a shared store, as
+      // many round trips: the tail of a known stream, the snapshot and events of an unknown one).
+      await refused('alice');
+      const knownReads = (await refused('alice')).reads;
+      const same = (r: string[]) => (soleWriter ? r : r.length);
+      for (const who of ['nobody1', 'nobody2', 'nobody1', 'alice']) expect(same((await refused(who)).reads), who).toEqual(same(knownReads));
+
+      // The time, as a ratio of medians over interleaved pairs in this run.
+      const known: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 400; i++) {
+        known.push((await refused('alice')).ms);
+        unknown.push((await refused(`nobody-${i}`)).ms);
+      }
+      const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
+      const ratio = median(unknown) / median(known);
+      console.log(`username timing on ${name}: known ${(median(known) * 1000).toFixed(0)} µs, unknown ${(median(unknown) * 1000).toFixed(0)} µs, ratio ${ratio.toFixed(3)}`);
+      expect(ratio).toBeGreaterThan(0.6);
+      expect(ratio).toBeLessThan(1.6);
+    } finally {
+      await opened.store.close();
+    }
+  }, 60_000);
+});
