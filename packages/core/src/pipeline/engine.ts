@@ -302,9 +302,9 @@ export class Engine {
     const creds = call.credentials && isWellFormedUsername(call.credentials.username) && isWellFormedApiKey(call.credentials.apiKey) ? call.credentials : undefined;
     // A state the unit holds comes back as a value, and is not awaited: a turn of the event loop per load
     // is a sizeable share of a charged call.
-    const accountAt = creds ? accountStream(creds.username) : '';
-    const accountCached = creds !== undefined && this.loader.answersFromCache(accountDecider, accountAt);
-    const accountRead = creds ? uow.load(accountDecider, accountAt) : undefined;
+    const accountRead = creds ? uow.load(accountDecider, accountStream(creds.username)) : undefined;
+    // A load the cache answers comes back as a value; one that reads the store, as a promise.
+    const accountCached = accountRead !== undefined && !(accountRead instanceof Promise);
     const account = accountRead instanceof Promise ? await accountRead : accountRead;
     let identityId: string | null = null;
     let authenticated = false;
