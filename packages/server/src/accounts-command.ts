@@ -13,8 +13,14 @@ interface AccountsOptions extends ServerSettings {
 /** The serve settings that say where the store is and where the server answers (for the curl line). */
 const SHARED = new Set(['store', 'host', 'port', 'product', 'limiting-day']);
 
+/** What a shared flag means here: where the server that will serve the account answers, not a listener. */
+const HERE: Record<string, string> = {
+  port: 'the port of the server that serves the account (for the curl line printed)',
+  host: 'the host of the server that serves the account (for the curl line printed)',
+};
+
 const ACCOUNTS_SETTINGS: Setting<AccountsOptions>[] = [
-  ...(SERVE_SETTINGS.filter((s) => SHARED.has(s.flag)) as unknown as Setting<AccountsOptions>[]),
+  ...(SERVE_SETTINGS.filter((s) => SHARED.has(s.flag)).map((s) => (HERE[s.flag] ? { ...s, summary: HERE[s.flag]! } : s)) as unknown as Setting<AccountsOptions>[]),
   { flag: 'api-key', format: 'KEY', summary: 'the key to set (8 to 128 printable ASCII characters, no spaces, colons or commas)', shown: () => 'a random 32-hex-digit key', read: (v, s) => void (s.apiKey = v) },
   {
     flag: 'package',
@@ -55,6 +61,10 @@ export const accountsCommand: Command = {
       } catch {
         throw new SettingsError(`--package must be JSON, not ${options.packageJson}`);
       }
+    }
+    if (options.store === 'memory:') {
+      // The account would live in this command's memory and vanish as it exits, with its key printed.
+      throw new SettingsError('--store memory: keeps nothing after this command; name the server\'s SQLite file or PostgreSQL URL, or open the account through a running server (POST /_admin/accounts)');
     }
     const { store } = await openStore(options.store);
     try {

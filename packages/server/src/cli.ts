@@ -62,4 +62,11 @@ export async function main(argv: string[], env: Record<string, string | undefine
   }
 }
 
+// A reader that stops early (`sdp openapi | head -c 50`) closes the pipe: the output is no longer wanted,
+// which is no error of ours, so the command ends quietly instead of with a stack.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 await main(process.argv.slice(2));

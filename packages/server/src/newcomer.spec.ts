@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,9 +19,9 @@ afterAll(() => {
 });
 
 /** Runs what `npm start` runs, on a free port and a fresh SQLite file, and collects its output. */
-function start(): { child: ChildProcess; output: () => string; ready: Promise<string> } {
+function start(port = 0, file = 'sdp.db'): { child: ChildProcess; output: () => string; ready: Promise<string> } {
   // node itself rather than the tsx wrapper: a signal (SIGKILL included) then reaches the server, not a parent that would leave it running.
-  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', '0', '--store', `sqlite:${join(dir, 'sdp.db')}`], {
+  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', String(port), '--store', `sqlite:${join(dir, file)}`], {
     cwd: root,
     env: { ...process.env, SDP_PORT: undefined, SDP_STORE: undefined, SDP_ADMIN_TOKEN: undefined },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,6 +84,37 @@ describe("a newcomer's first start", () => {
     expect((await runCurl(curl!.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`))).status, 'the replaced key').toBe(401);
     second.child.kill('SIGINT');
     expect(await exited(second.child)).toBe(0);
+  }, 60_000);
+
+  it('a first start that fails (its port busy) creates nothing: the next start is the first, and shows the demo key', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const failed = start(port, 'busy.db');
+      await expect(failed.ready).rejects.toThrow(/EADDRINUSE|address already in use/i);
+      expect(failed.output()).not.toMatch(/API key/);
+    } finally {
+      busy.close();
+    }
+    const next = start(0, 'busy.db');
+    const out = await next.ready;
+    expect(out).toMatch(/username demo, API key [0-9a-f]{32}/);
+    next.child.kill('SIGTERM');
+    expect(await exited(next.child)).toBe(0);
+  }, 60_000);
+
+  it('the CLI refuses an account in a memory store (it would vanish with its key), says what --port means there, and ends quietly when its reader closes the pipe', async () => {
+    await expect(sdp(['accounts', 'create', 'bob', '--store', 'memory:'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--store memory: keeps nothing after this command/) });
+    expect(await sdp(['accounts', '--help'])).toMatch(/--port PORT\n\s+the port of the server that serves the account/);
+    // `sdp openapi | head -c 50`: the reader leaves after 50 bytes.
+    const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'openapi'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    await new Promise<void>((r) => child.stdout!.once('data', () => r()));
+    child.stdout!.destroy();
+    expect(await exited(child)).toBe(0);
+    expect(err).toBe('');
   }, 60_000);
 
   it('finds help for every command and flag, and the version', async () => {

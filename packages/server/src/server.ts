@@ -94,7 +94,9 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       onStoreBack: () => outage.cameBack(),
     });
 
-    const { accounts, demo } = hooks.setup === false ? { accounts: noAccountsOpened(), demo: undefined } : await firstStartWork(engine, store, settings);
+    // Whether this start opens the demo account is known now, before anything is served; it is opened once
+    // the port is ours, so a start that fails (the port busy) creates nothing whose key nobody saw.
+    const firstStart = hooks.setup !== false && (await store.head()) === 0;
 
     // The index reads its events once before serving, so the first analysis does not pay for the log.
     await engine.recordingIndex.catchUp();
@@ -131,6 +133,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     });
     http = await listen(handler, { port: settings.port, host: settings.host });
     self.listening((http.server.address() as AddressInfo).address, http.port);
+    const { accounts, demo } = hooks.setup === false ? { accounts: noAccountsOpened(), demo: undefined } : await firstStartWork(engine, store, settings, firstStart);
     // Deliveries start once the port is known, so none can go out to it before it is counted as ours.
     if (clock instanceof SystemClock && hooks.background !== false) pushes.every();
     const running = http;
@@ -195,8 +198,10 @@ export async function firstStartWork(
   engine: Engine,
   store: EventStore,
   settings: ServerSettings,
+  /** Whether the store was empty when the start began (read before serving); read now when not given. */
+  firstStart?: boolean,
 ): Promise<{ accounts: OpenedAccounts; demo: DemoAccount | undefined }> {
-  const firstStart = (await store.head()) === 0;
+  firstStart ??= (await store.head()) === 0;
   const accounts = settings.accountsFile ? await openAccountsFromFile(engine, settings.accountsFile) : noAccountsOpened();
   const demo = firstStart && !settings.accountsFile ? await openDemoAccount(engine) : undefined;
   return { accounts, demo };
