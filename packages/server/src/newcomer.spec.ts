@@ -72,8 +72,12 @@ describe("a newcomer's first start", () => {
     const again = await runCurl(curl!.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`));
     expect(again.status).toBe(200);
 
-    // After the first start the demo key is gone from the screen: the accounts command gives working ones.
-    expect(out2).toMatch(/sdp accounts create NAME/);
+    // After the first start the demo key is gone from the screen: the accounts command gives working ones,
+    // and the line printed runs as printed from the clone (npx finds the sdp bin without a build).
+    const hint = /a working key: (npx sdp accounts create NAME[^\n]*?)\s+\(or:/.exec(out2);
+    expect(hint, out2).not.toBeNull();
+    const { stdout: made } = await run('sh', ['-c', hint![1]!.replace('NAME', 'printed')], { cwd: root, encoding: 'utf8' });
+    expect(made).toMatch(/account created: username printed, API key [0-9a-f]{32}/);
     const store = ['--store', `sqlite:${join(dir, 'sdp.db')}`, '--port', port!];
     for (const argv of [['accounts', 'create', 'acme', ...store], ['accounts', 'rotate-key', 'demo', ...store]]) {
       const printed = await sdp(argv);

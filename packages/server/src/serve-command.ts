@@ -46,7 +46,7 @@ function printStart(out: (line: string) => void, settings: ServerSettings, start
     out(`  ${started.demo.curl}`);
   } else {
     const store = settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`;
-    out(`a working key: sdp accounts create NAME${store}  (or: sdp accounts rotate-key demo${store})`);
+    out(`a working key: npx sdp accounts create NAME${store}  (or: npx sdp accounts rotate-key demo${store})`);
   }
   out(`listening on ${started.url}`);
 }
