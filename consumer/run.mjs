@@ -129,6 +129,18 @@ await check('the installed sdp serve answers its first call', async () => {
 const nodeTest = (file) => () => run(process.execPath, ['--test', '--test-reporter=dot', file], project);
 await check('recipes: node:http on SQLite, Express (express.json() at /api), Fastify, Hono', nodeTest('check-recipes.mjs'));
 await check('installed sdp: --help, --version, serve --help, serve and its curl line', nodeTest('cli.mjs'));
+await check("docs/embedding.md's first recipe, as printed, runs twice with plain node", () => {
+  // The page's "An engine in a few lines" block, written where the page says to put it.
+  const page = readFileSync(join(root, 'docs/embedding.md'), 'utf8');
+  const section = page.slice(page.indexOf('## An engine in a few lines'));
+  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error('no ts block under "An engine in a few lines"');
+  writeFileSync(join(project, 'index.mjs'), code);
+  for (const round of [1, 2]) {
+    const out = run(process.execPath, ['index.mjs'], project);
+    if (!/^200 /.test(out)) throw new Error(`run ${round} printed: ${out}`);
+  }
+});
 const tsc = join(project, 'node_modules/typescript/bin/tsc');
 await check('a strict nodenext TypeScript consumer compiles against the declarations', () => run(process.execPath, [tsc, '-p', 'tsconfig.json'], project));
 await check('a misspelt endpoint id does not compile', () => {
