@@ -5,32 +5,18 @@
  * routing, 5xx). Prototype names, control characters, nesting, garbage bodies and bad credentials are
  * all in the generators.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
+import { everyStore } from '../test/every-store.ts';
 import { fc, test } from '@fast-check/vitest';
 import { ENDPOINTS, createEngine, seededIds, type Engine } from '@sdp/core';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler, samplePath } from '@sdp/http';
-import { PostgresEventStore } from '@sdp/store-postgres';
 import { openStore } from './open-store.ts';
 
 const KEY = 'alice-key-0001';
 const GENERAL = 1_000_000_000;
 const ANALYZE = 2_000_000_000;
 const RUNS = Math.max(1, Number(process.env.SDP_FUZZ_RUNS ?? 1));
-const dir = mkdtempSync(join(tmpdir(), 'sdp-charged-'));
-const pgUrl = process.env.SDP_TEST_POSTGRES;
-const schema = `sdp_test_charged_${process.pid}`;
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (pgUrl) {
-    const store = await PostgresEventStore.connect(pgUrl, { schema });
-    await store.drop();
-    await store.close();
-  }
-});
 
 const PROTOTYPE = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'];
 const KEY_PARAMS = ['id', 'hash', 'service', 'source_id', 'subscription_id', 'historics_id', 'identity_id', 'source_type', 'output_type', 'order_by', 'name', 'csdl'];
@@ -85,16 +71,14 @@ async function left(engine: Engine): Promise<{ general: number; analyze: number 
   return { general: v.allowances.general.remaining, analyze: v.allowances.analyze.remaining };
 }
 
-const stores: Array<[string, (() => string) | undefined, number]> = [
-  ['memory', () => 'memory:', 120],
-  ['SQLite', () => `sqlite:${join(dir, 'charged.db')}`, 60],
-  ['PostgreSQL', pgUrl ? () => `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}schema=${schema}` : undefined, 40],
-];
+const RUNS_ON: Record<string, number> = { memory: 120, SQLite: 60, PostgreSQL: 40 };
+const stores = everyStore('charged').map(([name, url]): [string, (() => string) | undefined, number] => [name, url ? () => url : undefined, RUNS_ON[name]!]);
 
 describe.each(stores)('what a call is charged is what its headers say, on the %s store', (_name, url, runs) => {
   let engine: Engine;
   let handle: (r: Request) => Promise<Response>;
   let close: (() => Promise<void>) | undefined;
+  afterAll(async () => close?.());
   const it = url ? test : test.skip;
   it.prop([request], { numRuns: runs * RUNS })(
     'the operator view falls by X-RateLimit-Cost for a 2xx or a step-7 refusal, and by nothing otherwise',
@@ -105,7 +89,6 @@ describe.each(stores)('what a call is charged is what its headers say, on the %s
         await engine.openAccount({ username: 'alice', api_key: KEY, package: { credits_per_hour: GENERAL, analyze_credits_per_hour: ANALYZE } });
         handle = createFetchHandler(engine, { bodyLimit: 64 * 1024 });
         close = () => opened.store.close();
-        afterAll(async () => close?.());
       }
       const req = toRequest(r);
       const taskCreate = req.method === 'POST' && /\/task\/?(\?|$)/.test(new URL(req.url).pathname + '?');

@@ -3,32 +3,13 @@
  * cost 5 made with the identity's key read 20 as the limit and count down to 0 before the 429, over a real
  * socket on every store.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresEventStore } from '@sdp/store-postgres';
+import { describe, expect, it } from 'vitest';
+import { everyStore } from '../test/every-store.ts';
 import { defaultSettings } from './settings.ts';
 import { startServer } from './server.ts';
 
 const TOKEN = 'identity-headers-token';
-const dir = mkdtempSync(join(tmpdir(), 'sdp-identity-headers-'));
-const pgUrl = process.env.SDP_TEST_POSTGRES;
-const schema = `sdp_test_idheaders_${process.pid}`;
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (pgUrl) {
-    const store = await PostgresEventStore.connect(pgUrl, { schema });
-    await store.drop();
-    await store.close();
-  }
-});
-
-const stores: Array<[string, string | undefined]> = [
-  ['memory', 'memory:'],
-  ['SQLite', `sqlite:${join(dir, 'id.db')}`],
-  ['PostgreSQL', pgUrl ? `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}schema=${schema}` : undefined],
-];
+const stores = everyStore('identity-headers');
 
 describe.each(stores)('the figures an identity reads, over a real socket on the %s store', (_name, store) => {
   it.skipIf(!store)('count down its own total_allowance, not the account\'s, and reach 0 before the 429', async () => {

@@ -3,35 +3,19 @@
  * the durable stores too: over a real socket on SQLite and PostgreSQL (push-delivery.e2e.spec.ts holds
  * it on memory, with a failing receiver as well).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { everyStore } from '../test/every-store.ts';
 import { nodeOutbound } from '@sdp/http';
-import { PostgresEventStore } from '@sdp/store-postgres';
 import { startPushReceiver } from './push-receiver.ts';
 import { defaultSettings } from './settings.ts';
 import { startServer } from './server.ts';
 
 const TOKEN = 'push-finishing-token';
-const dir = mkdtempSync(join(tmpdir(), 'sdp-finishing-'));
-const pgUrl = process.env.SDP_TEST_POSTGRES;
-const schema = `sdp_test_finishing_${process.pid}`;
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (pgUrl) {
-    const store = await PostgresEventStore.connect(pgUrl, { schema });
-    await store.drop();
-    await store.close();
-  }
-});
 // eslint-disable-next-line
 type Json = any;
 
-const stores: Array<[string, string | undefined]> = [
-  ['SQLite', `sqlite:${join(dir, 'finishing.db')}`],
-  ['PostgreSQL', pgUrl ? `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}schema=${schema}` : undefined],
-];
+// Memory: push-delivery.e2e.spec.ts.
+const stores = everyStore('push-finishing').filter(([name]) => name !== 'memory');
 
 describe.each(stores)('a stopped http subscription on the %s store', (_name, store) => {
   it.skipIf(!store)('delivers the batch due after the finishing minute, then is finished, nothing lost', async () => {

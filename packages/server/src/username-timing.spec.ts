@@ -4,26 +4,12 @@
  * counted (the invariant, exact); the time is measured as a ratio in the same run (reported, and held
  * within a bound generous enough for a shared machine).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { everyStore } from '../test/every-store.ts';
 import { createEngine, type EventStore } from '@sdp/core';
 import { randomIds, SystemClock } from '@sdp/clock';
-import { PostgresEventStore } from '@sdp/store-postgres';
 import { openStore } from './open-store.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'sdp-probe-'));
-const pgUrl = process.env.SDP_TEST_POSTGRES;
-const schema = `sdp_test_probe_${process.pid}`;
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (pgUrl) {
-    const store = await PostgresEventStore.connect(pgUrl, { schema });
-    await store.drop();
-    await store.close();
-  }
-});
 
 /** The store with its reads written down, in order. */
 function counted(store: EventStore): { store: EventStore; reads: string[] } {
@@ -39,17 +25,13 @@ function counted(store: EventStore): { store: EventStore; reads: string[] } {
   return { store: wrapped, reads };
 }
 
-const stores: Array<[string, string | undefined, boolean]> = [
-  ['memory', 'memory:', true],
-  ['SQLite', `sqlite:${join(dir, 'probe.db')}`, true],
-  ['PostgreSQL', pgUrl ? `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}schema=${schema}` : undefined, false],
-];
+// As the server runs them: one process is SQLite's sole writer; PostgreSQL is shared.
+const stores = everyStore('username-timing').map(([name, url]): [string, string | undefined, boolean] => [name, url, name !== 'PostgreSQL']);
 
 describe.each(stores)('a 401 tells nothing of which usernames exist, on the %s store', (name, url, soleWriter) => {
   it.skipIf(!url)('an unknown name and a known name with a wrong key make the same store reads, and take the same time', async () => {
     const opened = await openStore(url!);
     const { store, reads } = counted(opened.store);
-    // As the server runs it: one process is SQLite's sole writer; PostgreSQL is shared.
     const engine = createEngine({ store, clock: new SystemClock(), ids: randomIds(), soleWriter });
     try {
       await engine.openAccount({ username: 'alice', api_key: 'alice-key-0001' });
