@@ -86,9 +86,10 @@ function operation(e: Endpoint, version: VersionId, method: string, template: st
   if (method !== 'GET') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   const op: Json = {
     operationId: formIndex === 0 ? `${e.id}.${method.toLowerCase()}` : `${e.id}.${method.toLowerCase()}.form${formIndex + 1}`,
-    summary: `${method} ${e.path}`,
+    // The form's own path, so a service-scoped form is told apart from the plain one in a list of operations.
+    summary: `${method} ${template}`,
     tags: [e.group],
-    ...(e.note ? { description: e.note } : {}),
+    description: [costLine(e), e.note].filter(Boolean).join(' '),
     parameters,
     responses,
     'x-sdp-endpoint': e.id,
@@ -105,6 +106,14 @@ function operation(e: Endpoint, version: VersionId, method: string, template: st
   if (!rated) op.security = [];
   if (deprecated) op.deprecated = true;
   return op;
+}
+
+/** What an operation costs, in the reader's words (its `x-sdp-cost` and `x-sdp-allowance` say the same). */
+function costLine(e: Endpoint): string {
+  if (e.allowance === 'none') return 'Not charged (no rate-limit headers).';
+  if (e.allowance === 'task-slots') return `Reports a cost of ${e.cost} credits and draws no allowance: the task-slot queue governs it.`;
+  if (e.cost === 0) return `Costs nothing (the ${e.allowance} allowance's figures are reported).`;
+  return `Costs ${e.cost} credit${e.cost === 1 ? '' : 's'} of the ${e.allowance} allowance.`;
 }
 
 export function openApiDocument(version: VersionId, options: OpenApiOptions = {}): Json {

@@ -93,4 +93,21 @@ describe('served by the server', () => {
     expect(js.status).toBe(200);
     expect((await js.text()).length).toBeGreaterThan(100_000);
   });
+
+  it('names each operation by its own path and says what it costs, so the reference lists no two alike', async () => {
+    const { openApiDocument } = await import('@sdp/http');
+    const doc = openApiDocument('1.5');
+    const ops = Object.values(doc.paths as Record<string, Record<string, { summary: string; description: string; 'x-sdp-cost': number }>>).flatMap((p) => Object.values(p));
+    const summaries = ops.map((o) => o.summary);
+    expect(new Set(summaries).size).toBe(summaries.length);
+    expect(summaries).toContain('POST /insight/{service}/validate');
+    for (const o of ops) expect(o.description).toMatch(/Costs|Not charged|Reports a cost/);
+    expect(ops.find((o) => o.summary === 'POST /validate')!.description).toMatch(/^Costs 5 credits of the general allowance\./);
+  });
+
+  it('answers a browser\'s /favicon.ico with an empty 204, not a 404', async () => {
+    const r = await fetch(`${sdp.url}/favicon.ico`);
+    expect(r.status).toBe(204);
+    expect(await r.text()).toBe('');
+  });
 });

@@ -125,7 +125,8 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       bodyLimit: settings.bodyLimit,
       // Without a token the operator API and the console are not mounted at all: their paths answer the
       // API's own 404 for an unknown path, so nothing tells a client they exist.
-      mounts: { docs: createDocsPage(), ...(settings.adminToken ? { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) } : {}) },
+      // A browser asks every page's host for an icon: an empty answer rather than a 404 in its console.
+      mounts: { docs: createDocsPage(), 'favicon.ico': async () => ({ status: 204, headers: { 'Cache-Control': 'public, max-age=86400' } }), ...(settings.adminToken ? { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) } : {}) },
       ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: log.write } : {}),
