@@ -326,6 +326,9 @@ function educationOf(seed: number, a: Author): Readonly<Record<string, unknown>>
   return a.education;
 }
 
+/** The article a share links to: its domain and a URL on it about the share's first topic. */
+const articleOf = (domain: string, topic: Topic) => ({ domain: [domain], url: [`https://${domain}/${topic.word}`] });
+
 function linkedin(rng: SeededRandom, seed: number, at: number): Interaction {
   const a = drawAuthor(rng, seed);
   const share = rng.chance(0.35);
@@ -356,7 +359,7 @@ function linkedin(rng: SeededRandom, seed: number, at: number): Interaction {
       subtype: share ? 'share|like' : 'activity|share',
       media_type: 'post',
       content,
-      all: { content: content || sentence(rng, topics), articles: topics.length > 0 ? { domain: [rng.pick(DOMAINS)] } : undefined },
+      all: { content: content || sentence(rng, topics), articles: topics.length > 0 ? articleOf(rng.pick(DOMAINS), topics[0]!) : undefined },
       user: { member },
     },
   };
