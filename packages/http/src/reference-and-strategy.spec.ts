@@ -18,6 +18,7 @@ async function setup() {
   return { send };
 }
 
+const j = (r: Response): Promise<any> => r.json();
 const versionPrefix = (v: string) => (v === '1.0' ? '' : `/v${v}`);
 
 describe('reference data over HTTP', () => {
@@ -26,13 +27,13 @@ describe('reference data over HTTP', () => {
     const list = await send('/v1.5/pylon/linkedin/reference/');
     expect(list.status).toBe(200);
     expect(list.headers.get('x-ratelimit-cost')).toBe('5');
-    expect(await list.json()).toMatchObject({ count: 15, page: 1, pages: 1, per_page: 25, data: expect.arrayContaining([{ name: 'User member seniorities', slug: '/seniorities', description: '' }]) });
-    const paged = await (await send('/v1.5/pylon/linkedin/reference/?page=1&per_page=3')).json();
+    expect(await j(list)).toMatchObject({ count: 15, page: 1, pages: 1, per_page: 25, data: expect.arrayContaining([{ name: 'User member seniorities', slug: '/seniorities', description: '' }]) });
+    const paged = await j(await send('/v1.5/pylon/linkedin/reference/?page=1&per_page=3'));
     expect(paged).toMatchObject({ count: 15, page: 1, pages: 5, per_page: 3 });
     expect(paged.data).toHaveLength(3);
     const seniorities = await send('/v1.5/pylon/linkedin/reference/seniorities');
     expect(seniorities.status).toBe(200);
-    const body = await seniorities.json();
+    const body = await j(seniorities);
     expect(body.count).toBe(10);
     expect(body.values[0]).toEqual({ title: 'CXO', value: 'cxo' });
   });
@@ -55,7 +56,7 @@ describe('reference data over HTTP', () => {
         expect(r.status, path).toBe(404);
         expect(r.headers.get('x-ratelimit-cost')).toBeNull();
         const unknown = await send(`${versionPrefix(version)}/pylon/linkedin/nothing/`);
-        expect((await r.json()).error.replace(path, '')).toBe((await unknown.json()).error.replace('/pylon/linkedin/nothing/', ''));
+        expect((await j(r)).error.replace(path, '')).toBe((await j(unknown)).error.replace('/pylon/linkedin/nothing/', ''));
       }
     }
   });
@@ -64,8 +65,8 @@ describe('reference data over HTTP', () => {
 describe('strategy tasks over HTTP', () => {
   async function recording(send: Awaited<ReturnType<typeof setup>>['send'], version: string) {
     const json = { 'content-type': 'application/json' };
-    const compiled = await (await send(`${versionPrefix(version)}/pylon/linkedin/compile`, { method: 'POST', headers: json, body: JSON.stringify({ csdl: 'li.type exists' }) })).json();
-    const started = await (await send(`${versionPrefix(version)}/pylon/linkedin/start`, { method: 'POST', headers: json, body: JSON.stringify({ hash: compiled.hash, name: 'li' }) })).json();
+    const compiled = await j(await send(`${versionPrefix(version)}/pylon/linkedin/compile`, { method: 'POST', headers: json, body: JSON.stringify({ csdl: 'li.type exists' }) }));
+    const started = await j(await send(`${versionPrefix(version)}/pylon/linkedin/start`, { method: 'POST', headers: json, body: JSON.stringify({ hash: compiled.hash, name: 'li' }) }));
     return started.id as string;
   }
   const strategyBody = (subscription_id: string) =>
@@ -85,11 +86,11 @@ describe('strategy tasks over HTTP', () => {
     expect(r.headers.get('x-strategy-tasks-queued')).toBe('1');
     expect(r.headers.get('x-strategy-tasks-queue-limit')).toBe('200');
     expect(r.headers.get('x-analysis-tasks-queued')).toBeNull();
-    const { id } = await r.json();
+    const { id } = await j(r);
     expect(id).toMatch(/^[0-9a-f]{40}$/);
-    expect(await (await send(`/v1.5/pylon/linkedin/task/strategy/${id}`)).json()).toMatchObject({ id, type: 'strategy', status: 'queued' });
-    expect(await (await send('/v1.5/pylon/linkedin/task/strategy')).json()).toMatchObject({ count: 1, tasks: [{ id }] });
-    expect(await (await send('/v1.5/pylon/linkedin/task/analysis')).json()).toMatchObject({ count: 0 });
+    expect(await j(await send(`/v1.5/pylon/linkedin/task/strategy/${id}`))).toMatchObject({ id, type: 'strategy', status: 'queued' });
+    expect(await j(await send('/v1.5/pylon/linkedin/task/strategy'))).toMatchObject({ count: 1, tasks: [{ id }] });
+    expect(await j(await send('/v1.5/pylon/linkedin/task/analysis'))).toMatchObject({ count: 0 });
   });
 
   it.each(VERSIONS.filter((v) => atLeast(v.id, '1.4') && !atLeast(v.id, '1.5')).map((v) => v.id))('in %s the same request is a 400 naming the valid type', async (version) => {
@@ -97,6 +98,6 @@ describe('strategy tasks over HTTP', () => {
     const rec = await recording(send, version);
     const r = await send(`/v${version}/pylon/linkedin/task`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: strategyBody(rec) });
     expect(r.status).toBe(400);
-    expect(await r.json()).toEqual({ error: 'type is invalid; valid values are: analysis' });
+    expect(await j(r)).toEqual({ error: 'type is invalid; valid values are: analysis' });
   });
 });
