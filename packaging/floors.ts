@@ -22,7 +22,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['catalogue', 'days'],
   ['accounting'],
   ['handling'],
-  ['filters'],
+  ['filters', 'reference'],
   ['recording-index'],
   ['recordings'],
   ['historics'],

@@ -70,6 +70,9 @@ export { type IngestionLimits, type IngestionWindow } from './sources/ingestion-
 export { sourcesDecider, type ManagedSource, type SourceAuth, type SourceChanges, type SourceCommand, type SourceEvent, type SourceLogEntry, type SourceResource, type SourceStatus, type SourcesState } from './sources/managed-source.ts';
 export { type SourceAuthInput, type SourceResourceInput, type SourceType } from './sources/source-types.ts';
 export { completeDueTasks, type TaskContext } from './tasks/handlers.ts';
+export { STRATEGY_QUEUE_LIMIT, STRATEGY_TASK_MS } from './tasks/task-slot.ts';
+export { type StrategyGroup, type StrategyItem, type StrategyResult } from './tasks/strategy.ts';
+export { LINKEDIN_REFERENCE_SETS, referenceSetsOf, type ReferenceSet, type ReferenceValue } from './reference/reference-sets.ts';
 export { TASK_QUEUE_LIMIT, queuedAt, taskSlotsDecider, tasksStream, type AnalysisTask, type TaskCommand, type TaskEvent, type TaskOutcome, type TaskSlot, type TaskSlots, type TaskStatus, type TaskType } from './tasks/task-slot.ts';
 export { type AccountPeriod, type CorePeriod } from './usage/usage.ts';
 // Push delivery by connectors: the connector interface an embedder implements, the outbound HTTP port,

@@ -4,6 +4,7 @@ import { identityAccess, identityHandlers } from './identities/index.ts';
 import { historicsHandlers } from './historics/index.ts';
 import { dpuHandlers } from './historics/dpu.ts';
 import { taskHandlers } from './tasks/index.ts';
+import { referenceHandlers } from './reference/index.ts';
 import { previewHandlers } from './previews/index.ts';
 import { PUSH_HANDLERS } from './push/handlers.ts';
 import { SOURCE_HANDLERS } from './sources/handlers.ts';
@@ -21,6 +22,7 @@ const MODULES: HandlerTable[] = [
   identityHandlers,
   historicsHandlers,
   taskHandlers,
+  referenceHandlers,
   previewHandlers,
   PUSH_HANDLERS,
   SOURCE_HANDLERS,

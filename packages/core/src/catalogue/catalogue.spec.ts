@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, type Group } from './endpoints.ts';
 import { pickMethod, resolvePath } from './routes.ts';
-import { VERSIONS, parseVersionPrefix } from './versions.ts';
+import { VERSIONS, atLeast, parseVersionPrefix } from './versions.ts';
 
 /** The seed's §4 tables, read from the contract itself so the catalogue cannot drift from it. */
 function seedRows() {
@@ -94,11 +94,28 @@ describe('routes', () => {
 
   it('serves every endpoint of the seed in every version', () => {
     for (const v of VERSIONS) {
-      for (const e of ENDPOINTS) {
+      for (const e of ENDPOINTS.filter((x) => x.source === 'seed')) {
         const template = e.forms[0]!.template.replace(/\{(\w+)(=[\w|]+)?\}/g, (_, name) => `x${name}`);
         expect(route(v.id, e.methods[0]!, template)).toMatchObject({ id: e.id });
       }
     }
+  });
+
+  it('serves an endpoint added beyond the seed from the version its first form names, and nowhere before (seed §9: adding is not breaking)', () => {
+    const added = ENDPOINTS.filter((e) => e.forms[0]!.from !== '1.0');
+    expect(added.map((e) => e.id)).toEqual(['insight.reference.list', 'insight.reference.get']);
+    for (const e of added) {
+      expect(e.source).toBe('project');
+      const template = e.forms[0]!.template.replace(/\{(\w+)(=[\w|]+)?\}/g, (_, name) => `x${name}`);
+      for (const v of VERSIONS) {
+        if (atLeast(v.id, e.forms[0]!.from)) expect(route(v.id, 'GET', template)).toMatchObject({ id: e.id });
+        else expect(route(v.id, 'GET', template), `${e.id} in ${v.id}`).toBeNull();
+      }
+    }
+  });
+
+  it('costs reference data 5 from the general allowance (wire-facts §2.10)', () => {
+    for (const id of ['insight.reference.list', 'insight.reference.get']) expect(ENDPOINTS.find((e) => e.id === id)).toMatchObject({ cost: 5, allowance: 'general', methods: ['GET'], success: [200] });
   });
 
   it('prefers literal segments: the identity limit list is not an identity', () => {

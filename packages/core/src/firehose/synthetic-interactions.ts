@@ -1,4 +1,16 @@
 import type { Interaction } from '../filters/index.ts';
+import {
+  LI_AGES as LI_AGE_VALUES,
+  LI_COMPANY_SIZES,
+  LI_COUNTRY_CONTINENTS,
+  LI_DEGREE_GROUPS,
+  LI_EDUCATION_STATUSES,
+  LI_FIELD_GROUPS_OF,
+  LI_FUNCTIONS,
+  LI_INDUSTRY_SECTORS,
+  LI_SENIORITIES,
+  type ReferenceValue,
+} from '../reference/reference-sets.ts';
 import { SeededRandom, Weighted, mixSeed } from './seeded-random.ts';
 
 /**
@@ -88,16 +100,16 @@ const ADJECTIVES = ['great', 'terrible', 'amazing', 'new', 'favourite', 'best', 
 const OPENERS = ['Just tried the', 'Loving the', 'Not sure about the', 'Who else saw the', 'Thinking about the', 'Cannot wait for the'];
 const DOMAINS = ['example.com', 'news.example.org', 'blog.example.net', 'shop.example.com', 'video.example.tv'];
 
-const LI_AGES = new Weighted([
-  ['18-24', 15],
-  ['25-34', 35],
-  ['35-54', 40],
-  ['55+', 8],
-  ['unknown', 2],
-] as const);
-const LI_SECTORS = ['high-tech', 'finance', 'legal', 'healthcare', 'education', 'manufacturing', 'retail', 'media'];
-const LI_SENIORITIES = ['cxo', 'director', 'entry', 'manager', 'owner', 'partner', 'senior', 'training', 'unpaid', 'vp'];
-const LI_FUNCTIONS = ['accounting', 'engineering', 'finance', 'human resources', 'information technology', 'legal', 'marketing', 'operations', 'research', 'sales'];
+/** Member ages: the reference set's values (`reference/reference-sets.ts`) with the firehose's weights. */
+const LI_AGE_WEIGHTS: Record<string, number> = { '18-24': 15, '25-34': 35, '35-54': 40, '55+': 8, unknown: 2 };
+const LI_AGES = new Weighted(LI_AGE_VALUES.map((a) => [a.value, LI_AGE_WEIGHTS[a.value] ?? 1] as const));
+const values = (set: readonly ReferenceValue[]): string[] => set.map((v) => v.value);
+const LI_SENIORITY_VALUES = values(LI_SENIORITIES);
+const LI_FUNCTION_VALUES = values(LI_FUNCTIONS);
+const LI_SIZE_VALUES = values(LI_COMPANY_SIZES);
+const LI_DEGREE_VALUES = values(LI_DEGREE_GROUPS);
+const LI_STATUS_VALUES = values(LI_EDUCATION_STATUSES);
+const LI_CONTINENT_OF = new Map(LI_COUNTRY_CONTINENTS);
 const LI_METROS = ['san francisco bay area', 'greater new york city area', 'greater london', 'greater chicago area', 'bengaluru area', 'greater paris metropolitan region'];
 
 /**
@@ -125,6 +137,8 @@ const TOPIC_FACTS: readonly Topic[] = TOPIC_LIST.map(([name, category, word], k)
 const TOPICS = new Weighted(TOPIC_FACTS.map((t, k) => [t, 1 / (k + 1)] as const));
 
 interface Author {
+  /** The author's index among the seed's authors. */
+  k: number;
   id: string;
   age: string;
   gender: string;
@@ -135,6 +149,8 @@ interface Author {
   demographics: Readonly<Record<string, unknown>>;
   /** `interaction.author` (`{ id }`), shared likewise. */
   ref: Readonly<{ id: string }>;
+  /** The professional network's profile facts, worked out the first time the member acts there. */
+  education?: Readonly<Record<string, unknown>>;
 }
 
 function authorOf(seed: number, k: number): Author {
@@ -146,7 +162,7 @@ function authorOf(seed: number, k: number): Author {
   const region = rng.pick(country[2]);
   const type = rng.chance(0.05) ? 'page' : 'user';
   const demographics = Object.freeze({ id, age, gender, country: country[0], country_code: country[1], region, type });
-  return { id, age, gender, country, region, type, demographics, ref: Object.freeze({ id }) };
+  return { k, id, age, gender, country, region, type, demographics, ref: Object.freeze({ id }) };
 }
 
 /** Authors of the seeds in use (an author is a pure function of seed and index, so caching is safe). */
@@ -292,21 +308,49 @@ function facebook(rng: SeededRandom, seed: number, at: number): Interaction {
   return out;
 }
 
+/**
+ * A member's employer size and education: facts of the member's profile, so drawn from (seed, member)
+ * rather than per interaction, and cached on the author like its demographics.
+ */
+function educationOf(seed: number, a: Author): Readonly<Record<string, unknown>> {
+  if (a.education) return a.education;
+  const rng = new SeededRandom(mixSeed(seed, 0x11ed, a.k));
+  const [field, group] = rng.pick(LI_FIELD_GROUPS_OF);
+  a.education = Object.freeze({
+    employer_size: rng.pick(LI_SIZE_VALUES),
+    degree_groups: [rng.pick(LI_DEGREE_VALUES)],
+    field_names: [field],
+    field_groups: [group],
+    education_status: rng.pick(LI_STATUS_VALUES),
+  });
+  return a.education;
+}
+
+/** The article a share links to: its domain and a URL on it about the share's first topic. */
+const articleOf = (domain: string, topic: Topic) => ({ domain: [domain], url: [`https://${domain}/${topic.word}`] });
+
 function linkedin(rng: SeededRandom, seed: number, at: number): Interaction {
   const a = drawAuthor(rng, seed);
   const share = rng.chance(0.35);
   const topics = topicsFor(rng);
   const content = share ? '' : sentence(rng, topics);
+  const country = a.country[0].toLowerCase();
+  const age = LI_AGES.draw(rng);
+  const metro = rng.pick(LI_METROS);
+  const [industry, sector] = rng.pick(LI_INDUSTRY_SECTORS);
   const member = {
     id: a.id,
     type: 'member',
-    age: LI_AGES.draw(rng),
+    age,
     gender: a.gender,
-    country: a.country[0].toLowerCase(),
-    metro_area: rng.pick(LI_METROS),
-    employer_industry_sectors: [rng.pick(LI_SECTORS)],
-    seniority: rng.pick(LI_SENIORITIES),
-    functions: [rng.pick(LI_FUNCTIONS)],
+    country,
+    minor_continent: LI_CONTINENT_OF.get(country) ?? 'unknown',
+    metro_area: metro,
+    employer_industry_sectors: [sector],
+    employer_industry_names: [industry],
+    seniority: rng.pick(LI_SENIORITY_VALUES),
+    functions: [rng.pick(LI_FUNCTION_VALUES)],
+    ...educationOf(seed, a),
   };
   return {
     interaction: { id: rng.hex(32), created_at: Math.floor(at / 1000), subtype: share ? 'like' : 'activity', content, author: a.ref, type: 'linkedin' },
@@ -315,7 +359,7 @@ function linkedin(rng: SeededRandom, seed: number, at: number): Interaction {
       subtype: share ? 'share|like' : 'activity|share',
       media_type: 'post',
       content,
-      all: { content: content || sentence(rng, topics), articles: topics.length > 0 ? { domain: [rng.pick(DOMAINS)] } : undefined },
+      all: { content: content || sentence(rng, topics), articles: topics.length > 0 ? articleOf(rng.pick(DOMAINS), topics[0]!) : undefined },
       user: { member },
     },
   };

@@ -82,7 +82,8 @@ describe('analysis tasks through engine.call', () => {
     expect((await call('tasks.create', { ...task, subscription_id: 'f'.repeat(40) })).body).toMatchObject({ error: expect.stringMatching(/names no recording/) });
     expect((await call('tasks.create', { ...task, service: 'facebook' })).body).toMatchObject({ error: expect.stringMatching(/records linkedin, not facebook/) });
     expect((await call('tasks.create', { ...task, service: 'myspace' })).status).toBe(400);
-    expect((await call('tasks.create', { ...task, type: 'strategy' })).body).toEqual({ error: 'type is invalid; valid values are: analysis' });
+    expect((await call('tasks.create', { ...task, type: 'strategy' }, { version: '1.4' })).body).toEqual({ error: 'type is invalid; valid values are: analysis' });
+    expect((await call('tasks.create', { ...task, type: 'insight' })).body).toEqual({ error: 'type is invalid; valid values are: analysis,strategy' });
     expect((await call('tasks.create', { ...task, parameters: { parameters: { analysis_type: 'pie' } } })).status).toBe(400);
     const { parameters: _omit, ...noParams } = task;
     expect((await call('tasks.create', noParams)).body).toEqual({ error: "Missing param 'parameters'" });

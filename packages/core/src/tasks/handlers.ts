@@ -9,6 +9,7 @@ import { recordingIndexOf, type RecordingIndex } from '../recording-index/record
 import { pageEnvelope, pageOf, readPaging } from '../calls/paging.ts';
 import { recordingsDecider, recordingsStream } from '../recordings/recording.ts';
 import {
+  STRATEGY_QUEUE_LIMIT,
   TASK_QUEUE_LIMIT,
   TASK_TYPES,
   chooseSlot,
@@ -24,6 +25,8 @@ import {
   type TaskSlots,
 } from './task-slot.ts';
 import { epochSeconds } from '../calls/epoch.ts';
+import { atLeast, type VersionId } from '../catalogue/versions.ts';
+import { runStrategy, strategyWindow, validateStrategyRequest } from './strategy.ts';
 import { freshId } from '../calls/fresh-id.ts';
 import { own } from '../calls/input-limits.ts';
 
@@ -42,7 +45,7 @@ export function taskView(t: AnalysisTask, now: number, withResult: boolean): Rec
     type: t.type,
     parameters: t.parameters,
     result: withResult && done ? t.result : null,
-    usage: { analysis_tasks: 1 },
+    usage: t.type === 'strategy' ? { strategy_tasks: 1 } : { analysis_tasks: 1 },
     steps_completed: done ? 1 : null,
     total_steps: done ? 1 : null,
     message: done ? t.message : '',
@@ -67,6 +70,10 @@ export interface TaskContext {
 /** The result of a finished task, computed as of its finish over the recording it names. */
 export async function taskOutcome(ctx: TaskContext, t: AnalysisTask): Promise<TaskOutcome> {
   try {
+    if (t.type === 'strategy') {
+      const req = validateStrategyRequest(t.service, t.parameters);
+      return { result: await runStrategy({ recordingIndex: ctx.recordingIndex, now: t.finishAt, account: ctx.account }, t.service, t.subscriptionId, req), message: '' };
+    }
     const request = validateAnalysisRequest(t.parameters);
     return { result: await runAnalysis({ recordingIndex: ctx.recordingIndex, now: t.finishAt, account: ctx.account }, t.subscriptionId, request), message: '' };
   } catch (error) {
@@ -95,24 +102,34 @@ function isJson(mediaType: string | undefined): boolean {
   return mediaType !== undefined && mediaType.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
+/**
+ * Strategy tasks were added with 1.5 (the typed task paths name them from then); before it a task is an
+ * analysis, as those versions' clients knew.
+ */
+export const STRATEGY_TASKS_FROM: VersionId = '1.5';
+const taskTypesIn = (version: VersionId) => (atLeast(version, STRATEGY_TASKS_FROM) ? TASK_TYPES : (['analysis'] as const));
+
 export const taskHandlers: HandlerTable = {
   async 'tasks.create'(ctx) {
     if (!isJson(ctx.call.mediaType)) {
-      throw new UnsupportedMediaType(`Analysis tasks are created with a JSON body (application/json), not ${ctx.call.mediaType ?? 'no media type'}`);
+      throw new UnsupportedMediaType(`Tasks are created with a JSON body (application/json), not ${ctx.call.mediaType ?? 'no media type'}`);
     }
     const service = requireService(ctx);
     const name = ctx.params.requireString('name');
-    const taskType = oneOf('type', typeParam(ctx) ?? 'analysis', TASK_TYPES);
+    const taskType = oneOf('type', typeParam(ctx) ?? 'analysis', taskTypesIn(ctx.version));
     const subscriptionId = ctx.params.requireString('subscription_id');
     const recording = own((await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username))).byId, subscriptionId);
     if (!recording) throw new BadRequest(`subscription_id ${subscriptionId} names no recording of this account`);
     if (recording.service !== service) throw new BadRequest(`subscription_id ${subscriptionId} records ${recording.service}, not ${service}`);
     const parameters = ctx.params.object('parameters');
     if (parameters === undefined) throw new BadRequest("Missing param 'parameters'");
-    // Everything an analysis can refuse is judged now, so a queued task always runs.
-    const request = validateAnalysisRequest(parameters);
-    analysisWindow(request, ctx.now);
-    queryFilterOf(request);
+    // Everything an analysis or a strategy can refuse is judged now, so a queued task always runs.
+    if (taskType === 'strategy') strategyWindow(validateStrategyRequest(service, parameters), ctx.now);
+    else {
+      const request = validateAnalysisRequest(parameters);
+      analysisWindow(request, ctx.now);
+      queryFilterOf(request);
+    }
 
     const before = await settle(ctx);
     const id = freshId(ctx.ids, 40, (x) => taskById(before, x) !== undefined);
@@ -129,13 +146,11 @@ export const taskHandlers: HandlerTable = {
       slots: ctx.account.package.task_slots,
       at: ctx.now,
     });
-    return {
-      body: { id },
-      headers: {
-        'X-Analysis-Tasks-Queued': String(queuedAt(state.slots[slot], ctx.now)),
-        'X-Analysis-Tasks-Queue-Limit': String(TASK_QUEUE_LIMIT),
-      },
-    };
+    const headers: Record<string, string> =
+      taskType === 'strategy'
+        ? { 'X-Strategy-Tasks-Queued': String(queuedAt(state.strategy, ctx.now)), 'X-Strategy-Tasks-Queue-Limit': String(STRATEGY_QUEUE_LIMIT) }
+        : { 'X-Analysis-Tasks-Queued': String(queuedAt(state.slots[slot], ctx.now)), 'X-Analysis-Tasks-Queue-Limit': String(TASK_QUEUE_LIMIT) };
+    return { body: { id }, headers };
   },
 
   async 'tasks.list'(ctx) {

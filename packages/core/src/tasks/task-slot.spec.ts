@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
 import { deciderSpec } from '@sdp/testing';
 import { fold } from '../kernel/decider.ts';
-import { TASK_QUEUE_LIMIT, TASK_MS, allTasks, dueTasks, taskById, queuedAt, taskSlotsDecider, taskStatusAt, type TaskCommand, type TaskEvent } from './task-slot.ts';
+import { fc, test } from '@fast-check/vitest';
+import { STRATEGY_QUEUE_LIMIT, STRATEGY_TASK_MS, TASK_QUEUE_LIMIT, TASK_MS, allTasks, dueTasks, taskById, queuedAt, taskSlotsDecider, taskStatusAt, type TaskCommand, type TaskEvent, type TaskSlots } from './task-slot.ts';
 
 const spec = () => deciderSpec(taskSlotsDecider);
 const T0 = Date.parse('2026-04-01T12:00:00Z');
@@ -55,8 +56,8 @@ describe('task slots: queueing', () => {
     spec().given(full).when(queue(TASK_QUEUE_LIMIT + 1, T0 + TASK_MS)).then([queued(TASK_QUEUE_LIMIT + 1, T0 + TASK_MS, T0 + (TASK_QUEUE_LIMIT + 1) * TASK_MS)]);
   });
 
-  it('refuses a type other than analysis and an empty name (400), and a reused id (409)', () => {
-    spec().when({ ...queue(1, T0), taskType: 'strategy' as never }).thenThrows(400, /type is invalid; valid values are: analysis/);
+  it('refuses a type other than analysis or strategy and an empty name (400), and a reused id (409)', () => {
+    spec().when({ ...queue(1, T0), taskType: 'insight' as never }).thenThrows(400, /type is invalid; valid values are: analysis,strategy/);
     spec().when({ ...queue(1, T0), name: '' }).thenThrows(400, /name/);
     spec().given([queued(1, T0, T0 + TASK_MS)]).when(queue(1, T0)).thenThrows(409);
   });
@@ -117,4 +118,105 @@ describe('task slots: what a task stores', () => {
   it("a task's parameters over 32 KiB of JSON are refused 400 naming the limit; nothing is queued", () => {
     spec().given([]).when({ ...queue(1, T0), parameters: { ...params, note: 'x'.repeat(32 * 1024) } }).thenThrows(400, /parameters is over the limit of 32768 characters of JSON/);
   });
+});
+
+describe('strategy tasks: their own queue beside the analysis slots', () => {
+  const strategy = (n: number, at: number): Extract<TaskCommand, { type: 'QueueTask' }> => ({ ...queue(n, at), taskType: 'strategy', parameters: { strategy: 'top_domains', parameters: { audience: { sectors: ['legal'] } } } });
+  const queuedStrategy = (n: number, at: number, finishAt: number): TaskEvent => ({
+    type: 'TaskQueued',
+    data: { ...(queued(n, at, finishAt).data as Extract<TaskEvent, { type: 'TaskQueued' }>['data']), type: 'strategy', parameters: strategy(n, at).parameters },
+  });
+  const fullStrategies = Array.from({ length: STRATEGY_QUEUE_LIMIT }, (_, k) => queuedStrategy(k + 1, T0, T0 + (k + 1) * STRATEGY_TASK_MS));
+
+  it('an idle strategy queue finishes a new strategy 45 s after it is queued, the next 45 s after that', () => {
+    const s = spec().when(strategy(1, T0)).then([queuedStrategy(1, T0, T0 + STRATEGY_TASK_MS)]);
+    expect(queuedAt(s.strategy, T0)).toBe(1);
+    expect(s.slots).toEqual([]);
+    spec().given([queuedStrategy(1, T0, T0 + STRATEGY_TASK_MS)]).when(strategy(2, T0 + 1000)).then([queuedStrategy(2, T0 + 1000, T0 + 2 * STRATEGY_TASK_MS)]);
+  });
+
+  it('a busy analysis slot does not delay a strategy, nor a busy strategy queue an analysis', () => {
+    spec().given([queued(1, T0, T0 + 5 * TASK_MS)]).when(strategy(2, T0)).then([queuedStrategy(2, T0, T0 + STRATEGY_TASK_MS)]);
+    spec().given([queuedStrategy(1, T0, T0 + 5 * STRATEGY_TASK_MS)]).when(queue(2, T0)).then([queued(2, T0, T0 + TASK_MS)]);
+  });
+
+  it('refuses a strategy when 200 are unfinished (a rate-limit refusal), while analysis tasks still queue', () => {
+    const e = spec().given(fullStrategies).when(strategy(STRATEGY_QUEUE_LIMIT + 1, T0)).thenThrows(429, /strategy task queue is full: 200 strategy tasks are queued/);
+    expect(e.name).toBe('StrategyQueueFull');
+    spec().given(fullStrategies).when(queue(STRATEGY_QUEUE_LIMIT + 1, T0)).then([queued(STRATEGY_QUEUE_LIMIT + 1, T0, T0 + TASK_MS)]);
+    // Once the first has finished there is room again.
+    spec()
+      .given(fullStrategies)
+      .when(strategy(STRATEGY_QUEUE_LIMIT + 1, T0 + STRATEGY_TASK_MS))
+      .then([queuedStrategy(STRATEGY_QUEUE_LIMIT + 1, T0 + STRATEGY_TASK_MS, T0 + (STRATEGY_QUEUE_LIMIT + 1) * STRATEGY_TASK_MS)]);
+  });
+
+  it('a full analysis queue does not refuse a strategy; the operator\'s fault fills both', () => {
+    const fullAnalysis = Array.from({ length: TASK_QUEUE_LIMIT }, (_, k) => queued(k + 1, T0, T0 + (k + 1) * TASK_MS));
+    spec().given(fullAnalysis).when(strategy(TASK_QUEUE_LIMIT + 1, T0)).then([queuedStrategy(TASK_QUEUE_LIMIT + 1, T0, T0 + STRATEGY_TASK_MS)]);
+    spec().given([{ type: 'TaskQueueFilled', data: { at: T0, until: T0 + TASK_MS } }]).when(strategy(1, T0)).thenThrows(429, /strategy task queue is full/);
+  });
+
+  it('completes a strategy at its finish and takes it off the strategy queue only', () => {
+    const strategyResult = { strategy: 'top_domains', version: 1, audience: { interactions: 0, unique_authors: 0 }, comparison_audience: { name: 'global' as const, interactions: 0, unique_authors: 0 }, redacted: true, results: [] };
+    const given = [queued(1, T0, T0 + TASK_MS), queuedStrategy(2, T0, T0 + STRATEGY_TASK_MS)];
+    const s = spec()
+      .given(given)
+      .when({ type: 'CompleteTasks', at: T0 + STRATEGY_TASK_MS, results: { [id(1)]: { result, message: '' }, [id(2)]: { result: strategyResult, message: '' } } })
+      .then([
+        { type: 'TaskCompleted', data: { id: id(1), at: T0 + TASK_MS, result, message: '' } },
+        { type: 'TaskCompleted', data: { id: id(2), at: T0 + STRATEGY_TASK_MS, result: strategyResult, message: '' } },
+      ]);
+    expect(s.strategy!.queue).toEqual([]);
+    expect(s.slots[0]!.queue).toEqual([]);
+    expect(taskById(s, id(2))).toMatchObject({ completed: true, type: 'strategy', result: strategyResult });
+  });
+
+  it('reads a state written before strategy tasks (no strategy queue) as an empty one', () => {
+    const old = JSON.parse(JSON.stringify(fold(taskSlotsDecider, [queued(1, T0, T0 + TASK_MS)]))) as TaskSlots;
+    expect('strategy' in old).toBe(false);
+    expect(taskSlotsDecider.decide(strategy(2, T0), old)).toEqual([queuedStrategy(2, T0, T0 + STRATEGY_TASK_MS)]);
+  });
+
+  // Random arrivals of both kinds: the strategy queue never holds more than 200 unfinished, each accepted
+  // strategy finishes 45 s after the later of its arrival and the strategy before it, and a refusal
+  // happens exactly when 200 are unfinished; the analysis slot's figures are what they would be alone.
+  test.prop([fc.array(fc.record({ gapMs: fc.integer({ min: 0, max: 60_000 }), kind: fc.constantFrom('analysis', 'strategy'), burst: fc.integer({ min: 1, max: 120 }) }), { minLength: 1, maxLength: 12 })], { numRuns: 40 })(
+    'the strategy queue is bounded at 200 and works one every 45 s, whatever analysis tasks do',
+    (arrivals) => {
+      let state = taskSlotsDecider.initialState();
+      let analysisAlone = taskSlotsDecider.initialState();
+      let at = T0;
+      let n = 0;
+      let modelLast = 0;
+      const modelFinishes: number[] = [];
+      for (const a of arrivals) {
+        at += a.gapMs;
+        for (let b = 0; b < a.burst; b++) {
+          n++;
+          const cmd = a.kind === 'strategy' ? strategy(n, at) : queue(n, at);
+          const unfinished = modelFinishes.filter((f) => f > at).length;
+          let events: TaskEvent[];
+          try {
+            events = taskSlotsDecider.decide(cmd, state);
+          } catch (e) {
+            if (a.kind === 'strategy') expect(unfinished, String(e)).toBeGreaterThanOrEqual(STRATEGY_QUEUE_LIMIT);
+            else expect(() => taskSlotsDecider.decide(cmd, analysisAlone)).toThrow(/analysis task queue is full/);
+            continue;
+          }
+          if (a.kind === 'strategy') {
+            expect(unfinished).toBeLessThan(STRATEGY_QUEUE_LIMIT);
+            modelLast = Math.max(at, modelLast) + STRATEGY_TASK_MS;
+            modelFinishes.push(modelLast);
+            expect(events).toEqual([queuedStrategy(n, at, modelLast)]);
+          } else {
+            analysisAlone = taskSlotsDecider.decide(cmd, analysisAlone).reduce(taskSlotsDecider.evolve, analysisAlone);
+          }
+          state = events.reduce(taskSlotsDecider.evolve, state);
+          expect(queuedAt(state.strategy, at)).toBeLessThanOrEqual(STRATEGY_QUEUE_LIMIT);
+          expect(state.slots).toEqual(analysisAlone.slots);
+        }
+      }
+    },
+  );
 });

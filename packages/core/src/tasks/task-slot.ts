@@ -1,5 +1,6 @@
 import { checkStoredJson } from '../calls/input-limits.ts';
 import type { AnalysisResult } from '../analysis/run-analysis.ts';
+import type { StrategyResult } from './strategy.ts';
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { BadRequest, Conflict, oneOf, RateLimited } from '../calls/errors.ts';
 import { own } from '../calls/input-limits.ts';
@@ -15,7 +16,15 @@ import { own } from '../calls/input-limits.ts';
 export const TASK_MS = 22_500;
 export const TASKS_PER_HOUR = 3_600_000 / TASK_MS;
 export const TASK_QUEUE_LIMIT = 1_000;
-export const TASK_TYPES = ['analysis'] as const;
+export const TASK_TYPES = ['analysis', 'strategy'] as const;
+/**
+ * Strategy tasks have a queue of their own beside the analysis slots, so neither kind can starve the
+ * other: one queue per account, at most 200 unfinished (the original's `X-Strategy-Tasks-Queue-Limit`),
+ * one strategy every 45 s (two analysis tasks' time: a strategy runs an audience and a comparison).
+ */
+export const STRATEGY_TASK_MS = 2 * TASK_MS;
+export const STRATEGY_TASKS_PER_HOUR = 3_600_000 / STRATEGY_TASK_MS;
+export const STRATEGY_QUEUE_LIMIT = 200;
 export type TaskType = (typeof TASK_TYPES)[number];
 export type TaskStatus = 'queued' | 'completed';
 
@@ -34,7 +43,7 @@ export interface AnalysisTask {
   /** When the slot finishes it. */
   finishAt: number;
   /** Set when a call recorded its completion. */
-  result: AnalysisResult | null;
+  result: AnalysisResult | StrategyResult | null;
   message: string;
   completed: boolean;
 }
@@ -55,6 +64,8 @@ export interface TaskSlots {
   /** Ids in the order they were queued, in chunks of `ORDER_CHUNK`; read through `allTasks`. */
   order: string[][];
   slots: TaskSlot[];
+  /** The strategy tasks' queue; absent until the first strategy task (and in states written before them). */
+  strategy?: TaskSlot;
   /** Set by the operator's fault: every slot counts as full before this time. */
   fullUntil?: number;
 }
@@ -79,9 +90,9 @@ export type TaskEvent =
   /** The operator's semantic fault: the queue answers "full" until a place would free in a full queue. */
   | DomainEvent<'TaskQueueFilled', { at: number; until: number }>;
 
-/** What a finished task carries: the analysis result, or `null` and why it could not run. */
+/** What a finished task carries: the analysis or strategy result, or `null` and why it could not run. */
 export interface TaskOutcome {
-  result: AnalysisResult | null;
+  result: AnalysisResult | StrategyResult | null;
   message: string;
 }
 
@@ -95,7 +106,7 @@ export type TaskCommand =
       subscriptionId: string;
       parameters: Record<string, unknown>;
       identityId: string | null;
-      /** The package's `task_slots`. */
+      /** The package's `task_slots` (analysis tasks; strategy tasks have their one queue). */
       slots: number;
       at: number;
     }
@@ -169,13 +180,13 @@ export const taskStatusAt = (t: AnalysisTask, at: number): TaskStatus => (t.comp
 /** Tasks the clock has finished by `at` whose completion no event records yet, in finishing order. */
 export function dueTasks(state: TaskSlots, at: number): AnalysisTask[] {
   const out: AnalysisTask[] = [];
-  for (const slot of state.slots) {
+  for (const slot of state.strategy ? [...state.slots, state.strategy] : state.slots) {
     for (const q of slot.queue) {
       if (q.finishAt > at) break;
       out.push(taskById(state, q.id)!);
     }
   }
-  return out.sort((a, b) => a.finishAt - b.finishAt || a.slot - b.slot);
+  return out.sort((a, b) => a.finishAt - b.finishAt || Number(a.type === 'strategy') - Number(b.type === 'strategy') || a.slot - b.slot);
 }
 
 export class TaskQueueFull extends RateLimited {
@@ -185,6 +196,20 @@ export class TaskQueueFull extends RateLimited {
         `a slot works ${TASKS_PER_HOUR} tasks an hour, try again when some have finished`,
     );
   }
+}
+
+export class StrategyQueueFull extends RateLimited {
+  constructor() {
+    super(
+      `The strategy task queue is full: ${STRATEGY_QUEUE_LIMIT} strategy tasks are queued; ` +
+        `the queue works ${STRATEGY_TASKS_PER_HOUR} an hour, try again when some have finished`,
+    );
+  }
+}
+
+/** Where a new strategy task would stand: its queue's unfinished tasks at `at`, and when it would finish. */
+export function strategyPlace(state: TaskSlots, at: number): { queued: number; finishAt: number } {
+  return { queued: queuedAt(state.strategy, at), finishAt: Math.max(at, state.strategy?.lastFinish ?? 0) + STRATEGY_TASK_MS };
 }
 
 export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
@@ -205,10 +230,15 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
     if (command.name.trim().length === 0) throw new BadRequest("Missing param 'name'");
     if (command.name.length > TASK_NAME_MAX) throw new BadRequest(`name must be at most ${TASK_NAME_MAX} characters`);
     checkStoredJson('parameters', command.parameters);
+    const { id, service, taskType, name, subscriptionId, parameters, identityId, at } = command;
+    if (taskType === 'strategy') {
+      const { queued, finishAt } = strategyPlace(state, at);
+      if (queued >= STRATEGY_QUEUE_LIMIT || (state.fullUntil ?? 0) > at) throw new StrategyQueueFull();
+      return [{ type: 'TaskQueued', data: { id, service, type: taskType, name, subscriptionId, parameters, identityId, slot: 0, finishAt, at } }];
+    }
     const { slot, queued } = chooseSlot(state, command.slots, command.at);
     if (queued >= TASK_QUEUE_LIMIT || (state.fullUntil ?? 0) > command.at) throw new TaskQueueFull(Math.max(1, command.slots));
     const finishAt = Math.max(command.at, state.slots[slot]?.lastFinish ?? 0) + TASK_MS;
-    const { id, service, taskType, name, subscriptionId, parameters, identityId, at } = command;
     return [{ type: 'TaskQueued', data: { id, service, type: taskType, name, subscriptionId, parameters, identityId, slot, finishAt, at } }];
   },
   // Written by hand rather than through immer: an account holds thousands of tasks, and copying only
@@ -233,6 +263,11 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
           message: '',
           completed: false,
         };
+        if (d.type === 'strategy') {
+          const q = s.strategy ?? { lastFinish: 0, queue: [] };
+          const strategy = { lastFinish: d.finishAt, queue: [...q.queue, { id: d.id, finishAt: d.finishAt }] };
+          return { ...s, byId: withTask(s.byId, task), order: appendOrder(s.order, d.id), strategy };
+        }
         const slots = s.slots.slice();
         while (slots.length <= d.slot) slots.push({ lastFinish: 0, queue: [] });
         const slot = slots[d.slot]!;
@@ -243,12 +278,17 @@ export const taskSlotsDecider: Decider<TaskSlots, TaskCommand, TaskEvent> = {
         const d = e.data;
         const t = taskById(s, d.id);
         if (!t) return s;
+        const byId = withTask(s.byId, { ...t, completed: true, result: d.result, message: d.message });
+        if (t.type === 'strategy') {
+          const q = s.strategy!;
+          return { ...s, byId, strategy: { lastFinish: q.lastFinish, queue: q.queue.filter((x) => x.id !== d.id) } };
+        }
         const slots = s.slots.slice();
         const slot = slots[t.slot]!;
         // Tasks finish in their slot's order: the completed one is almost always at the head.
         const queue = slot.queue[0]?.id === d.id ? slot.queue.slice(1) : slot.queue.filter((q) => q.id !== d.id);
         slots[t.slot] = { lastFinish: slot.lastFinish, queue };
-        return { ...s, byId: withTask(s.byId, { ...t, completed: true, result: d.result, message: d.message }), order: s.order, slots };
+        return { ...s, byId, order: s.order, slots };
       }
       case 'TaskQueueFilled':
         return { ...s, fullUntil: Math.max(s.fullUntil ?? 0, e.data.until) };

@@ -1,0 +1,2 @@
+export * from './reference-sets.ts';
+export * from './handlers.ts';
