@@ -1,30 +1,11 @@
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { PostgresEventStore } from '@sdp/store-postgres';
+import { describe, expect, it } from 'vitest';
+import { everyStore } from '../test/every-store.ts';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
 
 const TOKEN = 'operator-token-for-tests';
-const dir = mkdtempSync(join(tmpdir(), 'sdp-hostile-'));
-const pgUrl = process.env.SDP_TEST_POSTGRES;
-const schema = `sdp_test_hostile_${process.pid}`;
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  if (pgUrl) {
-    const store = await PostgresEventStore.connect(pgUrl, { schema });
-    await store.drop();
-    await store.close();
-  }
-});
-
-const stores: Array<[string, string | undefined]> = [
-  ['memory', 'memory:'],
-  ['SQLite', `sqlite:${join(dir, 'hostile.db')}`],
-  ['PostgreSQL', pgUrl ? `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}schema=${schema}` : undefined],
-];
+const stores = everyStore('hostile');
 
 /** Node's client, which sends headers as given: repeated ones, raw bytes. */
 function send(sdp: RunningSdp, method: string, path: string, headers: Record<string, string | string[]>, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
