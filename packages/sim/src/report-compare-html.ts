@@ -1,5 +1,6 @@
 import { answerLines, type Comparison } from './compare-packages.ts';
 import { formatDuration } from './duration.ts';
+import { priceText } from './price.ts';
 import { downsample, escapeXml, lineChart } from './svg-chart.ts';
 
 const PALETTE = ['#1f6fd1', '#e8590c', '#2b8a3e', '#9c36b5', '#c92a2a', '#0b7285', '#5c940d', '#d6336c'];
@@ -29,9 +30,8 @@ export function compareHtml(c: Comparison, linkOf: (name: string) => string): st
       const t = r.result.totals;
       const sum = (f: (x: (typeof t)[number]) => number) => t.reduce((s, x) => s + f(x), 0);
       const cells = [
-        
         `<a href="${escapeXml(linkOf(r.name))}">${escapeXml(r.name)}</a>`,
-        r.price === null ? '' : escapeXml(String(r.price)),
+        r.price === null ? '' : escapeXml(priceText(r.price)),
         n(r.package.credits_per_hour),
         n(r.package.analyze_credits_per_hour),
         n(r.package.task_slots),
