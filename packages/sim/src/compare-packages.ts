@@ -177,7 +177,7 @@ function answerSentence(c: Comparison, within: string): string {
   // Those that serve too first (what choosing the cheapest saves), then the cheaper ones that do not.
   const against = [...a.savings.filter((s) => s.serves), ...a.savings.filter((s) => !s.serves)].map((s) => {
     const other = pricedName(s.name, s.price, per);
-    if (!s.serves) return `${other} costs ${s.amount < 0 ? 'less' : s.amount > 0 ? 'more' : 'the same'} but leaves ${num(s.refusals)} refusals`;
+    if (!s.serves) return `${other} costs ${s.amount < 0 ? 'less' : s.amount > 0 ? 'more' : 'the same'} but leaves ${num(s.refusals)} ${s.refusals === 1 ? 'refusal' : 'refusals'}`;
     // Another package that serves costs at least as much: the cheapest was chosen among them.
     if (s.amount <= 0) return `the same as ${other}`;
     return `${money(s.amount, best.price!.currency)} a ${per} (${pct(s.percent)}) less than ${other}`;
