@@ -5,7 +5,8 @@ import { PackagePool } from './package-pool.ts';
 import type { Scenario } from './scenario.ts';
 import { textTable } from './report-table.ts';
 import { formatDuration } from './duration.ts';
-import { cheapestServing, refusalsOf, smallestAllowance, type Headroom, type ServingPackage, type SmallestAllowance } from './package-answer.ts';
+import { cheapestServing, refusalsOf, savingsOf, smallestAllowance, type Headroom, type Saving, type ServingPackage, type SmallestAllowance } from './package-answer.ts';
+import { money, priceOver, priceText, type Price } from './price.ts';
 
 export interface PackageRun {
   name: string;
@@ -14,7 +15,7 @@ export interface PackageRun {
   /** Every refusal the run met: rate limits, full task queues, stream charges, recording capacity. */
   refusals: number;
   /** The package's price, when the scenario gives one. */
-  price: number | null;
+  price: Price | null;
 }
 
 export interface Comparison {
@@ -29,6 +30,8 @@ export interface PackageAnswer {
   /** Refusals a package may leave and still serve. */
   budget: number;
   cheapest: ServingPackage | null;
+  /** What the cheapest saves against each other priced package (none when it has no price). */
+  savings: Saving[];
   /** Found by search when no listed package serves (and the search was not turned off). */
   smallest: SmallestAllowance | null;
 }
@@ -85,7 +88,8 @@ export async function comparePackages(scenario: Scenario, names: string[], optio
         ...(pool ? { run: (fields: AccountPackage) => pool.run('searched', fields), parallel: threads } : {}),
       });
     }
-    return { runs, smallestWithoutRefusals: fine[0]?.name ?? null, answer: { budget: scenario.refusalBudget, cheapest, smallest } };
+    const savings = savingsOf(cheapest, runs, scenario.prices, scenario.refusalBudget);
+    return { runs, smallestWithoutRefusals: fine[0]?.name ?? null, answer: { budget: scenario.refusalBudget, cheapest, savings, smallest } };
   } finally {
     await pool?.close();
   }
@@ -102,7 +106,7 @@ export function comparisonText(c: Comparison): string {
     const sum = (f: (x: (typeof t)[number]) => number) => t.reduce((s, x) => s + f(x), 0);
     return [
       r.name,
-      r.price ?? '',
+      r.price ? priceText(r.price) : '',
       r.package.credits_per_hour,
       r.package.analyze_credits_per_hour,
       r.package.task_slots,
@@ -131,14 +135,19 @@ function headroomText(h: Headroom): string {
   return `peak ${num(h.peakCredits)} of ${num(h.creditsPerHour)} credits in an hour (${pct(h.peakCredits, h.creditsPerHour)}), analyze peak ${num(h.peakAnalyzeCredits)} of ${num(h.analyzeCreditsPerHour)} (${pct(h.peakAnalyzeCredits, h.analyzeCreditsPerHour)})`;
 }
 
-/** The answer in sentences, the same in the terminal and the HTML. */
+/**
+ * The answer in sentences, the same in the terminal and the HTML: first what to buy, in one sentence
+ * (the cheapest package that serves, its price, and what it saves against each other priced package),
+ * then the headroom it leaves; or, when none serves, the smallest allowance that would.
+ */
 export function answerLines(c: Comparison): string[] {
   const a = c.answer;
   const within = a.budget > 0 ? `within the budget of ${num(a.budget)} refusals` : 'that admits everything';
   const out: string[] = [];
-  if (c.smallestWithoutRefusals) out.push(`smallest package with no refusals: ${c.smallestWithoutRefusals}`);
   if (a.cheapest) {
-    out.push(`cheapest package ${within}: ${a.cheapest.name}${a.cheapest.price !== null ? ` at ${a.cheapest.price}` : ''}${a.cheapest.refusals > 0 ? ` (${num(a.cheapest.refusals)} refusals)` : ''}`);
+    out.push(answerSentence(c, within));
+    // Said only where it names another package: with no prices and no budget it is the same answer.
+    if (c.smallestWithoutRefusals && c.smallestWithoutRefusals !== a.cheapest.name) out.push(`smallest package with no refusals: ${c.smallestWithoutRefusals}`);
     out.push(`headroom under ${a.cheapest.name}: ${headroomText(a.cheapest.headroom)}`);
   } else {
     out.push(`no package compared serves (${within})`);
@@ -148,4 +157,32 @@ export function answerLines(c: Comparison): string[] {
     }
   }
   return out;
+}
+
+/** "plus at $1,000 a month", with the price over the cheapest's period beside it where the periods differ. */
+function pricedName(name: string, p: Price, per: Price['per']): string {
+  return `${name} at ${priceText(p)}${p.per !== per ? ` (${money(priceOver(p, per), p.currency)} a ${per})` : ''}`;
+}
+
+function answerSentence(c: Comparison, within: string): string {
+  const a = c.answer;
+  const best = a.cheapest!;
+  const refused = best.refusals > 0 ? ` (${num(best.refusals)} refusals)` : '';
+  if (!best.price) {
+    const priced = c.runs.some((r) => r.price);
+    return `${best.name} is the smallest package ${within}${refused}; ${priced ? 'it has no price, and no priced package serves' : 'no package compared has a price, so none is named by cost'}.`;
+  }
+  const per = best.price.per;
+  const pct = (x: number) => `${Math.round(x)} %`;
+  // Those that serve too first (what choosing the cheapest saves), then the cheaper ones that do not.
+  const against = [...a.savings.filter((s) => s.serves), ...a.savings.filter((s) => !s.serves)].map((s) => {
+    const other = pricedName(s.name, s.price, per);
+    if (!s.serves) return `${other} costs ${s.amount < 0 ? 'less' : s.amount > 0 ? 'more' : 'the same'} but leaves ${num(s.refusals)} ${s.refusals === 1 ? 'refusal' : 'refusals'}`;
+    // Another package that serves costs at least as much: the cheapest was chosen among them.
+    if (s.amount <= 0) return `the same as ${other}`;
+    return `${money(s.amount, best.price!.currency)} a ${per} (${pct(s.percent)}) less than ${other}`;
+  });
+  const unpriced = c.runs.filter((r) => r.name !== best.name && !r.price).map((r) => r.name);
+  const tail = [...against, ...(unpriced.length > 0 ? [`${unpriced.join(', ')} ${unpriced.length === 1 ? 'has' : 'have'} no price`] : [])];
+  return `Buy ${best.name} at ${priceText(best.price)}, the cheapest package ${within}${refused}${tail.length > 0 ? `: ${tail.join('; ')}` : ''}.`;
 }

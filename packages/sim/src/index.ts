@@ -2,6 +2,7 @@
 export { comparePackages, comparisonText, type Comparison, type PackageRun } from './compare-packages.ts';
 export { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 export { compareHtml } from './report-compare-html.ts';
+export { type Price, type PricePeriod } from './price.ts';
 export { reportHtml } from './report-html.ts';
 export { summaryText } from './report-table.ts';
 export { runScenario, type RunOptions, type SimResult } from './run-scenario.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparePackages, comparisonText } from './compare-packages.ts';
+import { answerLines, comparePackages, comparisonText } from './compare-packages.ts';
 import { validateScenario } from './scenario.ts';
 import { smallestAllowance, splitPoints } from './package-answer.ts';
 import { completePackage } from '@sdp/core';
@@ -25,12 +25,54 @@ describe('what to buy', () => {
     expect(c.smallestWithoutRefusals).toBe('standard');
     expect(c.answer.cheapest).toEqual({
       name: 'large',
-      price: 100,
+      price: { amount: 100, currency: 'USD', per: 'month' },
       refusals: 0,
       headroom: { peakCredits: 9_000, creditsPerHour: 20_000, peakAnalyzeCredits: 0, analyzeCreditsPerHour: 10_000 },
     });
     expect(c.answer.smallest).toBeNull();
-    expect(comparisonText(c)).toContain('cheapest package that admits everything: large at 100');
+    expect(c.answer.savings.map((x) => [x.name, x.amount, Math.round(x.percent), x.serves])).toEqual([
+      ['small', -50, -100, false],
+      ['standard', 20, 17, true],
+    ]);
+    const lines = answerLines(c);
+    // One sentence: what to buy, its price with currency and period, and the saving against each other package.
+    expect(lines[0]).toBe(
+      'Buy large at $100 a month, the cheapest package that admits everything: $20 a month (17 %) less than standard at $120 a month; small at $50 a month costs less but leaves 1,600 refusals.',
+    );
+    expect(lines).toContain('smallest package with no refusals: standard');
+    expect(comparisonText(c)).toContain('$120 a month');
+  });
+
+  it("prices in another currency and over a year compare by the month, and the saving is given in the cheapest's terms", async () => {
+    const s = validateScenario({
+      duration: '1h',
+      packages: {
+        monthly: { credits_per_hour: 10_000, price: { amount: 1_000, currency: 'EUR', per: 'month' } },
+        yearly: { credits_per_hour: 10_000, price: { amount: 9_000, currency: 'EUR', per: 'year' } },
+        open: { credits_per_hour: 20_000 },
+      },
+      compare: ['monthly', 'yearly', 'open'],
+      accounts: [{ username: 'alice' }],
+      actors: [demand],
+    });
+    const c = await comparePackages(s, s.compare, { threads: 1 });
+    expect(answerLines(c)[0]).toBe('Buy yearly at €9,000 a year, the cheapest package that admits everything: €3,000 a year (25 %) less than monthly at €1,000 a month (€12,000 a year); open has no price.');
+  });
+
+  it('with no prices, names the smallest package that admits everything once, not in two lines that say the same', async () => {
+    const s = validateScenario({
+      duration: '2h',
+      packages: { small: { credits_per_hour: 5_000 }, standard: { credits_per_hour: 10_000 }, large: { credits_per_hour: 20_000 } },
+      compare: ['small', 'standard', 'large'],
+      accounts: [{ username: 'alice' }],
+      actors: [demand],
+    });
+    const c = await comparePackages(s, s.compare, { threads: 1 });
+    expect(c.answer.savings).toEqual([]);
+    expect(answerLines(c)).toEqual([
+      'standard is the smallest package that admits everything; no package compared has a price, so none is named by cost.',
+      'headroom under standard: peak 9,000 of 10,000 credits in an hour (90 %), analyze peak 0 of 10,000 (0 %)',
+    ]);
   });
 
   it('within a refusal budget, a package that refuses no more than the budget serves', async () => {

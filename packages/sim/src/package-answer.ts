@@ -1,6 +1,7 @@
 import { completePackage, type AccountPackage } from '@sdp/core';
 import { runScenario, type SimFigures } from './run-scenario.ts';
 import type { Scenario } from './scenario.ts';
+import { priceOver, type Price } from './price.ts';
 
 /** Every refusal a run met: rate limits, full task queues, stream charges, recording capacity. */
 export function refusalsOf(r: SimFigures): number {
@@ -29,26 +30,56 @@ export function headroomOf(r: SimFigures, p: AccountPackage): Headroom {
 
 export interface ServingPackage {
   name: string;
-  price: number | null;
+  price: Price | null;
   refusals: number;
   headroom: Headroom;
 }
 
 /**
  * The cheapest of the runs whose refusals stay within the budget: by price where the scenario gives
- * one (a priced package before an unpriced one), then by what the package allows.
+ * one (a priced package before an unpriced one; a year's price is twelve months'), then by what the
+ * package allows.
  */
 export function cheapestServing(
   runs: { name: string; package: AccountPackage; result: SimFigures; refusals: number }[],
-  prices: Record<string, number>,
+  prices: Record<string, Price>,
   budget: number,
   order: (a: AccountPackage, b: AccountPackage) => number,
 ): ServingPackage | null {
+  const monthly = (name: string) => (prices[name] ? priceOver(prices[name], 'month') : Infinity);
   const fine = runs.filter((r) => r.refusals <= budget);
-  fine.sort((a, b) => (prices[a.name] ?? Infinity) - (prices[b.name] ?? Infinity) || order(a.package, b.package));
+  fine.sort((a, b) => monthly(a.name) - monthly(b.name) || order(a.package, b.package));
   const best = fine[0];
   if (!best) return null;
   return { name: best.name, price: prices[best.name] ?? null, refusals: best.refusals, headroom: headroomOf(best.result, best.package) };
+}
+
+/** What the cheapest package that serves saves against another priced package of the comparison. */
+export interface Saving {
+  name: string;
+  price: Price;
+  refusals: number;
+  /** Whether it serves too (its refusals within the budget); one that does not is no alternative. */
+  serves: boolean;
+  /** The other's price less the cheapest's, in the cheapest's currency and period (negative: it costs less). */
+  amount: number;
+  /** `amount` as a share of the other's price, in percent (0 when that price is 0). */
+  percent: number;
+}
+
+/** Against each other priced package, in the order of the runs; none when the cheapest has no price. */
+export function savingsOf(cheapest: ServingPackage | null, runs: { name: string; refusals: number }[], prices: Record<string, Price>, budget: number): Saving[] {
+  const own = cheapest?.price;
+  if (!cheapest || !own) return [];
+  const out: Saving[] = [];
+  for (const r of runs) {
+    const price = prices[r.name];
+    if (r.name === cheapest.name || !price) continue;
+    const other = priceOver(price, own.per);
+    const amount = other - own.amount;
+    out.push({ name: r.name, price, refusals: r.refusals, serves: r.refusals <= budget, amount, percent: other > 0 ? (amount / other) * 100 : 0 });
+  }
+  return out;
 }
 
 /** The package figures a search may raise, each for the refusals it answers. */

@@ -1,6 +1,8 @@
 import { answerLines, type Comparison } from './compare-packages.ts';
 import { formatDuration } from './duration.ts';
+import { priceText } from './price.ts';
 import { downsample, escapeXml, lineChart } from './svg-chart.ts';
+import { limitingDayZone } from './limiting-days.ts';
 
 const PALETTE = ['#1f6fd1', '#e8590c', '#2b8a3e', '#9c36b5', '#c92a2a', '#0b7285', '#5c940d', '#d6336c'];
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -11,6 +13,8 @@ export function compareHtml(c: Comparison, linkOf: (name: string) => string): st
   const start = first ? Date.parse(first.scenario.start) : 0;
   const end = first ? Date.parse(first.scenario.end) : 1;
   const account = first?.totals[0]?.account ?? '';
+  // Times in the limiting day's zone, as in each package's report (named on the axis, UTC on hover).
+  const zone = limitingDayZone(first?.scenario.limitingDay ?? 'pst');
   const chart = lineChart(
     {
       id: 'chart-compare-credits',
@@ -20,6 +24,8 @@ export function compareHtml(c: Comparison, linkOf: (name: string) => string): st
       x: [start, end],
       y: [0, Math.max(1, ...c.runs.map((r) => r.result.series[account]?.limit ?? 0))],
       yLabel: 'credits',
+      unit: 'credits remaining',
+      zone,
       legend: c.runs.map((r, i) => ({ name: r.name, color: PALETTE[i % PALETTE.length]! })),
     },
     c.runs.map((r, i) => ({ name: r.name, color: PALETTE[i % PALETTE.length]!, step: true, points: downsample(r.result.series[account]?.remaining ?? [], start, 60_000, 1200, 'min') })),
@@ -29,9 +35,8 @@ export function compareHtml(c: Comparison, linkOf: (name: string) => string): st
       const t = r.result.totals;
       const sum = (f: (x: (typeof t)[number]) => number) => t.reduce((s, x) => s + f(x), 0);
       const cells = [
-        
         `<a href="${escapeXml(linkOf(r.name))}">${escapeXml(r.name)}</a>`,
-        r.price === null ? '' : escapeXml(String(r.price)),
+        r.price === null ? '' : escapeXml(priceText(r.price)),
         n(r.package.credits_per_hour),
         n(r.package.analyze_credits_per_hour),
         n(r.package.task_slots),

@@ -127,3 +127,33 @@ describe('the HTML report in a 1,000 × 800 window', () => {
     }
   });
 });
+
+describe('the HTML report in a 1,280 × 800 window', () => {
+  it.skipIf(needChromium)("the accounts table fits a week's figures without sideways scrolling", async () => {
+    const { chromium } = await import('playwright-core');
+    const r = await runScenario(busyDay);
+    // A week of agency-week under its standard package: the widest figures a report has shown (the
+    // table took 973 px of the 968 it has before its cells were made narrower).
+    const week = { ...r, totals: r.totals.map((t) => ({ ...t, calls: 210_027, admitted: 182_013, refusedRate: 28_014, refusedQueue: 1_204, refusedStream: 924, retries: 27_979, gaveUp: 1_316, credits: { core: 1_007_985 }, rateLimitedSeconds: 6 * 86_400 + 15 * 3_600 + 47 * 60 + 42, resets: 167, tasksQueuedMax: 1_365 })) };
+    const dir = mkdtempSync(join(tmpdir(), 'sdp-report-'));
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    try {
+      const file = join(dir, 'report.html');
+      writeFileSync(file, reportHtml(week));
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`file://${file}`);
+      // Page-side code as strings: this project's type-check has no DOM library.
+      const layout = (await page.evaluate(
+        "({ page: [document.documentElement.scrollWidth, window.innerWidth], tables: [...document.querySelectorAll('.scroll')].map((d) => [d.previousElementSibling.textContent, d.scrollWidth, d.clientWidth]) })",
+      )) as { page: [number, number]; tables: [string, number, number][] };
+      expect(layout.page[0]).toBeLessThanOrEqual(layout.page[1]);
+      for (const [name, scrollWidth, clientWidth] of layout.tables) expect({ name, scrollWidth }).toEqual({ name, scrollWidth: clientWidth });
+      expect(layout.tables.map((t) => t[0])).toEqual(['Accounts', 'Limiting days', 'Hours']);
+      const cells = (await page.evaluate("[...document.querySelectorAll('#accounts td')].map((td) => td.textContent)")) as string[];
+      expect(cells).toContain('1,007,985');
+    } finally {
+      await browser.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -22,7 +22,7 @@ function table(header: string[], rows: Cell[][]): string {
 }
 
 /** The run as one self-contained HTML page: inline SVG charts, tables, no scripts. */
-export function reportHtml(r: SimFigures, mode: LimitingDayMode = 'pst'): string {
+export function reportHtml(r: SimFigures, mode: LimitingDayMode = r.scenario.limitingDay): string {
   const start = Date.parse(r.scenario.start);
   const end = Date.parse(r.scenario.end);
   const accounts = r.totals.map((t) => t.account);
@@ -184,7 +184,7 @@ header h1{font-size:17px;margin:0}
 figure.block{margin:0;height:${CHART_BLOCK.height}px;max-width:100%;overflow:hidden}
 svg .title{font-size:13px;font-weight:600;fill:#222}svg .tick{font-size:10px;fill:#555}svg .ref{font-size:10px;fill:#333}
 svg .legend{font-size:11px;fill:#333}svg .axis{font-size:11px;fill:#555}
-section{padding:8px 16px}table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:2px 6px}td.num{text-align:right}
+section{padding:8px 16px}table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:2px 4px}th{vertical-align:bottom}td.num{text-align:right}
 </style></head><body>
 <header><h1>${escapeXml(r.scenario.name)}${r.packageName ? ` · package ${escapeXml(r.packageName)}` : ''}</h1>
 <div><span title="${escapeXml(utcStamp(start))}">${escapeXml(new Date(start + zone.offsetAt(start)).toISOString().slice(0, 10))} ${escapeXml(localStamp(start, zone, false))} ${escapeXml(zone.name)}</span> to <span title="${escapeXml(utcStamp(end))}">${escapeXml(new Date(end + zone.offsetAt(end)).toISOString().slice(0, 10))} ${escapeXml(localStamp(end, zone, false))} ${escapeXml(zone.name)}</span> (${formatDuration(r.scenario.durationMs)}), API ${escapeXml(r.scenario.version)}, ${n(r.simulatedCalls)} calls</div></header>
@@ -192,7 +192,7 @@ ${block(credits)}
 ${block(refusals)}
 ${block(capacity)}
 ${block(queue)}
-<section><h2>Accounts</h2><div class="scroll">${totals}</div>${r.notes.map((x) => `<p>${escapeXml(x)}</p>`).join('')}</section>
+<section><h2>Accounts</h2><div class="scroll" id="accounts">${totals}</div>${r.notes.map((x) => `<p>${escapeXml(x)}</p>`).join('')}</section>
 <section><h2>Limiting days</h2><div class="scroll">${daysTable}</div></section>
 <section><h2>Hours</h2><div class="scroll">${hoursTable}</div>${r.hours.length > shownHours.length ? `<p>First ${shownHours.length} of ${r.hours.length} rows; the CSV and JSON hold them all.</p>` : ''}</section>
 </body></html>

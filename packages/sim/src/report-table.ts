@@ -1,4 +1,5 @@
 import { formatDuration } from './duration.ts';
+import { limitingDayZone } from './limiting-days.ts';
 import type { SimFigures } from './run-scenario.ts';
 import type { AccountTotals } from './usage-ledger.ts';
 
@@ -52,7 +53,7 @@ export function summaryText(r: SimFigures): string {
   }
   const days = r.limitingDays.filter((d) => d.used > 0 || d.refused > 0);
   if (days.length > 0) {
-    out.push('recording capacity per limiting day (00:00 PST):');
+    out.push(`recording capacity per limiting day (days start 00:00 ${limitingDayZone(r.scenario.limitingDay).name}):`);
     out.push(textTable(['account', 'day', 'used', 'refused', 'limit'], days.map((d) => [d.account, d.day, d.used, d.refused, d.limit])));
   }
   for (const note of r.notes) out.push(`note: ${note}`);

@@ -1,5 +1,5 @@
 import { ManualClock } from '@sdp/clock';
-import { MemoryEventStore, createEngine, forgettableCharge, queuedAt, taskSlotsDecider, tasksStream, seededIds, type AccountPackage, type Engine, type EventStore, type HandlerTable, type StoredEvent } from '@sdp/core';
+import { MemoryEventStore, createEngine, forgettableCharge, queuedAt, taskSlotsDecider, tasksStream, seededIds, type AccountPackage, type Engine, type LimitingDayMode, type EventStore, type HandlerTable, type StoredEvent } from '@sdp/core';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
 import { SimClient, type SetupOutcome } from './sim-client.ts';
@@ -21,7 +21,7 @@ export interface RunOptions {
 
 /** What a run found, as plain data (it crosses from a worker thread and into the reports). */
 export interface SimFigures {
-  scenario: { name: string; start: string; end: string; durationMs: number; seed: number; version: string };
+  scenario: { name: string; start: string; end: string; durationMs: number; seed: number; version: string; limitingDay: LimitingDayMode };
   /** The package every account ran under, when the run was one of a comparison. */
   packageName: string | null;
   packages: Record<string, AccountPackage>;
@@ -152,6 +152,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       durationMs: scenario.duration,
       seed: scenario.seed,
       version: scenario.version,
+      limitingDay: scenario.limitingDay,
     },
     packageName: options.packageOverride?.name ?? null,
     packages,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_PACKAGE, ENDPOINTS, VERSIONS } from '@sdp/core';
 import { parseDuration } from './duration.ts';
+import { DEFAULT_CURRENCY, DEFAULT_PRICE_PERIOD, PRICE_PERIODS, isCurrency } from './price.ts';
 
 /**
  * The scenario file format, defined once (zod): `validateScenario` checks files against it, the
@@ -30,13 +31,43 @@ function fields<T extends z.ZodRawShape>(shape: T, description?: string) {
   return description ? o.meta({ description }) : o;
 }
 
+const AMOUNT_MESSAGE = 'must be an amount, 0 or more';
+const PRICE_MESSAGE = `must be an amount (${DEFAULT_CURRENCY} a ${DEFAULT_PRICE_PERIOD}) or {amount, currency, per}`;
+const amount = z.number({ error: (issue) => (issue.input === undefined ? 'is required' : AMOUNT_MESSAGE) }).min(0, { error: AMOUNT_MESSAGE });
+
+/**
+ * What a package costs the buyer: `600` (US dollars a month), or `{amount: 600, currency: EUR, per: year}`.
+ * The report names the cheapest package that serves and what it saves against the others.
+ */
+const price = z
+  .union(
+    [
+      amount,
+      fields({
+        amount,
+        currency: z
+          .string()
+          .regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 currency code in capitals, such as USD, EUR or GBP', abort: true })
+          .refine(isCurrency, { error: 'is not an ISO 4217 currency code; codes are such as USD, EUR or GBP' })
+          .optional()
+          .meta({ description: `ISO 4217 currency code (default ${DEFAULT_CURRENCY})`, examples: ['USD', 'EUR', 'GBP'] }),
+        per: z.enum(PRICE_PERIODS).optional().meta({ description: `The period the amount pays for (default ${DEFAULT_PRICE_PERIOD})` }),
+      }),
+    ],
+    { error: PRICE_MESSAGE },
+  )
+  .meta({
+    description: `What the package costs the buyer: an amount (${DEFAULT_CURRENCY} a ${DEFAULT_PRICE_PERIOD}) or {amount, currency, per}. The report names the cheapest package that serves and its saving against the others`,
+    examples: [600, { amount: 600, currency: 'USD', per: 'month' }],
+  });
+
 /** The operator's package fields, as the core reads them, and the buyer's price beside them. */
 const packageFields = fields(
   {
     ...Object.fromEntries(
       Object.entries(DEFAULT_PACKAGE).map(([k, v]) => [k, Array.isArray(v) ? z.array(z.string()).optional() : whole.min(0).optional()]),
     ),
-    price: z.number().min(0).optional().meta({ description: 'What the package costs (any currency): the report names the cheapest that serves' }),
+    price: price.optional(),
   },
   'Package fields (unset fields take the defaults)',
 );

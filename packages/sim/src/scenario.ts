@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_PACKAGE, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
 import { actorSchemas, scenarioFileSchema } from './scenario-schema.ts';
 import { parseDuration } from './duration.ts';
+import { isCurrency, readPrice, type Price } from './price.ts';
 
 /** When calls come: offsets from the actor's start, in milliseconds. */
 export type Schedule =
@@ -97,7 +98,7 @@ export interface Scenario {
   limitingDay: 'pst' | 'america-los-angeles';
   packages: Record<string, Partial<AccountPackage>>;
   /** What each named package costs (`price` in its fields), where the file says. */
-  prices: Record<string, number>;
+  prices: Record<string, Price>;
   /** Refusals a package may leave and still serve (the answer's budget; 0 when the file sets none). */
   refusalBudget: number;
   /** Package names to run the scenario under, side by side. */
@@ -160,14 +161,22 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
   const version = (typeof root.version === 'string' ? root.version : '1.5') as VersionId;
 
   const packages: Record<string, Partial<AccountPackage>> = { default: {} };
-  const prices: Record<string, number> = {};
+  const prices: Record<string, Price> = {};
   for (const [k, v] of Object.entries(isObj(root.packages) ? root.packages : {})) {
     if (!isObj(v)) continue;
     // The price is the buyer's figure, not the platform's: taken out before the core reads the fields.
     const { price, ...platform } = v;
-    if (typeof price === 'number') prices[k] = price;
+    if (typeof price === 'number' || isObj(price)) prices[k] = readPrice(price as Parameters<typeof readPrice>[0]);
     const fields = pkg(platform, `packages.${k}`, bad);
     if (fields) packages[k] = fields;
+  }
+  // Prices are compared with one another, so they must be in one currency (periods convert: a year is 12 months).
+  const priced = Object.entries(prices).filter(([, p]) => isCurrency(p.currency));
+  const currency = priced[0]?.[1].currency;
+  for (const [k, p] of priced) {
+    if (p.currency === currency) continue;
+    const raw = (root.packages as Raw)[k] as Raw;
+    bad(isObj(raw.price) && raw.price.currency !== undefined ? `packages.${k}.price.currency` : `packages.${k}.price`, `must be in ${currency}, the currency of the package ${priced[0]![0]}: prices in different currencies cannot be compared`);
   }
   const names = () => Object.keys(packages).join(', ');
   const compare: string[] = [];
@@ -274,16 +283,21 @@ const isPackagePath = (path: (string | number | symbol)[]) => (path[0] === 'pack
 function checkFormat(raw: unknown, bad: Bad): void {
   const root = scenarioFileSchema.extend({ actors: z.array(z.unknown()).min(1) });
   const report = (error: z.ZodError | undefined, prefix: (string | number)[]) => {
-    for (const issue of error?.issues ?? []) {
-      const at = [...prefix, ...issue.path];
+    const one = (issue: z.core.$ZodIssue, at: PropertyKey[]) => {
       if (issue.code === 'unrecognized_keys') {
         for (const key of issue.keys) if (!isPackagePath([...at, key])) bad(pathText([...at, key]), issue.message);
-        continue;
+        return;
       }
-      if (isPackagePath(at)) continue;
-      else if (issue.code === 'invalid_union' && at[at.length - 1] === 'schedule') bad(pathText([...at, 'type']), 'must be steady, burst, daily or once');
+      if (isPackagePath(at)) return;
+      // A price written as an object: what is wrong inside it, not that it is neither a number nor an object.
+      if (issue.code === 'invalid_union' && at[at.length - 1] === 'price' && isObj(valueAt(raw, at)) && issue.errors[1]) {
+        for (const inner of issue.errors[1]) one(inner, [...at, ...inner.path]);
+        return;
+      }
+      if (issue.code === 'invalid_union' && at[at.length - 1] === 'schedule') bad(pathText([...at, 'type']), 'must be steady, burst, daily or once');
       else bad(pathText(at), issue.message);
-    }
+    };
+    for (const issue of error?.issues ?? []) one(issue, [...prefix, ...issue.path]);
   };
   report(root.safeParse(raw, { error: wording }).error, []);
   if (!isObj(raw) || !Array.isArray(raw.actors)) return;
@@ -294,6 +308,13 @@ function checkFormat(raw: unknown, bad: Bad): void {
     const actor = isObj(a.schedule) ? { ...a, schedule: withType(a.schedule) } : a;
     report(actorSchemas[kind].safeParse(actor, { error: wording }).error, ['actors', i]);
   });
+}
+
+/** What the file holds at a path (undefined where the path leads nowhere). */
+function valueAt(raw: unknown, path: PropertyKey[]): unknown {
+  let v = raw;
+  for (const key of path) v = isObj(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
 }
 
 /** The schema's issues in this file's words (a field's own wording, set in the schema, comes first). */

@@ -27,7 +27,7 @@ describe('sdp sim', () => {
     inTmp(async (dir) => {
       const r = await sim(['sim', example('steady-validate.yaml'), '--out', dir]);
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(/alice\s+inline\s+10,000\s+10,800\s+6,000\s+4,800/);
+      expect(r.out).toMatch(/alice\s+basic\s+10,000\s+10,800\s+6,000\s+4,800/);
       expect(r.out).toContain('alice: credits by group: core 30,000');
       expect(readdirSync(dir).sort()).toEqual(['days.csv', 'hours.csv', 'hours.json', 'report.html']);
       const json = JSON.parse(readFileSync(join(dir, 'hours.json'), 'utf8'));
@@ -55,7 +55,9 @@ actors:
       );
       const r = await sim([file, '--compare', 'big,tiny,medium', '--out', join(dir, 'out')]);
       expect(r.code).toBe(0);
-      expect(r.out).toContain('smallest package with no refusals: medium');
+      // No prices: the answer names the smallest package that admits everything, once.
+      expect(r.out).toContain('medium is the smallest package that admits everything; no package compared has a price, so none is named by cost.');
+      expect(r.out).not.toContain('smallest package with no refusals');
       expect(readdirSync(join(dir, 'out')).sort()).toEqual(['big', 'compare.html', 'compare.json', 'medium', 'tiny']);
       const c = JSON.parse(readFileSync(join(dir, 'out', 'compare.json'), 'utf8'));
       expect(c.runs.map((x: { name: string; refusals: number }) => [x.name, x.refusals])).toEqual([

@@ -18,7 +18,9 @@ Runs a scenario file (YAML or JSON) through the engine on a manual clock and wri
 (default ./sim-out/<scenario name>): hours.json, hours.csv, days.csv and report.html.
 Progress goes to stderr (bars on a terminal, plain lines otherwise); --quiet silences it and the summary.
 --compare runs it once under each named package (from the file's "packages", or "default") and
-names the smallest package with no refusals; a "compare" list in the file does the same.`;
+names the cheapest that admits everything, its price and its saving against the others (by each
+package's "price", US dollars a month unless it says; the smallest when none has a price); a
+"compare" list in the file does the same.`;
 
 interface Io {
   out: (s: string) => void;

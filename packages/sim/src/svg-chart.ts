@@ -75,7 +75,12 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   return out;
 }
 
-function timeTicks(x0: number, x1: number, zone: TimeZoneView): { at: number; label: string }[] {
+/**
+ * Ticks on round wall-clock times of the zone, at most about 8. Over a day or less they show hours
+ * (`14:00`), the first and any midnight with the date (`01-05 00:00`); over longer spans, dates with
+ * hours while the step is under a day, dates alone (the zone's midnights) from a day up.
+ */
+export function timeTicks(x0: number, x1: number, zone: TimeZoneView): { at: number; label: string }[] {
   const span = x1 - x0;
   const HOUR = 3_600_000;
   const steps = [5 * 60_000, 15 * 60_000, 30 * 60_000, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 2 * 24 * HOUR, 7 * 24 * HOUR, 14 * 24 * HOUR, 30 * 24 * HOUR];
@@ -87,7 +92,8 @@ function timeTicks(x0: number, x1: number, zone: TimeZoneView): { at: number; la
     const t = local - zone.offsetAt(local - off);
     if (t < x0 || t > x1) continue;
     const iso = new Date(t + zone.offsetAt(t)).toISOString();
-    out.push({ at: t, label: step >= 24 * HOUR ? iso.slice(5, 10) : span > 24 * HOUR ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16) });
+    const dated = span > 24 * HOUR || out.length === 0 || iso.slice(11, 16) === '00:00';
+    out.push({ at: t, label: step >= 24 * HOUR ? iso.slice(5, 10) : dated ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16) });
   }
   return out;
 }
