@@ -115,7 +115,8 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       const base = baseHeaders(r.version, requestIds);
       switch (r.kind) {
         case 'not-found':
-          return answered(req, errorResponse(404, r.message, base), note);
+          // Someone opening the server's root in a browser is pointed at the reference, where one is served.
+          return answered(req, errorResponse(404, path === '/' && mounts.has('docs') ? `${r.message}; the API reference is at /docs` : r.message, base), note);
         case 'method-not-allowed':
           base.Allow = r.allow.join(', ');
           return answered(req, errorResponse(405, r.message, base), note);

@@ -110,4 +110,10 @@ describe('served by the server', () => {
     expect(r.status).toBe(204);
     expect(await r.text()).toBe('');
   });
+
+  it('answers GET / with the API\'s 404, pointing at /docs', async () => {
+    const r = await fetch(`${sdp.url}/`);
+    expect(r.status).toBe(404);
+    expect(((await r.json()) as { error: string }).error).toMatch(/the API reference is at \/docs$/);
+  });
 });
