@@ -9,6 +9,9 @@ import { everyStore } from '../test/every-store.ts';
 import { createEngine, type EventStore } from '@sdp/core';
 import { randomIds, SystemClock } from '@sdp/clock';
 import { openStore } from './open-store.ts';
+import { Agent, request } from 'node:http';
+import { defaultSettings } from './settings.ts';
+import { startServer } from './server.ts';
 
 
 /** The store with its reads written down, in order. */
@@ -65,6 +68,39 @@ describe.each(stores)('a 401 tells nothing of which usernames exist, on the %s s
       expect(ratio).toBeLessThan(1.6);
     } finally {
       await opened.store.close();
+    }
+  }, 60_000);
+
+  it.skipIf(!url)('over a real socket, a 401 for an unknown name takes the time of one for a known name', async () => {
+    const sdp = await startServer({ ...defaultSettings(), port: 0, store: url!, clock: 'system', adminToken: 'probe-token', accessLog: 'off' });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await fetch(`${sdp.url}/_admin/accounts`, { method: 'POST', headers: { authorization: 'Bearer probe-token', 'content-type': 'application/json' }, body: JSON.stringify({ username: 'alice', api_key: 'alice-key-0001' }) });
+      const refused = (username: string) =>
+        new Promise<number>((resolve, reject) => {
+          const t = performance.now();
+          request(`${sdp.url}/v1.5/balance`, { agent, headers: { authorization: `${username}:wrong-key-00001` } }, (res) => {
+            res.resume();
+            res.on('end', () => (res.statusCode === 401 ? resolve(performance.now() - t) : reject(new Error(`answered ${res.statusCode}`))));
+          })
+            .on('error', reject)
+            .end();
+        });
+      for (let i = 0; i < 20; i++) await refused('alice');
+      const known: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        known.push(await refused('alice'));
+        unknown.push(await refused(`stranger-${i}`));
+      }
+      const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
+      const ratio = median(unknown) / median(known);
+      console.log(`username timing over HTTP on ${name}: known ${(median(known) * 1000).toFixed(0)} µs, unknown ${(median(unknown) * 1000).toFixed(0)} µs, ratio ${ratio.toFixed(3)}`);
+      expect(ratio).toBeGreaterThan(0.6);
+      expect(ratio).toBeLessThan(1.6);
+    } finally {
+      agent.destroy();
+      await sdp.close();
     }
   }, 60_000);
 });
