@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { runScenario } from './run-scenario.ts';
 import { validateScenario } from './scenario.ts';
 import { CHART_BLOCK, reportHtml } from './report-html.ts';
-import { CHROMIUM, chromiumAvailable, openInChromium } from './headless-chromium.ts';
-import { decodePng, saturatedPixels } from './png-pixels.ts';
+import { CHROMIUM, chromiumAvailable, openInChromium } from '../test/headless-chromium.ts';
+import { decodePng, saturatedPixels } from '../test/png-pixels.ts';
 
 /**
  * Every chart has data: refusals, stream charges, a recording fed by the firehose and queued tasks. The
