@@ -26,13 +26,17 @@ export interface SourceLogEntry {
   message: string;
 }
 
-export interface ManagedSource {
+/** What a caller gives a source when it creates it (and what the source then holds of it). */
+export interface SourceSettings {
   id: string;
   source_type: string;
   name: string;
   parameters: Record<string, unknown>;
   resources: SourceResource[];
   auth: SourceAuth[];
+}
+
+export interface ManagedSource extends SourceSettings {
   status: SourceStatus;
   created_at: number;
   log: SourceLogEntry[];
@@ -69,18 +73,12 @@ export type SourceEvent =
   | DomainEvent<'IngestionAdmitted', { id: string; at: number; window: number; bytes: number; accepted: number }>;
 
 export type SourceCommand =
-  | {
+  | (SourceSettings & {
       type: 'CreateSource';
-      id: string;
-      source_type: string;
-      name: string;
-      parameters: Record<string, unknown>;
-      resources: SourceResource[];
-      auth: SourceAuth[];
       at: number;
       /** The package's `managed_sources`: sources not deleted that the account may hold. */
       holdLimit: number;
-    }
+    })
   | { type: 'StartSource'; id: string; at: number }
   | { type: 'StopSource'; id: string; at: number }
   | { type: 'UpdateSource'; id: string; at: number; changes: SourceChanges }
