@@ -12,7 +12,8 @@ export const PACKAGE_FLOORS: readonly (readonly string[])[] = [
 
 /**
  * Core's folders. The kernel knows nothing of the platform; what a call carries and how it fails sits on
- * it; then the catalogue and the limiting day, the account and its credits, the handler contract, the
+ * it; then the catalogue and the limiting day, each endpoint's contract (its parameters and answers as
+ * schemas), the account and its credits, the handler contract, the
  * domain folders in the order they read each other, and the call pipeline at the top with the platform's
  * handler table (`platform.ts`) and the public face (`index.ts`) above it.
  */
@@ -20,6 +21,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['kernel'],
   ['calls'],
   ['catalogue', 'days'],
+  ['contract'],
   ['accounting'],
   ['handling'],
   ['filters', 'reference'],

@@ -86,3 +86,9 @@ export { DEFAULT_BATCH_MAX_SIZE, DEFAULT_DELIVERY_FREQUENCY_S, PUSH_WAKE_EVENT_T
 // reached) and idempotency keys recorded with the call they answer.
 export { SEMANTIC_FAULTS, applySemanticFault, type SemanticFault } from './faults/semantic-faults.ts';
 export { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_MS, idempotencyDecider, idempotencyStream, type IdempotencyEvent, type IdempotentRecord } from './idempotency/idempotency-keys.ts';
+// The contract as data (docs/openapi.md): each endpoint's parameters and answers as zod schemas, by
+// version; the types read from them; the reader handlers use; the wire types to write another with.
+export { CONTRACT, CONTRACT_VERSIONS, ErrorAnswer, answerSchemaOf, termsOf, type AnswerOf, type ParamsOf, type Terms } from './contract/contract.ts';
+export { issueText, readParams } from './contract/read.ts';
+export { LENIENT, epoch, flag, hex, jsonObject, jsonValue, list, text, whole, wireParams, word } from './contract/wire.ts';
+export { paramsOf } from './handling/params-of.ts';

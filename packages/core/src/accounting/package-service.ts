@@ -1,11 +1,9 @@
 import { oneOf } from '../calls/errors.ts';
-import type { Params } from '../calls/params.ts';
 import type { AccountPackage } from './package.ts';
 
 /** What a call carries that the service rule reads. */
 interface ServiceCall {
   account: { package: AccountPackage };
-  params: Params;
 }
 
 /** A service must be one of the package's: anything else is a 400 naming the valid ones. */
@@ -14,14 +12,13 @@ export function packageService(services: readonly string[], service: string): st
 }
 
 /** The service a call names (path `{service}` or parameter), checked against the package; undefined if none. */
-export function namedService(ctx: ServiceCall): string | undefined {
-  const service = ctx.params.string('service');
+export function namedService(ctx: ServiceCall, service: string | undefined): string | undefined {
   return service === undefined ? undefined : packageService(ctx.account.package.services, service);
 }
 
 /** As `namedService`, for endpoints that cannot do without one (tasks, identity limits). */
-export function requireService(ctx: ServiceCall): string {
-  return packageService(ctx.account.package.services, ctx.params.requireString('service'));
+export function requireService(ctx: ServiceCall, service: string): string {
+  return packageService(ctx.account.package.services, service);
 }
 
 /** The service the service-less insight paths serve: `facebook` when the package has it, else its first. */

@@ -1,4 +1,5 @@
 import { namedService } from '../accounting/package-service.ts';
+import { paramsOf } from '../handling/params-of.ts';
 import { windowAt } from '../accounting/credit-window.ts';
 import { creditsDecider, creditsStream } from '../accounting/credit-window.ts';
 import { BadRequest } from '../calls/errors.ts';
@@ -12,18 +13,14 @@ import { AuthorStamps } from './distribution.ts';
 
 /** `/insight/analyze`: `parameters` as an object, JSON text or flattened keys; `filter`, `start`, `end`. */
 async function analyze(ctx: CallContext) {
-  namedService(ctx);
-  const request = validateAnalysisRequest({
-    parameters: ctx.params.object('parameters'),
-    filter: ctx.params.raw.filter,
-    start: ctx.params.raw.start,
-    end: ctx.params.raw.end,
-  });
+  const p = paramsOf(ctx, 'insight.analyze');
+  namedService(ctx, p.service);
+  const request = validateAnalysisRequest({ parameters: p.parameters, filter: p.filter, start: p.start, end: p.end });
   const recording = await namedRecording(ctx);
   return { body: await runAnalysis({ recordingIndex: recordingIndexOf(ctx), now: ctx.now, account: ctx.account }, recording.id, request) };
 }
 
-export const SAMPLE_MAX = 100;
+export { SAMPLE_MAX } from '../contract/params.ts';
 export const SAMPLE_DEFAULT = 10;
 
 /**
@@ -31,12 +28,13 @@ export const SAMPLE_DEFAULT = 10;
  * query `filter`. `remaining` and `reset_at` report the general allowance the call draws from.
  */
 async function sample(ctx: CallContext) {
-  namedService(ctx);
-  const count = ctx.params.int('count', { min: 1, max: SAMPLE_MAX }) ?? SAMPLE_DEFAULT;
-  const from = ctx.params.epochMs('start') ?? ctx.now - RETENTION_MS;
-  const to = ctx.params.epochMs('end') ?? ctx.now + 1;
+  const p = paramsOf(ctx, 'insight.sample');
+  namedService(ctx, p.service);
+  const count = p.count ?? SAMPLE_DEFAULT;
+  const from = p.start !== undefined ? p.start * 1000 : ctx.now - RETENTION_MS;
+  const to = p.end !== undefined ? p.end * 1000 : ctx.now + 1;
   if (from > to) throw new BadRequest('Start cannot be after end');
-  const text = ctx.params.string('filter');
+  const text = p.filter;
   const filter = text === undefined ? undefined : compileFilter(text, { kind: 'query' });
   const recording = await namedRecording(ctx);
   const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
@@ -65,7 +63,7 @@ async function sample(ctx: CallContext) {
  * once the index has the audience the package requires, each only if enough unique authors carry it.
  */
 async function tags(ctx: CallContext) {
-  namedService(ctx);
+  namedService(ctx, paramsOf(ctx, 'insight.tags').service);
   const recording = await namedRecording(ctx);
   const index = await recordingIndexOf(ctx).caughtUp(ctx.now);
   const set = index.recording(recording.id);

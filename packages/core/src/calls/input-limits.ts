@@ -71,9 +71,9 @@ export const MAX_PARAM_JSON_CHARS = 1024 * 1024;
 /** Flattened `name.key.sub` entries: at most this many for one parameter. */
 export const MAX_FLATTENED_KEYS = 1000;
 
-/** Refuses JSON text deeper or longer than the limits, before it is parsed: deep values cost stack. */
-export function checkJsonText(name: string, text: string): void {
-  if (text.length > MAX_PARAM_JSON_CHARS) throw new BadRequest(`${name} is over the limit of ${MAX_PARAM_JSON_CHARS} characters of JSON`);
+/** What is wrong with JSON text a client sent, by the limits (the rule, without the parameter's name); `undefined` when within. */
+export function jsonTextProblem(text: string): string | undefined {
+  if (text.length > MAX_PARAM_JSON_CHARS) return `is over the limit of ${MAX_PARAM_JSON_CHARS} characters of JSON`;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -83,17 +83,37 @@ export function checkJsonText(name: string, text: string): void {
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
-      if (++depth > MAX_PARAM_JSON_DEPTH) throw new BadRequest(`${name} nests deeper than the limit of ${MAX_PARAM_JSON_DEPTH} levels`);
+      if (++depth > MAX_PARAM_JSON_DEPTH) return TOO_DEEP;
     } else if (c === 125 || c === 93) depth--;
   }
+  return undefined;
+}
+
+const TOO_DEEP = `nests deeper than the limit of ${MAX_PARAM_JSON_DEPTH} levels`;
+
+/** Whether a value that arrived already parsed (a JSON body, a library caller's object) nests within the limit. */
+export function jsonDepthProblem(value: unknown, depth = 0): string | undefined {
+  return depthWithin(value, depth) ? undefined : TOO_DEEP;
+}
+
+function depthWithin(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth >= MAX_PARAM_JSON_DEPTH) return false;
+  if (Array.isArray(value)) return value.every((x) => depthWithin(x, depth + 1));
+  for (const k in value) if (Object.hasOwn(value, k) && !depthWithin((value as Record<string, unknown>)[k], depth + 1)) return false;
+  return true;
+}
+
+/** Refuses JSON text deeper or longer than the limits, before it is parsed: deep values cost stack. */
+export function checkJsonText(name: string, text: string): void {
+  const problem = jsonTextProblem(text);
+  if (problem) throw new BadRequest(`${name} ${problem}`);
 }
 
 /** The same depth limit for a value that arrived already parsed (a JSON body, or a library caller's object). */
 export function checkJsonDepth(name: string, value: unknown, depth = 0): void {
-  if (typeof value !== 'object' || value === null) return;
-  if (depth >= MAX_PARAM_JSON_DEPTH) throw new BadRequest(`${name} nests deeper than the limit of ${MAX_PARAM_JSON_DEPTH} levels`);
-  if (Array.isArray(value)) for (const x of value) checkJsonDepth(name, x, depth + 1);
-  else for (const k in value) if (Object.hasOwn(value, k)) checkJsonDepth(name, (value as Record<string, unknown>)[k], depth + 1);
+  const problem = jsonDepthProblem(value, depth);
+  if (problem) throw new BadRequest(`${name} ${problem}`);
 }
 
 /**

@@ -1,23 +1,29 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { BadRequest } from './errors.ts';
-import { pageEnvelope, pageInOrder, pageOf, readOrderDir, readPaging, sortedBy } from './paging.ts';
-import { Params } from './params.ts';
+import { pageEnvelope, pageInOrder, pageOf, readPaging, sortedBy } from './paging.ts';
+import { readParams, termsOf } from '../contract/index.ts';
 
 describe('list paging', () => {
+  const read = (id: 'account.identity.list' | 'push.get' | 'historics.get', raw: Record<string, unknown>) => readParams(termsOf(id, '1.5').params, raw) as Record<string, number | undefined>;
+
   it('defaults to page 1 of 25, reads sizes as clients send them, and names the parameter it refuses', () => {
-    expect(readPaging(new Params({}))).toEqual({ page: 1, perPage: 25 });
-    expect(readPaging(new Params({ page: '3', per_page: '7' }))).toEqual({ page: 3, perPage: 7 });
-    expect(() => readPaging(new Params({ per_page: 101 }))).toThrow(new BadRequest('per_page must be at most 100'));
-    expect(() => readPaging(new Params({ page: 0 }))).toThrow(new BadRequest('page must be at least 1'));
+    expect(readPaging(read('account.identity.list', {}))).toEqual({ page: 1, perPage: 25 });
+    expect(readPaging(read('account.identity.list', { page: '3', per_page: '7' }))).toEqual({ page: 3, perPage: 7 });
+    expect(() => read('account.identity.list', { per_page: 101 })).toThrow(new BadRequest('per_page must be at most 100'));
+    expect(() => read('account.identity.list', { page: 0 })).toThrow(new BadRequest('page must be at least 1'));
   });
 
   it('takes a list’s own size names, default and bound', () => {
-    const rule = { sizeParams: ['per_page', 'perPage'], defaultSize: 20, maxSize: 1000 };
-    expect(readPaging(new Params({ perPage: 500 }), rule).perPage).toBe(500);
-    expect(readPaging(new Params({ per_page: 2, perPage: 500 }), rule).perPage).toBe(2);
-    expect(readPaging(new Params({}), rule).perPage).toBe(20);
-    expect(() => readPaging(new Params({ max: 101 }), { sizeParams: ['max'] })).toThrow(new BadRequest('max must be at most 100'));
+    const rule = { defaultSize: 20 };
+    const push = (raw: Record<string, unknown>) => {
+      const p = read('push.get', raw);
+      return readPaging({ page: p.page, per_page: p.per_page ?? p.perPage }, rule);
+    };
+    expect(push({ perPage: 500 }).perPage).toBe(500);
+    expect(push({ per_page: 2, perPage: 500 }).perPage).toBe(2);
+    expect(push({}).perPage).toBe(20);
+    expect(() => read('historics.get', { max: 101 })).toThrow(new BadRequest('max must be at most 100'));
   });
 
   test.prop([fc.array(fc.nat(), { maxLength: 60 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 20 })])(
@@ -39,8 +45,8 @@ describe('list paging', () => {
     const rows = [{ k: 2, n: 'a' }, { k: 1, n: 'b' }, { k: 2, n: 'c' }];
     expect(sortedBy(rows, (r) => r.k, 'asc').map((r) => r.n)).toEqual(['b', 'a', 'c']);
     expect(sortedBy(rows, (r) => r.k, 'desc').map((r) => r.n)).toEqual(['a', 'c', 'b']);
-    expect(readOrderDir(new Params({}), 'desc')).toBe('desc');
-    expect(() => readOrderDir(new Params({ order_dir: 'up' }), 'asc')).toThrow(new BadRequest('order_dir is invalid; valid values are: asc,desc'));
+    expect(read('push.get', { order_dir: 'DESC' })['order_dir']).toBe('desc');
+    expect(() => read('push.get', { order_dir: 'up' })).toThrow(new BadRequest('order_dir is invalid; valid values are: asc,desc'));
   });
 });
 

@@ -1,15 +1,11 @@
-import { oneOf } from './errors.ts';
-import type { Params } from './params.ts';
 
 /**
- * How a list endpoint reads its page and answers it. The account API's lists default to 25 items of
- * at most 100; managed sources and push default to 20 of at most 1000, historics names the size `max`.
+ * How a list endpoint answers its pages: the page size when none is given (the account API's lists 25,
+ * managed sources and push 20), and the least `pages` (recordings answer 1 for an empty list). The bounds
+ * of `page` and the size are the endpoint's parameter schema's (contract/params.ts).
  */
 export interface PagingRule {
-  /** Names of the page-size parameter, first found wins (push also reads the misspelt `perPage` one client sends). */
-  sizeParams?: readonly string[];
   defaultSize?: number;
-  maxSize?: number;
   /** Recordings answer `pages: 1` for an empty list; everything else answers 0. */
   minPages?: number;
 }
@@ -29,18 +25,10 @@ export interface Page<T> {
 }
 
 export const DEFAULT_PER_PAGE = 25;
-export const MAX_PER_PAGE = 100;
 
-/** Reads `page` (from 1) and the page size; a value out of bounds is a 400 naming the parameter. */
-export function readPaging(params: Params, rule: PagingRule = {}): Paging {
-  const page = params.int('page', { min: 1 }) ?? 1;
-  const bounds = { min: 1, max: rule.maxSize ?? MAX_PER_PAGE };
-  let perPage: number | undefined;
-  for (const name of rule.sizeParams ?? ['per_page']) {
-    perPage = params.int(name, bounds);
-    if (perPage !== undefined) break;
-  }
-  return { page, perPage: perPage ?? rule.defaultSize ?? DEFAULT_PER_PAGE };
+/** The page a call asks for: `page` from 1, and its size, each read (and bounded) by the endpoint's schema. */
+export function readPaging(p: { page?: number | undefined; per_page?: number | undefined }, rule: PagingRule = {}): Paging {
+  return { page: p.page ?? 1, perPage: p.per_page ?? rule.defaultSize ?? DEFAULT_PER_PAGE };
 }
 
 /** A page past the last answers an empty list with the true counts, as the original service did. */
@@ -56,10 +44,6 @@ export function pageEnvelope<T>(p: Page<unknown>, key: string, items: readonly T
 }
 
 export type OrderDir = 'asc' | 'desc';
-
-export function readOrderDir(params: Params, fallback: OrderDir): OrderDir {
-  return oneOf('order_dir', params.string('order_dir')?.toLowerCase() ?? fallback, ['asc', 'desc'] as const);
-}
 
 /** A stable sort: items with equal keys keep the list's order. */
 export function sortedBy<T>(items: readonly T[], key: (t: T) => number | string, dir: OrderDir): T[] {

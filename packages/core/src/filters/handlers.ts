@@ -1,3 +1,4 @@
+import { callParams } from '../handling/params-of.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
 import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerAnswer, HandlerTable } from '../handling/handler.ts';
@@ -41,7 +42,7 @@ function insightTime(ms: number): string {
 
 /** The definition a call sends: a value when it names no other definition and is not recorded, else a promise. */
 function definition(ctx: CallContext, register: boolean, product: 'core' | 'insight' = 'core'): CompiledFilter | Promise<CompiledFilter> {
-  const text = ctx.params.requireString('csdl');
+  const text = callParams(ctx)['csdl'] as string;
   if (product === 'insight') {
     // Judged before anything is recorded, so a refused definition leaves no trace.
     const foreign = foreignToInsight(compileFilter(text).definition);

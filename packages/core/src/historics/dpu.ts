@@ -1,3 +1,4 @@
+import { paramsOf } from '../handling/params-of.ts';
 import { BadRequest, NotFound } from '../calls/errors.ts';
 import { loadFilter } from '../filters/filter-store.ts';
 import { HASH } from '../filters/filter-registry.ts';
@@ -11,14 +12,15 @@ import { historicsQuery } from './queries.ts';
  */
 export const dpuHandlers: HandlerTable = {
   'core.dpu': async (ctx) => {
-    const hash = ctx.params.string('hash');
+    const p = paramsOf(ctx, 'core.dpu');
+    const hash = p.hash;
     if (hash !== undefined) {
       if (!HASH.test(hash.toLowerCase())) throw new BadRequest('Unable to get DPU [400]', { original_error: 'hash must be a valid hash' });
       const f = await loadFilter(ctx.uow, hash);
       if (!f) throw new NotFound(`No compiled filter with the hash ${hash}`);
       return { body: f.cost() };
     }
-    const historicsId = ctx.params.string('historics_id');
+    const historicsId = p.historics_id;
     if (historicsId !== undefined) {
       // The query's cost was fixed when it was prepared; answered as a number (a null dpu breaks clients).
       const q = await historicsQuery(ctx.uow, ctx.account.username, historicsId);

@@ -3,6 +3,7 @@ import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { namedFilter } from '../filters/index.ts';
 import { pageOf, readPaging, type PagingRule } from '../calls/paging.ts';
+import { paramsOf } from '../handling/params-of.ts';
 import { historicsSourceNames } from './queries.ts';
 import { historicsAvailability, historicsAvailabilityByDay } from './availability.ts';
 import {
@@ -20,7 +21,7 @@ import { epochSeconds } from '../calls/epoch.ts';
 import { freshId } from '../calls/fresh-id.ts';
 
 /** The list's size parameter is `max`, 20 unless given. */
-const HISTORICS_PAGING: PagingRule = { sizeParams: ['max'], defaultSize: 20 };
+const HISTORICS_PAGING: PagingRule = { defaultSize: 20 };
 const stream = (ctx: CallContext): string => historicsStream(ctx.account.username);
 
 /** DPU of a query: its filter's cost for every hour of data it covers, in the platform's hundredths. */
@@ -48,17 +49,10 @@ export function historicsView(q: HistoricsQuery, now: number, version: CallConte
   };
 }
 
-function requireId(ctx: CallContext): string {
-  return ctx.params.requireString('id');
-}
-
-function sourcesParam(ctx: CallContext, required: boolean): string[] | undefined {
-  const list = historicsSourceNames(ctx.params);
-  if (list === undefined || list.length === 0) {
-    if (required) throw new BadRequest("Missing param 'sources'");
-    return undefined;
-  }
-  return list;
+/** Source names as the archive spells them; an empty list names none. */
+function sourceNames(list: readonly string[] | undefined): string[] | undefined {
+  const names = historicsSourceNames(list);
+  return names === undefined || names.length === 0 ? undefined : names;
 }
 
 async function observe(ctx: CallContext): Promise<HistoricsQueries> {
@@ -67,12 +61,11 @@ async function observe(ctx: CallContext): Promise<HistoricsQueries> {
 
 export const historicsHandlers: HandlerTable = {
   async 'historics.prepare'(ctx) {
-    const hash = ctx.params.requireString('hash');
-    const start = ctx.params.requireInt('start');
-    const end = ctx.params.requireInt('end');
-    const sources = sourcesParam(ctx, true)!;
-    const name = ctx.params.requireString('name');
-    const sample = ctx.params.int('sample') ?? 100;
+    const p = paramsOf(ctx, 'historics.prepare');
+    const { hash, start, end, name } = p;
+    const sources = sourceNames(p.sources);
+    if (sources === undefined) throw new BadRequest("Missing param 'sources'");
+    const sample = p.sample ?? 100;
     checkHistoricsSpan(start, end);
     const filter = await namedFilter(ctx.uow, hash);
     const known = await ctx.uow.load(historicsDecider, stream(ctx));
@@ -96,34 +89,35 @@ export const historicsHandlers: HandlerTable = {
   },
 
   async 'historics.start'(ctx) {
-    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'StartHistorics', id: requireId(ctx), at: ctx.now });
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'StartHistorics', id: paramsOf(ctx, 'historics.start').id, at: ctx.now });
     return { status: 204 };
   },
 
   async 'historics.pause'(ctx) {
-    const reason = ctx.params.string('reason', { max: 1000 });
-    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'PauseHistorics', id: requireId(ctx), at: ctx.now, ...(reason !== undefined ? { reason } : {}) });
+    const { reason, id } = paramsOf(ctx, 'historics.pause');
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'PauseHistorics', id, at: ctx.now, ...(reason !== undefined ? { reason } : {}) });
     return { status: 204 };
   },
 
   async 'historics.resume'(ctx) {
-    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'ResumeHistorics', id: requireId(ctx), at: ctx.now });
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'ResumeHistorics', id: paramsOf(ctx, 'historics.resume').id, at: ctx.now });
     return { status: 204 };
   },
 
   async 'historics.stop'(ctx) {
-    const reason = ctx.params.string('reason', { max: 1000 });
-    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'StopHistorics', id: requireId(ctx), at: ctx.now, ...(reason !== undefined ? { reason } : {}) });
+    const { reason, id } = paramsOf(ctx, 'historics.stop');
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'StopHistorics', id, at: ctx.now, ...(reason !== undefined ? { reason } : {}) });
     return { status: 204 };
   },
 
   async 'historics.update'(ctx) {
-    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'RenameHistorics', id: requireId(ctx), name: ctx.params.requireString('name'), at: ctx.now });
+    const { id, name } = paramsOf(ctx, 'historics.update');
+    await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'RenameHistorics', id, name, at: ctx.now });
     return { status: 204 };
   },
 
   async 'historics.delete'(ctx) {
-    const id = requireId(ctx);
+    const { id } = paramsOf(ctx, 'historics.delete');
     // The recorded service words this 404 differently from `get`'s.
     existingHistoricsQuery(await ctx.uow.load(historicsDecider, stream(ctx)), id, (x) => `No historics found with the ID ${x} `);
     await ctx.uow.execute(historicsDecider, stream(ctx), { type: 'DeleteHistorics', id, at: ctx.now });
@@ -131,19 +125,20 @@ export const historicsHandlers: HandlerTable = {
   },
 
   async 'historics.get'(ctx) {
+    const p = paramsOf(ctx, 'historics.get');
     const state = await observe(ctx);
-    const id = ctx.params.string('id');
+    const id = p.id;
     if (id !== undefined) return { body: historicsView(existingHistoricsQuery(state, id), ctx.now, ctx.version) };
     const all = state.order.map((x) => state.byId[x]!);
-    const p = pageOf(all, readPaging(ctx.params, HISTORICS_PAGING));
-    return { body: { data: p.items.map((q) => historicsView(q, ctx.now, ctx.version)), count: p.count } };
+    const shown = pageOf(all, readPaging({ page: p.page, per_page: p.max }, HISTORICS_PAGING));
+    return { body: { data: shown.items.map((q) => historicsView(q, ctx.now, ctx.version)), count: shown.count } };
   },
 
   async 'historics.status'(ctx) {
-    const start = ctx.params.requireInt('start');
-    const end = ctx.params.requireInt('end');
+    const p = paramsOf(ctx, 'historics.status');
+    const { start, end } = p;
     checkHistoricsSpan(start, end);
-    const sources = sourcesParam(ctx, false) ?? [...HISTORICS_SOURCES];
+    const sources = sourceNames(p.sources) ?? [...HISTORICS_SOURCES];
     checkHistoricsSources(sources);
     return { body: historicsAvailabilityByDay(start, end, sources, ctx.now) };
   },

@@ -1,6 +1,5 @@
 // What other folders may read of historics queries: small queries, so no handler imports another's handlers.
 import { own } from '../calls/input-limits.ts';
-import type { Params } from '../calls/params.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { historicsDecider, historicsStream, type HistoricsQuery } from './historics-query.ts';
 
@@ -10,6 +9,6 @@ export async function historicsQuery(uow: UnitOfWork, username: string, id: stri
 }
 
 /** The `sources` a historics query or preview names, as clients write them (any case, stray commas). */
-export function historicsSourceNames(params: Params): string[] | undefined {
-  return params.stringList('sources')?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
+export function historicsSourceNames(sources: readonly string[] | undefined): string[] | undefined {
+  return sources?.map((s) => s.trim().toLowerCase()).filter((s) => s.length > 0);
 }

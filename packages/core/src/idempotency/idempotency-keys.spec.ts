@@ -1,3 +1,4 @@
+import { paramsOf } from '../handling/params-of.ts';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../pipeline/engine.ts';
 import { BadRequest } from '../calls/errors.ts';
@@ -21,7 +22,7 @@ function setup() {
       'core.compile': async (ctx) => {
         executed++;
         if (gate) await gate;
-        const csdl = ctx.params.string('csdl');
+        const { csdl } = paramsOf(ctx, 'core.compile');
         if (csdl === 'bad') throw new BadRequest('bad filter');
         if (csdl === 'crash') throw new Error('the handler broke');
         if (csdl?.startsWith('big:')) return { body: { page: 'x'.repeat(Number(csdl.slice(4))) } };

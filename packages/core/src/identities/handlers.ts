@@ -1,7 +1,7 @@
 import { hashApiKey } from '../accounting/api-key.ts';
-import { requireService } from '../accounting/package-service.ts';
-import { BadRequest } from '../calls/errors.ts';
+import { packageService } from '../accounting/package-service.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
+import { paramsOf } from '../handling/params-of.ts';
 import {
   identitiesDecider,
   identitiesStream,
@@ -11,15 +11,12 @@ import {
   type Identities,
   type Identity,
   type IdentityLimit,
-  type IdentityStatus,
   type IdentityToken,
   type LimitFigures,
 } from './identity.ts';
 import { pageEnvelope, pageOf, readPaging } from '../calls/paging.ts';
 import { epochSeconds } from '../calls/epoch.ts';
 import { freshId } from '../calls/fresh-id.ts';
-
-const HASH32 = /^[a-f0-9]{32}$/;
 
 export function identityView(i: Identity): Record<string, unknown> {
   return {
@@ -45,37 +42,11 @@ export function limitView(identityId: string, l: IdentityLimit): Record<string, 
 const stream = (ctx: CallContext) => identitiesStream(ctx.account.username);
 const load = (ctx: CallContext): Identities | Promise<Identities> => ctx.uow.load(identitiesDecider, stream(ctx));
 
-/** The identity named by `{id}` (unknown ids answer 404 like any unknown identity). */
-function pathId(ctx: CallContext): string {
-  return ctx.params.requireString('id');
-}
-
-/** The identity named by `{identity_id}` on token and limit paths: a malformed id is a 400 there. */
-function identityIdParam(ctx: CallContext): string {
-  const id = ctx.params.requireString('identity_id');
-  if (!HASH32.test(id)) throw new BadRequest('identity_id must be a valid hash');
-  return id;
-}
-
-function statusParam(ctx: CallContext): IdentityStatus | undefined {
-  return ctx.params.string('status') as IdentityStatus | undefined;
-}
-
-/** A limit figure: absent keeps, `null` (or JSON null) clears, else a whole number. */
-function figure(ctx: CallContext, name: string): number | null | undefined {
-  if (!(name in ctx.params.raw)) return undefined;
-  const raw = ctx.params.raw[name];
-  if (raw === null || raw === 'null') return null;
-  if (raw === '') return undefined;
-  return ctx.params.int(name, { min: 0 });
-}
-
-function figures(ctx: CallContext): LimitFigures {
+/** A limit's figures: absent keeps one, `null` clears it (the schema reads both). */
+function figures(p: { total_allowance?: number | null | undefined; analyze_queries?: number | null | undefined }): LimitFigures {
   const out: LimitFigures = {};
-  const total = figure(ctx, 'total_allowance');
-  const analyze = figure(ctx, 'analyze_queries');
-  if (total !== undefined) out.totalAllowance = total;
-  if (analyze !== undefined) out.analyzeQueries = analyze;
+  if (p.total_allowance !== undefined) out.totalAllowance = p.total_allowance;
+  if (p.analyze_queries !== undefined) out.analyzeQueries = p.analyze_queries;
   return out;
 }
 
@@ -86,12 +57,11 @@ export const identityHandlers: HandlerTable = {
     const known = await load(ctx);
     const id = freshId(ctx.ids, 32, (x) => known.byId[x] !== undefined);
     const apiKey = freshId(ctx.ids, 32, (k) => known.byKeyHash[hashApiKey(ctx.account.salt, k)] !== undefined);
-    const master = ctx.params.bool('master');
-    const status = statusParam(ctx);
+    const { label, master, status } = paramsOf(ctx, 'account.identity.create');
     const { state } = await ctx.uow.execute(identitiesDecider, stream(ctx), {
       type: 'CreateIdentity',
       id,
-      label: ctx.params.requireString('label'),
+      label,
       keyHash: hashApiKey(ctx.account.salt, apiKey),
       ...(status !== undefined ? { status } : {}),
       ...(master !== undefined ? { master } : {}),
@@ -103,22 +73,20 @@ export const identityHandlers: HandlerTable = {
   },
 
   async 'account.identity.list'(ctx) {
+    const params = paramsOf(ctx, 'account.identity.list');
     const state = await load(ctx);
-    const label = ctx.params.string('label');
+    const label = params.label;
     const live = state.order.map((id) => state.byId[id]!).filter((i) => !i.deleted && (label === undefined || i.label === label));
-    const p = pageOf(live, readPaging(ctx.params));
+    const p = pageOf(live, readPaging(params));
     return { body: pageEnvelope(p, 'identities', p.items.map(identityView)) };
   },
 
   async 'account.identity.get'(ctx) {
-    return { body: identityView(liveIdentity(await load(ctx), pathId(ctx))) };
+    return { body: identityView(liveIdentity(await load(ctx), paramsOf(ctx, 'account.identity.get').id)) };
   },
 
   async 'account.identity.update'(ctx) {
-    const id = pathId(ctx);
-    const label = ctx.params.string('label');
-    const status = statusParam(ctx);
-    const master = ctx.params.bool('master');
+    const { id, label, status, master } = paramsOf(ctx, 'account.identity.update');
     const { state } = await ctx.uow.execute(identitiesDecider, stream(ctx), {
       type: 'UpdateIdentity',
       id,
@@ -131,25 +99,25 @@ export const identityHandlers: HandlerTable = {
   },
 
   async 'account.identity.delete'(ctx) {
-    await ctx.uow.execute(identitiesDecider, stream(ctx), { type: 'DeleteIdentity', id: pathId(ctx), at: ctx.now });
+    await ctx.uow.execute(identitiesDecider, stream(ctx), { type: 'DeleteIdentity', id: paramsOf(ctx, 'account.identity.delete').id, at: ctx.now });
     return { status: 204 };
   },
 
   async 'account.identity.token.list'(ctx) {
-    const identity = liveIdentity(await load(ctx), identityIdParam(ctx));
+    const params = paramsOf(ctx, 'account.identity.token.list');
+    const identity = liveIdentity(await load(ctx), params.identity_id);
     const tokens = Object.values(identity.tokens).filter((t) => !t.deleted).sort((a, b) => a.service.localeCompare(b.service));
-    const p = pageOf(tokens, readPaging(ctx.params));
+    const p = pageOf(tokens, readPaging(params));
     return { body: pageEnvelope(p, 'tokens', p.items.map(tokenView)) };
   },
 
   async 'account.identity.token.create'(ctx) {
-    const identityId = identityIdParam(ctx);
-    const service = ctx.params.requireString('service');
+    const { identity_id: identityId, service, token } = paramsOf(ctx, 'account.identity.token.create');
     const { state } = await ctx.uow.execute(identitiesDecider, stream(ctx), {
       type: 'CreateToken',
       identityId,
       service,
-      token: ctx.params.requireString('token'),
+      token,
       at: ctx.now,
       holdLimit: ctx.account.package.identity_tokens,
     });
@@ -157,18 +125,17 @@ export const identityHandlers: HandlerTable = {
   },
 
   async 'account.identity.token.get'(ctx) {
-    const identity = liveIdentity(await load(ctx), identityIdParam(ctx));
-    return { body: tokenView(liveToken(identity, ctx.params.requireString('service'))) };
+    const { identity_id: identityId, service } = paramsOf(ctx, 'account.identity.token.get');
+    return { body: tokenView(liveToken(liveIdentity(await load(ctx), identityId), service)) };
   },
 
   async 'account.identity.token.update'(ctx) {
-    const identityId = identityIdParam(ctx);
-    const service = ctx.params.requireString('service');
+    const { identity_id: identityId, service, token } = paramsOf(ctx, 'account.identity.token.update');
     const { state, events } = await ctx.uow.execute(identitiesDecider, stream(ctx), {
       type: 'PutToken',
       identityId,
       service,
-      token: ctx.params.requireString('token'),
+      token,
       at: ctx.now,
       holdLimit: ctx.account.package.identity_tokens,
     });
@@ -177,55 +144,58 @@ export const identityHandlers: HandlerTable = {
   },
 
   async 'account.identity.token.delete'(ctx) {
+    const { identity_id: identityId, service } = paramsOf(ctx, 'account.identity.token.delete');
     await ctx.uow.execute(identitiesDecider, stream(ctx), {
       type: 'DeleteToken',
-      identityId: identityIdParam(ctx),
-      service: ctx.params.requireString('service'),
+      identityId,
+      service,
       at: ctx.now,
     });
     return { status: 204 };
   },
 
   async 'account.identity.limit.list'(ctx) {
-    const service = requireService(ctx);
+    const params = paramsOf(ctx, 'account.identity.limit.list');
+    const service = packageService(services(ctx), params.service);
     const state = await load(ctx);
     const limits = state.order
       .map((id) => state.byId[id]!)
       .filter((i) => !i.deleted && i.limits[service])
       .map((i) => limitView(i.id, i.limits[service]!));
-    const p = pageOf(limits, readPaging(ctx.params));
+    const p = pageOf(limits, readPaging(params));
     return { body: pageEnvelope(p, 'limits', p.items) };
   },
 
   async 'account.identity.limit.create'(ctx) {
-    const identityId = identityIdParam(ctx);
-    const service = ctx.params.requireString('service');
+    const p = paramsOf(ctx, 'account.identity.limit.create');
+    const { identity_id: identityId, service } = p;
     const { state } = await ctx.uow.execute(identitiesDecider, stream(ctx), {
       type: 'CreateLimit',
       identityId,
       service,
       services: services(ctx),
-      figures: figures(ctx),
+      figures: figures(p),
       at: ctx.now,
     });
     return { body: limitView(identityId, state.byId[identityId]!.limits[service]!) };
   },
 
   async 'account.identity.limit.get'(ctx) {
-    const identity = liveIdentity(await load(ctx), identityIdParam(ctx));
-    const service = requireService(ctx);
+    const p = paramsOf(ctx, 'account.identity.limit.get');
+    const identity = liveIdentity(await load(ctx), p.identity_id);
+    const service = packageService(services(ctx), p.service);
     return { body: limitView(identity.id, liveLimit(identity, service)) };
   },
 
   async 'account.identity.limit.update'(ctx) {
-    const identityId = identityIdParam(ctx);
-    const service = ctx.params.requireString('service');
+    const p = paramsOf(ctx, 'account.identity.limit.update');
+    const { identity_id: identityId, service } = p;
     const { state, events } = await ctx.uow.execute(identitiesDecider, stream(ctx), {
       type: 'PutLimit',
       identityId,
       service,
       services: services(ctx),
-      figures: figures(ctx),
+      figures: figures(p),
       at: ctx.now,
     });
     const created = events[0]?.type === 'IdentityLimitCreated';
@@ -233,10 +203,11 @@ export const identityHandlers: HandlerTable = {
   },
 
   async 'account.identity.limit.delete'(ctx) {
+    const { identity_id: identityId, service } = paramsOf(ctx, 'account.identity.limit.delete');
     await ctx.uow.execute(identitiesDecider, stream(ctx), {
       type: 'DeleteLimit',
-      identityId: identityIdParam(ctx),
-      service: ctx.params.requireString('service'),
+      identityId,
+      service,
       services: services(ctx),
       at: ctx.now,
     });

@@ -1,3 +1,4 @@
+import { STATUS_WORDS } from '../contract/params.ts';
 import { packageService } from '../accounting/package-service.ts';
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
@@ -11,7 +12,7 @@ import { own } from '../calls/input-limits.ts';
  * use (decisions §2). One stream per account, so a label stays unique and a key maps to one identity.
  */
 export type IdentityStatus = 'active' | 'disabled';
-export const IDENTITY_STATUSES: readonly IdentityStatus[] = ['active', 'disabled'];
+export const IDENTITY_STATUSES: readonly IdentityStatus[] = STATUS_WORDS.identity;
 
 export interface IdentityToken {
   service: string;

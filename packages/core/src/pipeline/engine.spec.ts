@@ -18,7 +18,7 @@ function setup(startIso = '2026-01-01T08:05:37Z') {
     ids: seededIds(7),
     handlers: {
       'core.validate': (ctx) => {
-        if (ctx.params.string('csdl') === 'bad') throw new BadRequest('bad filter');
+        if (ctx.params.raw['csdl'] === 'bad') throw new BadRequest('bad filter');
         return { body: { ok: true } };
       },
       'insight.analyze': () => ({ body: { analysed: true } }),

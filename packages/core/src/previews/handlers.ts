@@ -2,6 +2,7 @@ import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { archiveInteractions } from '../historics/archive.ts';
 import { namedFilter } from '../filters/index.ts';
 import { historicsSourceNames } from '../historics/queries.ts';
+import { paramsOf } from '../handling/params-of.ts';
 import { checkHistoricsSources } from '../historics/historics-query.ts';
 import { parsePreviewParameters, runPreviewAnalysis, type PreviewData } from './preview-analyses.ts';
 import { existingPreview, previewFinishAt, previewProgressAt, previewStatusAt, previewsDecider, previewsStream, type Preview } from './preview.ts';
@@ -30,13 +31,6 @@ export function previewView(p: Preview, now: number, username: string): Record<s
   };
 }
 
-/** The parameters as sent: a string of triples, or a list of triples (joined as clients join them). */
-function parametersText(ctx: CallContext): string {
-  const raw = ctx.params.raw['parameters'];
-  if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) return raw.join(';');
-  return ctx.params.requireString('parameters', { max: 10_000 });
-}
-
 /** What a preview shows: its analyses over the archive of its period, as of when it finished. */
 export async function previewData(ctx: CallContext, p: Preview): Promise<PreviewData[]> {
   const filter = await namedFilter(ctx.uow, p.hash);
@@ -46,13 +40,14 @@ export async function previewData(ctx: CallContext, p: Preview): Promise<Preview
 
 export const previewHandlers: HandlerTable = {
   async 'preview.create'(ctx) {
-    const hash = ctx.params.requireString('hash');
-    const start = ctx.params.requireInt('start');
+    const p = paramsOf(ctx, 'preview.create');
+    const { hash, start } = p;
     const nowSec = epochSeconds(ctx.now);
-    const end = ctx.params.int('end') ?? Math.min(start + 86_400, nowSec - 3600);
-    const sources = historicsSourceNames(ctx.params);
+    const end = p.end ?? Math.min(start + 86_400, nowSec - 3600);
+    const sources = historicsSourceNames(p.sources);
     if (sources !== undefined) checkHistoricsSources(sources);
-    const parameters = parametersText(ctx);
+    // A list of triples is joined as clients join them.
+    const parameters = typeof p.parameters === 'string' ? p.parameters : p.parameters.join(';');
     const analyses = parsePreviewParameters(parameters);
     const filter = await namedFilter(ctx.uow, hash);
     const known = await ctx.uow.load(previewsDecider, stream(ctx));
@@ -72,7 +67,7 @@ export const previewHandlers: HandlerTable = {
   },
 
   async 'preview.get'(ctx) {
-    const id = ctx.params.requireString('id');
+    const { id } = paramsOf(ctx, 'preview.get');
     let p = existingPreview(await ctx.uow.load(previewsDecider, stream(ctx)), id);
     if (previewStatusAt(p, ctx.now) !== 'succeeded') return { status: 202, body: previewView(p, ctx.now, ctx.account.username) };
     if (p.data === null) {

@@ -1,15 +1,13 @@
-import { atLeast } from '../catalogue/versions.ts';
-import { BadRequest, oneOf } from '../calls/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
-import { pageInOrder, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
-import { isJsonObject, type Params } from '../calls/params.ts';
-import { HASH } from '../filters/filter-registry.ts';
+import { pageInOrder, pageOf, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
+import { isJsonObject } from '../calls/params.ts';
+import { paramsOf } from '../handling/params-of.ts';
 import { fnv1a } from './fnv.ts';
 import { checkFeedSource, subscriptionFeed, type PushFeed } from './feed.ts';
 import { pullFormatOf, validateOutput } from './output-types.ts';
-import { DEFAULT_PULL_SIZE, MAX_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
+import { DEFAULT_PULL_SIZE, decodeCursor, encodeCursor, pageFrom, renderPage } from './pull-page.ts';
 import {
-  INITIAL_STATUSES,
   livePushSubscription,
   logAt,
   pushDecider,
@@ -17,15 +15,12 @@ import {
   statusAt,
   type PushCommand,
   type PushState,
-  type PushStatus,
   type PushSubscription,
 } from './push-subscription.ts';
 import { epochSeconds } from '../calls/epoch.ts';
 import { PushConnectors } from './connector.ts';
 import { deliveryOf } from './delivery.ts';
 import { waitingBytes } from './batch.ts';
-
-const HISTORICS_ID = /^[0-9a-f]{20}$/;
 
 /** A stable small number per account, for the `user_id` field clients read as an int. */
 export function userIdOf(username: string): number {
@@ -71,13 +66,13 @@ async function run(ctx: CallContext, command: PushCommand): Promise<PushSubscrip
 }
 
 /** `start`/`end` of 0 mean "not given", as clients send them. */
-function time(p: Params, name: string): number | undefined {
-  const ms = p.epochMs(name);
-  return ms === 0 ? undefined : ms;
+function time(seconds: number | undefined): number | undefined {
+  return seconds === undefined || seconds === 0 ? undefined : seconds * 1000;
 }
 
+const PUSH_PAGING: PagingRule = { defaultSize: 20 };
 /** One client sends the page size as `perPage` (wire-facts, push/log). */
-const PUSH_PAGING: PagingRule = { sizeParams: ['per_page', 'perPage'], defaultSize: 20, maxSize: 1000 };
+const pushPage = (p: { page?: number | undefined; per_page?: number | undefined; perPage?: number | undefined }) => readPaging({ page: p.page, per_page: p.per_page ?? p.perPage }, PUSH_PAGING);
 
 /** Nested settings merge one level down, so an update may name only the settings it changes. */
 function mergeSettings(old: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
@@ -103,32 +98,24 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
   };
   return {
     'push.validate': async (ctx) => {
-      const outputType = ctx.params.string('output_type');
-      const settings = validateOutput(outputType, ctx.params.object('output_params'));
+      const { output_type: outputType, output_params } = paramsOf(ctx, 'push.validate');
+      const settings = validateOutput(outputType, output_params);
       await connectors.admit(outputType!, settings, pullFormatOf(settings), true);
       return { body: { success: true, message: 'Validated successfully' } };
     },
 
     'push.create': async (ctx) => {
-      const p = ctx.params;
-      const name = p.requireString('name', { max: 255 });
-      const outputType = p.string('output_type');
-      const outputParams = validateOutput(outputType, p.object('output_params'));
-      let historicsId = p.string('historics_id');
-      const playback = p.string('playback_id');
+      const p = paramsOf(ctx, 'push.create');
+      const { name, output_type: outputType, hash, initial_status: initial } = p;
+      const outputParams = validateOutput(outputType, p.output_params);
+      let historicsId = p.historics_id;
+      // Before 1.2 `playback_id` is a synonym (from 1.2 the schema refuses it).
+      const playback = 'playback_id' in p ? p.playback_id : undefined;
       if (playback !== undefined) {
-        if (atLeast(ctx.version, '1.2')) throw new BadRequest('playback_id is not accepted from API 1.2; use historics_id');
         if (historicsId !== undefined && historicsId !== playback) throw new BadRequest('playback_id and historics_id name different queries');
         historicsId = playback;
       }
-      const hash = p.string('hash');
       if ((hash === undefined) === (historicsId === undefined)) throw new BadRequest('Give exactly one of hash or historics_id');
-      if (hash !== undefined && !HASH.test(hash)) throw new BadRequest('hash must be a valid hash (32 hex characters)');
-      if (historicsId !== undefined && !HISTORICS_ID.test(historicsId)) throw new BadRequest('historics_id must be a valid historics id (20 hex characters)');
-      const initial = p.string('initial_status');
-      if (initial !== undefined && !INITIAL_STATUSES.includes(initial as PushStatus)) {
-        throw new BadRequest(`initial_status must be one of ${INITIAL_STATUSES.join(', ')}`);
-      }
       await checkFeedSource(ctx, hash !== undefined ? 'stream' : 'historic', (hash ?? historicsId)!);
       await connectors.admit(outputType!, outputParams, pullFormatOf(outputParams), true);
       const sub = await run(ctx, {
@@ -139,9 +126,9 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
         output_params: outputParams,
         hash: (hash ?? historicsId)!,
         hash_type: hash !== undefined ? 'stream' : 'historic',
-        initial_status: initial as PushStatus | undefined,
-        start: time(p, 'start'),
-        end: time(p, 'end'),
+        initial_status: initial,
+        start: time(p.start),
+        end: time(p.end),
         at: ctx.now,
         holdLimit: ctx.account.package.push_subscriptions,
         connector: connectors.get(outputType!) !== undefined,
@@ -150,52 +137,51 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
     },
 
     'push.pause': async (ctx) => {
-      const sub = await run(ctx, { type: 'PausePush', id: ctx.params.requireString('id'), at: ctx.now });
+      const sub = await run(ctx, { type: 'PausePush', id: paramsOf(ctx, 'push.pause').id, at: ctx.now });
       return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
     },
 
     'push.resume': async (ctx) => {
-      const sub = await run(ctx, { type: 'ResumePush', id: ctx.params.requireString('id'), at: ctx.now });
+      const sub = await run(ctx, { type: 'ResumePush', id: paramsOf(ctx, 'push.resume').id, at: ctx.now });
       return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
     },
 
     'push.stop': async (ctx) => {
-      const sub = await run(ctx, { type: 'StopPush', id: ctx.params.requireString('id'), at: ctx.now });
+      const sub = await run(ctx, { type: 'StopPush', id: paramsOf(ctx, 'push.stop').id, at: ctx.now });
       return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
     },
 
     'push.update': async (ctx) => {
-      const p = ctx.params;
-      const id = p.requireString('id');
+      const p = paramsOf(ctx, 'push.update');
+      const id = p.id;
       const current = livePushSubscription(await load(ctx), id);
-      const outputType = p.string('output_type');
+      const outputType = p.output_type;
       if (outputType !== undefined && outputType !== current.output_type) {
         throw new BadRequest(`output_type cannot be changed (the subscription delivers to ${current.output_type})`);
       }
-      const changes = p.object('output_params');
+      const changes = p.output_params;
       const outputParams = changes === undefined ? undefined : validateOutput(current.output_type, mergeSettings(current.output_params, changes));
       if (outputParams) await connectors.admit(current.output_type, outputParams, pullFormatOf(outputParams), false);
-      const sub = await run(ctx, { type: 'UpdatePush', id, at: ctx.now, name: p.string('name', { max: 255 }), output_params: outputParams });
+      const sub = await run(ctx, { type: 'UpdatePush', id, at: ctx.now, name: p.name, output_params: outputParams });
       return { body: subscriptionView(sub, ctx.account.username, ctx.now) };
     },
 
     'push.delete': async (ctx) => {
-      await run(ctx, { type: 'DeletePush', id: ctx.params.requireString('id'), at: ctx.now });
+      await run(ctx, { type: 'DeletePush', id: paramsOf(ctx, 'push.delete').id, at: ctx.now });
       return { status: 204 };
     },
 
     'push.log': async (ctx) => {
-      const p = ctx.params;
+      const p = paramsOf(ctx, 'push.log');
       const state = await load(ctx);
-      const id = p.string('id');
+      const id = p.id;
       const subs = id !== undefined ? [livePushSubscription(state, id)] : state.order.map((i) => state.subscriptions[i]!);
-      oneOf('order_by', p.string('order_by')?.toLowerCase() ?? 'request_time', ['request_time']);
-      const paging = readPaging(p, PUSH_PAGING);
+      const paging = pushPage(p);
       const entries = subs.flatMap((sub) => logAt(sub, ctx.now).map((e, i) => ({ ...e, i, sub: sub.id })));
       // Time, then place in the subscription's log, compared as numbers: a list of every subscription's
       // log (up to push_subscriptions × PUSH_LOG_KEPT entries) sorts without a string per comparison.
       // Only the page asked for is put in order (a first page of 20 does not sort every entry).
-      const sign = readOrderDir(p, 'desc') === 'asc' ? 1 : -1;
+      const sign = (p.order_dir ?? 'desc') === 'asc' ? 1 : -1;
       const page = pageInOrder(entries, (a, b) => sign * (a.at - b.at || a.i - b.i), paging);
       return {
         body: {
@@ -212,30 +198,30 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
     },
 
     'push.get': async (ctx) => {
-      const p = ctx.params;
+      const p = paramsOf(ctx, 'push.get');
       const state = await load(ctx);
       const who = ctx.account.username;
-      const id = p.string('id');
+      const id = p.id;
       if (id !== undefined) {
         const sub = livePushSubscription(state, id);
         return { body: subscriptionView(sub, who, ctx.now, { count: true, remainingBytes: await remaining(ctx, sub) }) };
       }
-      const hash = p.string('hash');
-      const historicsId = p.string('historics_id') ?? p.string('historic_id');
-      const includeFinished = p.bool('include_finished') ?? false;
-      const keys: Record<string, (s: PushSubscription) => number | string> = {
+      const hash = p.hash;
+      const historicsId = p.historics_id ?? p.historic_id;
+      const includeFinished = p.include_finished ?? false;
+      const keys: Record<NonNullable<typeof p.order_by>, (s: PushSubscription) => number | string> = {
         created_at: (s) => s.created_at,
         id: (s) => s.id,
         request_time: (s) => s.last_request ?? 0,
       };
-      const key = keys[oneOf('order_by', p.string('order_by')?.toLowerCase() ?? 'created_at', Object.keys(keys))]!;
-      const paging = readPaging(p, PUSH_PAGING);
+      const key = keys[p.order_by ?? 'created_at'];
+      const paging = pushPage(p);
       const matching = state.order
         .map((i) => state.subscriptions[i]!)
         .filter((s) => (hash === undefined || (s.hash_type === 'stream' && s.hash === hash)))
         .filter((s) => (historicsId === undefined || (s.hash_type === 'historic' && s.hash === historicsId)))
         .filter((s) => includeFinished || statusAt(s, ctx.now) !== 'finished');
-      const ordered = sortedBy(matching, key, readOrderDir(p, 'asc'));
+      const ordered = sortedBy(matching, key, p.order_dir ?? 'asc');
       const shown = pageOf(ordered, paging).items;
       const bytes = await Promise.all(shown.map((s) => remaining(ctx, s)));
       return {
@@ -247,12 +233,12 @@ export function pushHandlers(feed: PushFeed = subscriptionFeed, connectors: Push
     },
 
     'push.pull': async (ctx) => {
-      const p = ctx.params;
-      const id = p.requireString('id');
+      const p = paramsOf(ctx, 'push.pull');
+      const id = p.id;
       const sub = livePushSubscription(await load(ctx), id);
       if (sub.output_type !== 'pull') throw new BadRequest(`Push subscription ${id} delivers by ${sub.output_type}, not pull`);
-      const size = p.int('size', { min: 1, max: MAX_PULL_SIZE }) ?? DEFAULT_PULL_SIZE;
-      const cursor = p.string('cursor');
+      const size = p.size ?? DEFAULT_PULL_SIZE;
+      const cursor = p.cursor;
       const from = cursor !== undefined ? decodeCursor(id, cursor) : sub.acked;
       if (from > sub.acked) throw new BadRequest(`cursor ${cursor} is ahead of anything delivered`);
       const format = pullFormatOf(sub.output_params);

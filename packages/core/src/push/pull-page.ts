@@ -8,7 +8,7 @@ import type { PullPage, PushSubscription } from './push-subscription.ts';
 /** What a pull answers when the caller gives no `size` (bytes), as the original clients send. */
 export const DEFAULT_PULL_SIZE = 20_971_520;
 /** The largest page a pull may ask for: a page is built in memory and sent whole, so its size is bounded (400 above). */
-export const MAX_PULL_SIZE = 52_428_800;
+export { MAX_PULL_SIZE } from '../contract/params.ts';
 
 /**
  * A cursor names a position in a subscription's feed: 12 hex of position and 20 hex that tie it to the

@@ -1,3 +1,4 @@
+import { STATUS_WORDS } from '../contract/params.ts';
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import { BadRequest, Conflict, NotFound, illegalTransition } from '../calls/errors.ts';
@@ -85,7 +86,7 @@ export type PushCommand =
 
 export const pushStream = (username: string): string => `push:${username}`;
 
-export const INITIAL_STATUSES: PushStatus[] = ['active', 'paused', 'waiting_for_start'];
+export const INITIAL_STATUSES: readonly PushStatus[] = STATUS_WORDS.pushInitial;
 
 /** Which commands each status allows; anything else answers 409 naming both (decisions §6). */
 export const PUSH_TRANSITIONS: Record<'pause' | 'resume' | 'stop' | 'update' | 'delete', PushStatus[]> = {

@@ -1,7 +1,8 @@
 import { defaultService, namedService } from '../accounting/package-service.ts';
-import { BadRequest, oneOf } from '../calls/errors.ts';
+import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
-import { pageEnvelope, pageOf, readOrderDir, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
+import { paramsOf } from '../handling/params-of.ts';
+import { pageEnvelope, pageOf, readPaging, sortedBy, type PagingRule } from '../calls/paging.ts';
 import { namedById, recordingViews } from './recording-view.ts';
 import { recordingByHash, recordingsDecider, recordingsStream, type Recording } from './recording.ts';
 import { namedFilter } from '../filters/index.ts';
@@ -14,16 +15,17 @@ const byId = (ctx: CallContext): boolean => namedById(ctx.version);
 const stream = (ctx: CallContext): string => recordingsStream(ctx.account.username);
 
 async function start(ctx: CallContext) {
-  const service = namedService(ctx) ?? defaultService(ctx.account.package);
+  const p = paramsOf(ctx, 'insight.start');
+  const service = namedService(ctx, p.service) ?? defaultService(ctx.account.package);
   const state = await ctx.uow.load(recordingsDecider, stream(ctx));
   const concurrentLimit = ctx.account.package.concurrent_recordings;
-  const name = ctx.params.string('name');
-  if (byId(ctx) && ctx.params.has('id')) {
+  const name = p.name;
+  if ('id' in p && p.id !== undefined) {
     const r = await namedRecording(ctx, state);
     await ctx.uow.execute(recordingsDecider, stream(ctx), { type: 'RestartRecording', id: r.id, at: ctx.now, concurrentLimit, ...(name !== undefined ? { name } : {}) });
     return { body: { id: r.id } };
   }
-  const hash = ctx.params.string('hash');
+  const hash = p.hash;
   if (hash === undefined) throw new BadRequest("Missing param 'hash'");
   await namedFilter(ctx.uow, hash);
   if (name === undefined) throw new BadRequest("Missing param 'name'");
@@ -49,18 +51,19 @@ async function start(ctx: CallContext) {
 }
 
 async function stop(ctx: CallContext) {
-  namedService(ctx);
+  namedService(ctx, paramsOf(ctx, 'insight.stop').service);
   const r = await namedRecording(ctx);
   await ctx.uow.execute(recordingsDecider, stream(ctx), { type: 'StopRecording', id: r.id, at: ctx.now });
   return { status: 204 };
 }
 
 async function update(ctx: CallContext) {
-  namedService(ctx);
+  const p = paramsOf(ctx, 'insight.update');
+  namedService(ctx, p.service);
   const r = await namedRecording(ctx);
-  const name = ctx.params.string('name');
+  const name = p.name;
   // Before 1.3 the hash names the recording, so only the name can change.
-  const hash = byId(ctx) ? ctx.params.string('hash') : undefined;
+  const hash = byId(ctx) ? p.hash : undefined;
   if (hash === undefined && name === undefined) throw new BadRequest('Give a new hash, a new name or both');
   if (hash !== undefined) await namedFilter(ctx.uow, hash);
   await ctx.uow.execute(recordingsDecider, stream(ctx), {
@@ -73,11 +76,10 @@ async function update(ctx: CallContext) {
   return { status: 204 };
 }
 
-const ORDER_BY = ['created_at', 'start', 'name', 'status'] as const;
-
 async function get(ctx: CallContext) {
-  const service = namedService(ctx);
-  const named = byId(ctx) ? ctx.params.has('id') : ctx.params.has('hash');
+  const p = paramsOf(ctx, 'insight.get');
+  const service = namedService(ctx, p.service);
+  const named = 'id' in p ? p.id !== undefined : 'hash' in p && p.hash !== undefined;
   if (named) {
     const [view] = await recordingViews(ctx, [await namedRecording(ctx)]);
     return { body: view };
@@ -86,12 +88,14 @@ async function get(ctx: CallContext) {
   let list = state.order.map((id) => state.byId[id]!);
   if (service !== undefined) list = list.filter((r) => r.service === service);
   if (!byId(ctx)) return { body: await recordingViews(ctx, list) };
-  const paging = readPaging(ctx.params, RECORDING_PAGING);
-  const orderBy = oneOf('order_by', ctx.params.string('order_by')?.toLowerCase() ?? 'created_at', ORDER_BY);
-  const dir = readOrderDir(ctx.params, 'asc');
+  // From 1.3 the list is paged and ordered (the schema of those versions reads these).
+  const q = p as { page?: number; per_page?: number; order_by?: 'created_at' | 'start' | 'name' | 'status'; order_dir?: 'asc' | 'desc' };
+  const paging = readPaging(q, RECORDING_PAGING);
+  const orderBy = q.order_by ?? 'created_at';
+  const dir = q.order_dir ?? 'asc';
   const key = (r: Recording): string | number => (orderBy === 'created_at' ? r.createdAt : orderBy === 'start' ? r.start : orderBy === 'name' ? r.name : r.status);
-  const p = pageOf(sortedBy(list, key, dir), paging, RECORDING_PAGING);
-  return { body: pageEnvelope(p, 'subscriptions', await recordingViews(ctx, p.items)) };
+  const shown = pageOf(sortedBy(list, key, dir), paging, RECORDING_PAGING);
+  return { body: pageEnvelope(shown, 'subscriptions', await recordingViews(ctx, shown.items)) };
 }
 
 /**

@@ -5,18 +5,19 @@ import { HASH } from '../filters/filter-registry.ts';
 import type { CallContext } from '../handling/handler.ts';
 import { namedById } from './recording-view.ts';
 import { recordingByHash, recordingsDecider, recordingsStream, type Recording, type Recordings } from './recording.ts';
+import { callParams } from '../handling/params-of.ts';
 
 /** The recording a call names: `id` from 1.3, `hash` before. */
 export async function namedRecording(ctx: CallContext, state?: Recordings): Promise<Recording> {
   const s = state ?? (await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username)));
   if (namedById(ctx.version)) {
-    const id = ctx.params.string('id');
+    const id = callParams(ctx)['id'] as string | undefined;
     if (id === undefined) throw new BadRequest('No id was supplied.');
     const r = own(s.byId, id);
     if (!r) throw new NotFound('Subscription not found');
     return r;
   }
-  const hash = ctx.params.string('hash');
+  const hash = callParams(ctx)['hash'] as string | undefined;
   if (hash === undefined) throw new BadRequest("Missing param 'hash'");
   const r = recordingByHash(s, hash);
   if (!r) {

@@ -1,4 +1,5 @@
 import { requireService } from '../accounting/package-service.ts';
+import { paramsOf } from '../handling/params-of.ts';
 import { NotFound } from '../calls/errors.ts';
 import { pageEnvelope, pageOf, readPaging } from '../calls/paging.ts';
 import type { HandlerTable } from '../handling/handler.ts';
@@ -11,19 +12,21 @@ import { referenceSet, referenceSetsOf } from './reference-sets.ts';
  */
 export const referenceHandlers: HandlerTable = {
   'insight.reference.list'(ctx) {
-    const sets = referenceSetsOf(requireService(ctx));
-    const p = pageOf(sets, readPaging(ctx.params));
+    const params = paramsOf(ctx, 'insight.reference.list');
+    const sets = referenceSetsOf(requireService(ctx, params.service));
+    const p = pageOf(sets, readPaging(params));
     return { body: pageEnvelope(p, 'data', p.items.map((s) => ({ name: s.name, slug: s.slug, description: s.description }))) };
   },
 
   'insight.reference.get'(ctx) {
-    const service = requireService(ctx);
-    const slug = ctx.params.requireString('slug');
+    const params = paramsOf(ctx, 'insight.reference.get');
+    const service = requireService(ctx, params.service);
+    const slug = params.slug;
     const s = referenceSet(service, slug);
     if (!s) throw new NotFound(`Reference data set ${slug} not found for ${service}`);
     // The recorded answer is the whole set, unpaged; a client that asks for a page gets one, with its counts.
-    if (!ctx.params.has('page') && !ctx.params.has('per_page')) return { body: { count: s.values.length, values: s.values } };
-    const p = pageOf(s.values, readPaging(ctx.params));
+    if (params.page === undefined && params.per_page === undefined) return { body: { count: s.values.length, values: s.values } };
+    const p = pageOf(s.values, readPaging(params));
     return { body: { ...pageEnvelope(p, 'values', p.items) } };
   },
 };

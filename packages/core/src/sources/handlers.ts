@@ -1,7 +1,7 @@
 import { BadRequest } from '../calls/errors.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { pageEnvelope, pageOf, readPaging, type PagingRule } from '../calls/paging.ts';
-import type { Params } from '../calls/params.ts';
+import { paramsOf } from '../handling/params-of.ts';
 import { parseIngestionBody } from './ingestion-body.ts';
 import { DEFAULT_INGESTION_LIMITS, ingestionHeaders, ingestionWindowAt, type IngestionLimits } from './ingestion-limit.ts';
 import {
@@ -18,7 +18,6 @@ import { recordIngested } from './recorded.ts';
 import {
   SOURCE_TYPES,
   readAuth,
-  readIds,
   readResources,
   readSourceParameters,
   sourceTypeOf,
@@ -55,34 +54,32 @@ const withAuthIds = (ctx: CallContext, auth: SourceAuthInput[]): SourceAuth[] =>
 const withResourceIds = (ctx: CallContext, resources: SourceResourceInput[]): SourceResource[] =>
   resources.map((r) => ({ resource_id: ctx.ids.hex(32), parameters: r.parameters }));
 
-const SOURCE_PAGING: PagingRule = { defaultSize: 20, maxSize: 1000 };
+const SOURCE_PAGING: PagingRule = { defaultSize: 20 };
 
-function envelope<T>(items: T[], p: Params, key: string): Record<string, unknown> {
+function envelope<T>(items: T[], p: { page?: number | undefined; per_page?: number | undefined }, key: string): Record<string, unknown> {
   const page = pageOf(items, readPaging(p, SOURCE_PAGING));
   return pageEnvelope(page, key, page.items);
 }
-
-/** Whether a create or update asked to skip checking the tokens (`validate=false`). */
-const validating = (p: Params): boolean => p.bool('validate') ?? true;
 
 /** The managed-source endpoints and ingestion, with the per-source per-minute ingestion limit. */
 export function sourceHandlers(limits: IngestionLimits = DEFAULT_INGESTION_LIMITS): HandlerTable {
   return {
     'source.create': async (ctx) => {
-      const p = ctx.params;
-      const typeName = p.string('source_type');
+      const p = paramsOf(ctx, 'source.create');
+      const typeName = p.source_type;
       const type = sourceTypeOf(typeName);
-      const name = p.requireString('name', { max: 255 });
-      const parameters = readSourceParameters(p, type) ?? {};
-      const resources = readResources(p, 'resources', type) ?? [];
-      const auth = readAuth(p, 'auth', ctx.now) ?? [];
-      if (type.needsAuth && auth.length === 0 && validating(p)) {
+      const name = p.name;
+      const parameters = readSourceParameters(p.parameters, type) ?? {};
+      const resources = readResources(p.resources, 'resources', type) ?? [];
+      const auth = readAuth(p.auth, 'auth', ctx.now) ?? [];
+      // `validate=false` skips checking the tokens.
+      if (type.needsAuth && auth.length === 0 && (p.validate ?? true)) {
         throw new BadRequest(`Authentication failed: a ${typeName} source needs at least one auth entry with a token`);
       }
       const source = await run(ctx, {
         type: 'CreateSource',
         id: ctx.ids.hex(32),
-        source_type: typeName!,
+        source_type: typeName,
         name,
         parameters,
         resources: withResourceIds(ctx, resources),
@@ -93,26 +90,26 @@ export function sourceHandlers(limits: IngestionLimits = DEFAULT_INGESTION_LIMIT
       return { status: 201, body: sourceView(source) };
     },
 
-    'source.start': async (ctx) => ({ body: sourceView(await run(ctx, { type: 'StartSource', id: ctx.params.requireString('id'), at: ctx.now })) }),
+    'source.start': async (ctx) => ({ body: sourceView(await run(ctx, { type: 'StartSource', id: paramsOf(ctx, 'source.start').id, at: ctx.now })) }),
 
-    'source.stop': async (ctx) => ({ body: sourceView(await run(ctx, { type: 'StopSource', id: ctx.params.requireString('id'), at: ctx.now })) }),
+    'source.stop': async (ctx) => ({ body: sourceView(await run(ctx, { type: 'StopSource', id: paramsOf(ctx, 'source.stop').id, at: ctx.now })) }),
 
     'source.update': async (ctx) => {
-      const p = ctx.params;
-      const id = p.requireString('id');
+      const p = paramsOf(ctx, 'source.update');
+      const id = p.id;
       const current = await existing(ctx, id);
-      const typeName = p.string('source_type') ?? current.source_type;
+      const typeName = p.source_type ?? current.source_type;
       const type = sourceTypeOf(typeName);
-      const resources = readResources(p, 'resources', type);
-      const auth = readAuth(p, 'auth', ctx.now);
+      const resources = readResources(p.resources, 'resources', type);
+      const auth = readAuth(p.auth, 'auth', ctx.now);
       const source = await run(ctx, {
         type: 'UpdateSource',
         id,
         at: ctx.now,
         changes: {
-          source_type: p.string('source_type'),
-          name: p.string('name', { max: 255 }),
-          parameters: readSourceParameters(p, type),
+          source_type: p.source_type,
+          name: p.name,
+          parameters: readSourceParameters(p.parameters, type),
           resources: resources && withResourceIds(ctx, resources),
           auth: auth && withAuthIds(ctx, auth),
         },
@@ -121,52 +118,53 @@ export function sourceHandlers(limits: IngestionLimits = DEFAULT_INGESTION_LIMIT
     },
 
     'source.delete': async (ctx) => {
-      await run(ctx, { type: 'DeleteSource', id: ctx.params.requireString('id'), at: ctx.now });
+      await run(ctx, { type: 'DeleteSource', id: paramsOf(ctx, 'source.delete').id, at: ctx.now });
       return { status: 204 };
     },
 
     'source.get': async (ctx) => {
-      const p = ctx.params;
+      const p = paramsOf(ctx, 'source.get');
       const state: SourcesState = await ctx.uow.load(sourcesDecider, stream(ctx));
-      const id = p.string('id');
+      const id = p.id;
       if (id !== undefined) {
         return { body: sourceView(await existing(ctx, id)) };
       }
-      const type = p.string('source_type');
+      const type = p.source_type;
       if (type !== undefined) sourceTypeOf(type);
       const list = state.order.map((i) => state.sources[i]!).filter((s) => type === undefined || s.source_type === type);
       return { body: envelope(list.map(sourceView), p, 'sources') };
     },
 
     'source.log': async (ctx) => {
-      const p = ctx.params;
-      const s = await existing(ctx, p.requireString('id'));
+      const p = paramsOf(ctx, 'source.log');
+      const s = await existing(ctx, p.id);
       const entries = [...s.log].reverse().map((e) => ({ id: e.id, event_time: epochSeconds(e.at), success: e.success, message: e.message }));
       return { body: envelope(entries, p, 'log_entries') };
     },
 
     'source.auth.add': async (ctx) => {
-      const auth = readAuth(ctx.params, 'auth', ctx.now);
-      if (!auth) throw new BadRequest("Missing param 'auth'");
-      return { body: sourceView(await run(ctx, { type: 'AddSourceAuth', id: ctx.params.requireString('id'), at: ctx.now, auth: withAuthIds(ctx, auth) })) };
+      const p = paramsOf(ctx, 'source.auth.add');
+      const auth = readAuth(p.auth, 'auth', ctx.now)!;
+      return { body: sourceView(await run(ctx, { type: 'AddSourceAuth', id: p.id, at: ctx.now, auth: withAuthIds(ctx, auth) })) };
     },
 
-    'source.auth.remove': async (ctx) => ({
-      body: sourceView(await run(ctx, { type: 'RemoveSourceAuth', id: ctx.params.requireString('id'), at: ctx.now, auth_ids: readIds(ctx.params, 'auth_ids') })),
-    }),
+    'source.auth.remove': async (ctx) => {
+      const p = paramsOf(ctx, 'source.auth.remove');
+      return { body: sourceView(await run(ctx, { type: 'RemoveSourceAuth', id: p.id, at: ctx.now, auth_ids: p.auth_ids })) };
+    },
 
     'source.resource.add': async (ctx) => {
-      const p = ctx.params;
-      const id = p.requireString('id');
+      const p = paramsOf(ctx, 'source.resource.add');
+      const id = p.id;
       const type = sourceTypeOf((await existing(ctx, id)).source_type);
-      const resources = readResources(p, 'resources', type);
-      if (!resources) throw new BadRequest("Missing param 'resources'");
+      const resources = readResources(p.resources, 'resources', type)!;
       return { body: sourceView(await run(ctx, { type: 'AddSourceResources', id, at: ctx.now, resources: withResourceIds(ctx, resources) })) };
     },
 
-    'source.resource.remove': async (ctx) => ({
-      body: sourceView(await run(ctx, { type: 'RemoveSourceResources', id: ctx.params.requireString('id'), at: ctx.now, resource_ids: readIds(ctx.params, 'resource_ids') })),
-    }),
+    'source.resource.remove': async (ctx) => {
+      const p = paramsOf(ctx, 'source.resource.remove');
+      return { body: sourceView(await run(ctx, { type: 'RemoveSourceResources', id: p.id, at: ctx.now, resource_ids: p.resource_ids })) };
+    },
 
     'source.category.get': () => {
       const categories = Object.entries(SOURCE_TYPES).map(([source_type, t]) => ({ source_type, name: t.title, category: t.category }));
@@ -174,7 +172,7 @@ export function sourceHandlers(limits: IngestionLimits = DEFAULT_INGESTION_LIMIT
     },
 
     ingest: async (ctx) => {
-      const id = ctx.params.requireString('source_id');
+      const id = paramsOf(ctx, 'ingest').source_id;
       const batch = parseIngestionBody(ctx.call.body);
       const source = await run(ctx, { type: 'Ingest', id, at: ctx.now, bytes: batch.bytes, accepted: batch.interactions.length, limits });
       await recordIngested(ctx, source, batch.interactions, batch.sizes);

@@ -1,5 +1,4 @@
 import { BadRequest } from '../calls/errors.ts';
-import { isJsonObject, parseJson, type Params } from '../calls/params.ts';
 import { own } from '../calls/input-limits.ts';
 
 export interface SourceType {
@@ -46,18 +45,19 @@ export function sourceTypeOf(name: string | undefined): SourceType {
   return type;
 }
 
+/** An auth or resource entry as the schema reads it (contract/params.ts): `parameters` an object. */
+export interface SourceEntry {
+  parameters: Record<string, unknown>;
+  expires_at?: number | undefined;
+}
+
 /**
- * `parameters`: an object (or `[]`, as clients send an empty one), possibly as JSON text (wire-facts
- * §1.3). Flags must be booleans (1/0 and their strings are read as such).
+ * The type's settings: `parameters` as the schema reads it (an object, or `[]` as clients send an empty
+ * one); the type's flags must be booleans (1/0 and their strings are read as such).
  */
-export function readSourceParameters(p: Params, type: SourceType): Record<string, unknown> | undefined {
-  const raw = p.raw['parameters'];
-  let value: unknown = raw;
-  if (typeof raw === 'string') value = raw.trim() === '' ? undefined : parseJson('parameters', raw);
-  if (value === undefined || value === null) value = p.object('parameters');
+export function readSourceParameters(value: Record<string, unknown> | readonly [] | undefined, type: SourceType): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
-  if (Array.isArray(value) && value.length === 0) return {};
-  if (!isJsonObject(value)) throw new BadRequest('parameters must be a JSON object');
+  if (Array.isArray(value)) return {};
   const out: Record<string, unknown> = { ...value };
   for (const flag of type.flags) {
     const v = out[flag];
@@ -69,26 +69,10 @@ export function readSourceParameters(p: Params, type: SourceType): Record<string
   return out;
 }
 
-/** A list of `{parameters: {...}}` entries, as an array or JSON text of one. */
-function entries(p: Params, name: string): Record<string, unknown>[] | undefined {
-  const raw = p.raw[name];
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  const value = typeof raw === 'string' ? parseJson(name, raw) : raw;
-  const list = Array.isArray(value) ? value : isJsonObject(value) ? [value] : null;
-  if (!list) throw new BadRequest(`${name} must be a list of objects`);
-  return list.map((item, i) => {
-    if (!isJsonObject(item)) throw new BadRequest(`${name}[${i}] must be an object`);
-    const parameters = typeof item['parameters'] === 'string' ? parseJson(`${name}[${i}].parameters`, item['parameters']) : item['parameters'];
-    if (!isJsonObject(parameters)) throw new BadRequest(`${name}[${i}].parameters must be an object`);
-    return { ...item, parameters };
-  });
-}
-
-export function readResources(p: Params, name: string, type: SourceType): SourceResourceInput[] | undefined {
-  const list = entries(p, name);
+/** Resources: each holds the keys its source type needs. */
+export function readResources(list: readonly SourceEntry[] | undefined, name: string, type: SourceType): SourceResourceInput[] | undefined {
   if (list === undefined) return undefined;
-  return list.map((item, i) => {
-    const parameters = item['parameters'] as Record<string, unknown>;
+  return list.map(({ parameters }, i) => {
     for (const key of type.resourceKeys) {
       const v = parameters[key];
       if (v === undefined || v === null || v === '') throw new BadRequest(`${name}[${i}].parameters.${key} is required`);
@@ -101,28 +85,12 @@ export function readResources(p: Params, name: string, type: SourceType): Source
  * Auth entries. "Authentication succeeds" when each carries a token (`parameters.value`, a non-empty
  * string) that has not expired: the platform has no upstream to ask, so it judges the token as given.
  */
-export function readAuth(p: Params, name: string, now: number): SourceAuthInput[] | undefined {
-  const list = entries(p, name);
+export function readAuth(list: readonly SourceEntry[] | undefined, name: string, now: number): SourceAuthInput[] | undefined {
   if (list === undefined) return undefined;
-  return list.map((item, i) => {
-    const parameters = item['parameters'] as Record<string, unknown>;
+  return list.map(({ parameters, expires_at: exp }, i) => {
     const token = parameters['value'];
     if (typeof token !== 'string' || token.trim() === '') throw new BadRequest(`Authentication failed: ${name}[${i}].parameters.value must hold the access token`);
-    const exp = item['expires_at'];
-    let expiresAt: number | null = null;
-    if (exp !== undefined && exp !== null && exp !== '') {
-      const n = typeof exp === 'number' ? exp : typeof exp === 'string' && /^\d+$/.test(exp) ? Number(exp) : NaN;
-      if (!Number.isSafeInteger(n)) throw new BadRequest(`${name}[${i}].expires_at must be Unix seconds`);
-      if (n * 1000 <= now) throw new BadRequest(`Authentication failed: ${name}[${i}] expired at ${n}`);
-      expiresAt = n;
-    }
-    return { expires_at: expiresAt, parameters };
+    if (exp !== undefined && exp * 1000 <= now) throw new BadRequest(`Authentication failed: ${name}[${i}] expired at ${exp}`);
+    return { expires_at: exp ?? null, parameters };
   });
-}
-
-/** A list of ids: an array, JSON text of one, or a comma string. */
-export function readIds(p: Params, name: string): string[] {
-  const list = p.stringList(name);
-  if (!list || list.length === 0) throw new BadRequest(`Missing param '${name}'`);
-  return list;
 }

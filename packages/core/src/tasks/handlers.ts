@@ -1,7 +1,8 @@
 import { requireService } from '../accounting/package-service.ts';
 import { analysisWindow, validateAnalysisRequest } from '../analysis/analysis-request.ts';
 import { queryFilterOf, runAnalysis } from '../analysis/run-analysis.ts';
-import { BadRequest, DomainError, NotFound, oneOf, UnsupportedMediaType } from '../calls/errors.ts';
+import { BadRequest, DomainError, NotFound, UnsupportedMediaType } from '../calls/errors.ts';
+import { paramsOf } from '../handling/params-of.ts';
 import type { Account } from '../accounting/account.ts';
 import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
@@ -25,13 +26,11 @@ import {
   type TaskSlots,
 } from './task-slot.ts';
 import { epochSeconds } from '../calls/epoch.ts';
-import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import { runStrategy, strategyWindow, validateStrategyRequest } from './strategy.ts';
 import { freshId } from '../calls/fresh-id.ts';
 import { own } from '../calls/input-limits.ts';
 
 const stream = (ctx: CallContext): string => tasksStream(ctx.account.username);
-const STATUSES = ['queued', 'completed'] as const;
 
 /** `result` is left out of lists (`null`), as the service answered them. */
 export function taskView(t: AnalysisTask, now: number, withResult: boolean): Record<string, unknown> {
@@ -53,10 +52,6 @@ export function taskView(t: AnalysisTask, now: number, withResult: boolean): Rec
     created_at: epochSeconds(t.createdAt),
     updated_at: epochSeconds(done ? t.finishAt : t.createdAt),
   };
-}
-
-function typeParam(ctx: CallContext): string | undefined {
-  return ctx.params.string('type');
 }
 
 /** What completing tasks needs: a call's context has it, and so has an operator's unit of work. */
@@ -106,23 +101,20 @@ function isJson(mediaType: string | undefined): boolean {
  * Strategy tasks were added with 1.5 (the typed task paths name them from then); before it a task is an
  * analysis, as those versions' clients knew.
  */
-export const STRATEGY_TASKS_FROM: VersionId = '1.5';
-const taskTypesIn = (version: VersionId) => (atLeast(version, STRATEGY_TASKS_FROM) ? TASK_TYPES : (['analysis'] as const));
+export { STRATEGY_TASKS_FROM } from '../contract/params.ts';
 
 export const taskHandlers: HandlerTable = {
   async 'tasks.create'(ctx) {
     if (!isJson(ctx.call.mediaType)) {
       throw new UnsupportedMediaType(`Tasks are created with a JSON body (application/json), not ${ctx.call.mediaType ?? 'no media type'}`);
     }
-    const service = requireService(ctx);
-    const name = ctx.params.requireString('name');
-    const taskType = oneOf('type', typeParam(ctx) ?? 'analysis', taskTypesIn(ctx.version));
-    const subscriptionId = ctx.params.requireString('subscription_id');
+    const p = paramsOf(ctx, 'tasks.create');
+    const service = requireService(ctx, p.service);
+    const { name, subscription_id: subscriptionId, parameters } = p;
+    const taskType = p.type ?? 'analysis';
     const recording = own((await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username))).byId, subscriptionId);
     if (!recording) throw new BadRequest(`subscription_id ${subscriptionId} names no recording of this account`);
     if (recording.service !== service) throw new BadRequest(`subscription_id ${subscriptionId} records ${recording.service}, not ${service}`);
-    const parameters = ctx.params.object('parameters');
-    if (parameters === undefined) throw new BadRequest("Missing param 'parameters'");
     // Everything an analysis or a strategy can refuse is judged now, so a queued task always runs.
     if (taskType === 'strategy') strategyWindow(validateStrategyRequest(service, parameters), ctx.now);
     else {
@@ -154,22 +146,21 @@ export const taskHandlers: HandlerTable = {
   },
 
   async 'tasks.list'(ctx) {
-    const service = requireService(ctx);
-    const type = typeParam(ctx);
-    const named = ctx.params.string('status');
-    const status = named === undefined ? undefined : oneOf('status', named, STATUSES);
-    const paging = readPaging(ctx.params);
+    const p = paramsOf(ctx, 'tasks.list');
+    const service = requireService(ctx, p.service);
+    const { type, status } = p;
+    const paging = readPaging(p);
     const state = await settle(ctx);
     const tasks = allTasks(state)
       .filter((t) => t.service === service && (type === undefined || t.type === type) && (status === undefined || taskStatusAt(t, ctx.now) === status));
-    const p = pageOf(tasks, paging);
-    return { body: pageEnvelope(p, 'tasks', p.items.map((t) => taskView(t, ctx.now, false))) };
+    const shown = pageOf(tasks, paging);
+    return { body: pageEnvelope(shown, 'tasks', shown.items.map((t) => taskView(t, ctx.now, false))) };
   },
 
   async 'tasks.get'(ctx) {
-    const service = requireService(ctx);
-    const type = typeParam(ctx);
-    const id = ctx.params.requireString('id');
+    const p = paramsOf(ctx, 'tasks.get');
+    const service = requireService(ctx, p.service);
+    const { type, id } = p;
     const state = await settle(ctx);
     const t = taskById(state, id);
     if (!t || t.service !== service || (type !== undefined && t.type !== type)) throw new NotFound('Task not found');

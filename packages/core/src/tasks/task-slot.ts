@@ -16,7 +16,8 @@ import { own } from '../calls/input-limits.ts';
 export const TASK_MS = 22_500;
 export const TASKS_PER_HOUR = 3_600_000 / TASK_MS;
 export const TASK_QUEUE_LIMIT = 1_000;
-export const TASK_TYPES = ['analysis', 'strategy'] as const;
+export { TASK_TYPES } from '../contract/params.ts';
+import { TASK_TYPES } from '../contract/params.ts';
 /**
  * Strategy tasks have a queue of their own beside the analysis slots, so neither kind can starve the
  * other: one queue per account, at most 200 unfinished (the original's `X-Strategy-Tasks-Queue-Limit`),

@@ -1,3 +1,5 @@
+import { paramsOf } from '../handling/params-of.ts';
+import { STATUS_WORDS } from '../contract/params.ts';
 import { atLeast } from '../catalogue/versions.ts';
 import { creditsDecider, creditsStream, minuteMark, windowAt } from '../accounting/credit-window.ts';
 import { limitingDayOf } from '../days/limiting-day.ts';
@@ -22,7 +24,7 @@ export function usageDate(ms: number): string {
   return new Date(ms).toUTCString().replace('GMT', '+0000');
 }
 
-export const CORE_PERIODS = ['current', 'day', 'hour'] as const;
+export const CORE_PERIODS = STATUS_WORDS.corePeriod;
 export type CorePeriod = (typeof CORE_PERIODS)[number];
 
 /** The window of `/usage`: the last hour or day up to the current minute mark, or the limiting day so far. */
@@ -54,7 +56,7 @@ async function keptBetween(ctx: CallContext, recordings: Recording[], from: numb
 }
 
 async function coreUsage(ctx: CallContext) {
-  const period = oneOf('period', ctx.params.string('period') ?? 'hour', CORE_PERIODS);
+  const period = paramsOf(ctx, 'core.usage').period ?? 'hour';
   const { from, to } = coreUsageWindow(period, ctx.now, ctx.settings.limitingDay);
   const state = await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username));
   const recordings = state.order.map((id) => state.byId[id]!);
@@ -73,7 +75,7 @@ async function coreUsage(ctx: CallContext) {
   return { body: { start: usageDate(from), end: usageDate(to), streams } };
 }
 
-export const ACCOUNT_PERIODS = ['hourly', 'daily', 'monthly'] as const;
+export const ACCOUNT_PERIODS = STATUS_WORDS.accountPeriod;
 export type AccountPeriod = (typeof ACCOUNT_PERIODS)[number];
 
 /** The start of the bucket holding `ms`: UTC hours, limiting days, UTC calendar months. */
@@ -96,9 +98,10 @@ interface UsageLine {
 }
 
 async function accountUsage(ctx: CallContext) {
-  const period = oneOf('period', ctx.params.string('period') ?? 'daily', ACCOUNT_PERIODS);
-  const to = ctx.params.epochMs('end') ?? ctx.now + 1;
-  const from = ctx.params.epochMs('start') ?? to - DEFAULT_SPAN[period];
+  const p = paramsOf(ctx, 'account.usage');
+  const period = p.period ?? 'daily';
+  const to = p.end !== undefined ? p.end * 1000 : ctx.now + 1;
+  const from = p.start !== undefined ? p.start * 1000 : to - DEFAULT_SPAN[period];
   if (from > to) throw new BadRequest('Start cannot be after end');
   const mode = ctx.settings.limitingDay;
   const lines = new Map<string, UsageLine>();

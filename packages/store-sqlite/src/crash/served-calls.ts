@@ -17,7 +17,8 @@ export const callsStream = (username: string): string => `calls:${username}`;
 
 export const crashHandlers: HandlerTable = {
   'core.validate': async (ctx) => {
-    const call = ctx.params.requireString('call');
+    // `call` is the crash test's own parameter, not the endpoint's: read as it arrived.
+    const call = String(ctx.params.raw['call']);
     await ctx.uow.execute(servedCallsDecider, callsStream(ctx.account.username), { type: 'ServeCall', call });
     return { body: { call } };
   },

@@ -1,0 +1,21 @@
+import type * as z from 'zod';
+import { BadRequest } from '../calls/errors.ts';
+import { MISSING } from './wire.ts';
+
+/**
+ * Reads a call's parameters through its schema: the values the handler receives, or a 400 that names
+ * the first parameter at fault and the rule it breaks (`Missing param 'id'`, `page must be at least 1`).
+ */
+export function readParams<S extends z.ZodType>(schema: S, raw: Record<string, unknown>): z.output<S> {
+  const r = schema.safeParse(raw, { reportInput: true });
+  if (r.success) return r.data;
+  throw new BadRequest(issueText(r.error.issues[0]!));
+}
+
+/** One issue in the words of a 400. */
+export function issueText(issue: z.core.$ZodIssue): string {
+  const name = issue.path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? String(k) : `.${String(k)}`)).join('');
+  if (name === '') return 'The parameters must be a JSON object';
+  if ((issue.code !== 'custom' && 'input' in issue && issue.input === undefined) || issue.message === MISSING) return `Missing param '${name}'`;
+  return `${name} ${issue.message}`;
+}

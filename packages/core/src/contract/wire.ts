@@ -1,0 +1,197 @@
+import * as z from 'zod';
+import { MAX_FLATTENED_KEYS, MAX_PARAM_JSON_DEPTH, jsonDepthProblem, jsonTextProblem } from '../calls/input-limits.ts';
+
+/**
+ * The parameter types of the wire, as real clients spell them (wire-facts §1.3), each a zod schema whose
+ * preprocessing is the only place a spelling is read: numbers as digit strings, booleans as
+ * `1`/`0`/`true`/`false`/`True`/`False`, nested objects as JSON text or flattened `name.key` entries,
+ * lists as JSON text or comma strings, and an empty value as no value. What a schema says after the
+ * preprocessing (the type, the bounds, the words) is what OpenAPI documents and handlers receive.
+ *
+ * A custom issue's message is the rule without the parameter's name: `issueText` puts the name in front.
+ */
+
+/** The spellings a parameter of this kind also accepts, for the documents. */
+const LENIENT = 'x-sdp-lenient';
+
+type Coerce = (value: unknown, ctx: z.core.$RefinementCtx) => unknown;
+const lenient = <T extends z.ZodType>(coerce: Coerce, inner: T, spellings: string) =>
+  z.preprocess(coerce, inner).meta({ [LENIENT]: spellings });
+
+const DIGITS = /^\s*-?\d+\s*$/;
+
+/** A rule's text that `issueText` reads as a missing parameter (an empty list of ids is none). */
+export const MISSING = 'is missing';
+
+/** Text; a number or boolean a client sent is read as its text. */
+export function text(opts: { max?: number; min?: number; pattern?: RegExp; patternText?: string } = {}) {
+  let s = z.string({ error: 'must be a string' });
+  if (opts.min !== undefined) s = s.min(opts.min, { error: `must be at least ${opts.min} characters` });
+  if (opts.max !== undefined) s = s.max(opts.max, { error: `must be at most ${opts.max} characters` });
+  if (opts.pattern) s = s.regex(opts.pattern, { error: opts.patternText ?? `must match ${opts.pattern.source}` });
+  return lenient((v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v), s, 'numbers and booleans are read as their text');
+}
+
+/** A lower-case hexadecimal id of `length` characters (a hash, a subscription or query id). */
+export const hex = (length: number, what = `${length} hex characters`) =>
+  text({ pattern: new RegExp(`^[0-9a-f]{${length}}$`), patternText: `must be ${what}` }).meta({ examples: ['0123456789abcdef0123456789abcdef01234567'.slice(0, length)] });
+
+/** A whole number, from a JSON number or a digit string. */
+export function whole(opts: { min?: number; max?: number } = {}) {
+  let s = z.int({ error: 'must be a whole number' });
+  if (opts.min !== undefined) s = s.min(opts.min, { error: `must be at least ${opts.min}` });
+  if (opts.max !== undefined) s = s.max(opts.max, { error: `must be at most ${opts.max}` });
+  return lenient((v) => (typeof v === 'string' && DIGITS.test(v) ? Number(v) : v), s, 'digit strings');
+}
+
+/** A time as the wire writes it: whole Unix seconds, not negative. */
+export const epoch = () => whole({ min: 0 }).meta({ description: 'Unix seconds', examples: [1516139814] });
+
+/** A boolean: also `1`/`0`, `true`/`false`, `True`/`False`, as text or numbers. */
+export function flag() {
+  const TRUE = new Set<unknown>([1, '1', 'true', 'True']);
+  const FALSE = new Set<unknown>([0, '0', 'false', 'False']);
+  return lenient((v) => (TRUE.has(v) ? true : FALSE.has(v) ? false : v), z.boolean({ error: 'must be 1, 0, true or false' }), '1/0, true/false, True/False');
+}
+
+/** One of a fixed set of words; `caseless` reads the value in lower case first. */
+export function word<const W extends readonly [string, ...string[]]>(words: W, opts: { caseless?: boolean; message?: string } = {}) {
+  const e = z.enum(words, { error: opts.message ?? `is invalid; valid values are: ${words.join(',')}` });
+  return opts.caseless ? lenient((v) => (typeof v === 'string' ? v.toLowerCase() : v), e, 'any letter case') : e;
+}
+
+/** A JSON value that may also arrive as JSON text (bounded in length and depth before it is parsed). */
+export function jsonValue<T extends z.ZodType>(inner: T) {
+  return lenient(
+    (v, ctx) => {
+      const parsed = typeof v === 'string' ? jsonText(v, ctx) : v;
+      if (parsed === undefined) return typeof v === 'string' ? z.NEVER : v;
+      const deep = jsonDepthProblem(parsed);
+      if (deep) {
+        ctx.addIssue({ code: 'custom', message: deep, input: v });
+        return z.NEVER;
+      }
+      return parsed;
+    },
+    inner,
+    'JSON text of the value',
+  );
+}
+
+/** A JSON object: an object, or JSON text of one (flattened `name.key` entries are folded by `wireParams`). */
+export const jsonObject = () => jsonValue(z.record(z.string(), z.unknown(), { error: 'must be a JSON object' })).meta({ [LENIENT]: 'JSON text of the object, or flattened `name.key` entries' });
+
+/** A list: an array, JSON text of one, or a comma-separated string (items trimmed, empty ones dropped). */
+export function list<T extends z.ZodType>(item: T, opts: { max?: number; min?: number } = {}) {
+  let a = z.array(item, { error: 'must be a list' });
+  if (opts.min !== undefined) a = a.min(opts.min, { error: MISSING });
+  if (opts.max !== undefined) a = a.max(opts.max, { error: `must have at most ${opts.max} items` });
+  return lenient(
+    (v, ctx) => {
+      if (typeof v !== 'string') {
+        const deep = Array.isArray(v) ? jsonDepthProblem(v) : undefined;
+        if (deep) {
+          ctx.addIssue({ code: 'custom', message: deep, input: v });
+          return z.NEVER;
+        }
+        return v;
+      }
+      const t = v.trim();
+      if (!t.startsWith('[')) return t.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+      const parsed = jsonText(t, ctx);
+      return parsed === undefined ? z.NEVER : parsed;
+    },
+    a,
+    'JSON text of the list, or a comma-separated string',
+  );
+}
+
+/** Any JSON value, read by the rule of its own domain (the analysis request, a source's settings). */
+export const anyValue = () => z.unknown().optional();
+
+/**
+ * A parameter that a version no longer takes: naming it is a 400 with `message` (a breaking change,
+ * visible in the schemas of the versions that refuse it).
+ */
+export const refused = (message: string) => z.undefined({ error: message }).meta({ description: `Refused: ${message}` });
+
+/**
+ * The parameters of one endpoint: the object the handler receives. An empty value (`''`, `null`) is no
+ * value (clients send empty optionals); keys the schema does not name are dropped (clients echo path
+ * parameters and other extras); `flattened` names objects that may arrive as `name.key` entries.
+ */
+export function wireParams<S extends z.ZodRawShape>(shape: S, opts: { flattened?: readonly (keyof S & string)[]; keepNull?: readonly (keyof S & string)[] } = {}) {
+  const folded = opts.flattened ?? [];
+  const nullable = new Set<string>(opts.keepNull ?? []);
+  return z.preprocess((raw, ctx) => {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+    const out: Record<string, unknown> = {};
+    for (const k in raw) {
+      if (!Object.hasOwn(raw, k)) continue;
+      const v = (raw as Record<string, unknown>)[k];
+      if (v === '' || v === undefined || (v === null && !nullable.has(k))) continue;
+      out[k] = v;
+    }
+    for (const name of folded) {
+      if (out[name] !== undefined) continue;
+      const nested = unflatten(name, out, ctx);
+      if (nested !== undefined) out[name] = nested;
+    }
+    return out;
+  }, z.object(shape));
+}
+
+/** `name.a.b` entries folded into `{ a: { b } }`; at most `MAX_FLATTENED_KEYS` of them, no deeper than the limit. */
+function unflatten(name: string, raw: Record<string, unknown>, ctx: z.core.$RefinementCtx): Record<string, unknown> | undefined {
+  const prefix = `${name}.`;
+  let found: Record<string, unknown> | undefined;
+  let keys = 0;
+  for (const k in raw) {
+    if (!k.startsWith(prefix)) continue;
+    if (++keys > MAX_FLATTENED_KEYS) {
+      ctx.addIssue({ code: 'custom', message: `has more than the limit of ${MAX_FLATTENED_KEYS} flattened keys`, path: [name], input: raw });
+      return undefined;
+    }
+    const path = k.slice(prefix.length).split('.', MAX_PARAM_JSON_DEPTH + 1);
+    const value = raw[k];
+    if (path.length > MAX_PARAM_JSON_DEPTH || jsonDepthProblem(value, path.length)) {
+      ctx.addIssue({ code: 'custom', message: `nests deeper than the limit of ${MAX_PARAM_JSON_DEPTH} levels`, path: [name], input: raw });
+      return undefined;
+    }
+    found ??= {};
+    setPath(found, path, value);
+  }
+  return found;
+}
+
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (let i = 0; i < path.length - 1; i++) {
+    const key = path[i]!;
+    if (UNSAFE_KEYS.has(key)) return;
+    const next = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  const last = path[path.length - 1]!;
+  if (!UNSAFE_KEYS.has(last)) node[last] = value;
+}
+
+/** JSON text a client sent in a parameter: bounded in length and depth before it is parsed. */
+function jsonText(text: string, ctx: z.core.$RefinementCtx): unknown {
+  const problem = jsonTextProblem(text);
+  if (problem) {
+    ctx.addIssue({ code: 'custom', message: problem, input: text });
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be valid JSON', input: text });
+    return undefined;
+  }
+}
+
+export { LENIENT };

@@ -1,0 +1,22 @@
+import type { EndpointId } from '../catalogue/endpoints.ts';
+import { readParams, termsOf, type ParamsOf } from '../contract/index.ts';
+import type { CallContext } from './handler.ts';
+
+const READ = new WeakMap<CallContext, unknown>();
+
+/**
+ * The call's parameters as its endpoint's schema reads them (contract/params.ts): typed, the wire's
+ * spellings already read, or a 400 naming the parameter and the rule. Read once per call, when the
+ * handler first asks, so a refusal comes where the handler's judgement would have put it.
+ */
+export function paramsOf<Id extends EndpointId>(ctx: CallContext, id: Id): ParamsOf<Id> {
+  if (ctx.endpoint.id !== id) throw new Error(`the handler of ${ctx.endpoint.id} read the parameters of ${id}`);
+  return callParams(ctx) as ParamsOf<Id>;
+}
+
+/** As `paramsOf`, for the helpers several endpoints share: the fields they have in common. */
+export function callParams(ctx: CallContext): Record<string, unknown> {
+  let p = READ.get(ctx);
+  if (p === undefined) READ.set(ctx, (p = readParams(termsOf(ctx.endpoint.id, ctx.version).params, ctx.params.raw)));
+  return p as Record<string, unknown>;
+}
