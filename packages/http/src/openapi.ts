@@ -1,11 +1,13 @@
-import { ENDPOINTS, VERSIONS, atLeast, findVersion, type Endpoint, type VersionId } from '@sdp/core';
+import { ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast, errorJsonSchema, exampleOf, findVersion, paramsJsonSchema, type Endpoint, type JsonSchema, type VersionId } from '@sdp/core';
 
 /**
  * The OpenAPI 3.1 document of one API version, generated from the catalogue: every path form the version
  * serves (with the product word the server runs with), its methods, path parameters, success codes, the
  * error codes of the order of judgement (decisions §1) over one error schema, the rate-limit fields, the
- * three ways to authenticate, and each operation's cost and allowance as `x-` extensions. Nothing here
- * lists an endpoint: a new catalogue row appears in every document of the versions that serve it.
+ * three ways to authenticate, and each operation's cost and allowance as `x-` extensions. Parameters,
+ * request bodies and answers are the endpoint's contract (core's `contract/`), as JSON Schema, each
+ * answer with an example. Nothing here lists an endpoint or writes a shape: a new catalogue row appears
+ * in every document of the versions that serve it, with the schemas its contract gives.
  */
 export interface OpenApiOptions {
   /** The product path word (`--product`), read as `insight`. */
@@ -69,21 +71,28 @@ function operation(e: Endpoint, version: VersionId, method: string, template: st
   const rateNames = [...(style !== 'ietf' ? Object.keys(RATE_HEADERS) : []), ...(style !== 'x' ? Object.keys(IETF_HEADERS) : [])];
   if (rated) for (const name of rateNames) successHeaders[name] = { $ref: `#/components/headers/${name}` };
   const responses: Json = {};
-  for (const code of e.success) {
-    responses[String(code)] =
-      code === 204
+  for (const [code, schema] of Object.entries(answerJsonSchemas(e.id, version, e.success))) {
+    responses[code] =
+      schema === null
         ? { description: 'Done; no body.', headers: successHeaders }
-        : { description: code === 202 ? 'Accepted.' : 'Success.', headers: successHeaders, content: { 'application/json': { schema: {} } } };
+        : { description: code === '202' ? 'Accepted.' : 'Success.', headers: successHeaders, content: { 'application/json': { schema, example: exampleOf(schema) } } };
   }
   for (const code of errorCodes(e, version, method)) responses[String(code)] = { $ref: `#/components/responses/Error${code}` };
-  const parameters: Json[] = pathParamsOf(template).map((p) => ({
+  const contract = paramsJsonSchema(e.id, version);
+  const inPath = pathParamsOf(template);
+  const pathNames = new Set(inPath.map((p) => p.name));
+  const parameters: Json[] = inPath.map((p) => ({
     name: p.name,
     in: 'path',
     required: true,
-    schema: p.only ? { type: 'string', enum: p.only } : { type: 'string' },
+    schema: p.only ? { type: 'string', enum: p.only } : stripLenient(contract.properties[p.name] ?? { type: 'string' }),
   }));
-  parameters.push({ $ref: '#/components/parameters/QueryParameters' });
+  const required = new Set(contract.required ?? []);
+  const rest = Object.entries(contract.properties).filter(([name]) => !pathNames.has(name));
+  // A GET carries its parameters in the query string; the others in a body (JSON or a form).
+  if (method === 'GET') for (const [name, schema] of rest) parameters.push(queryParameter(name, schema, required.has(name)));
   if (method !== 'GET') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  const body: JsonSchema = { type: 'object', properties: Object.fromEntries(rest), ...(rest.some(([n]) => required.has(n)) ? { required: rest.map(([n]) => n).filter((n) => required.has(n)) } : {}) };
   const op: Json = {
     operationId: formIndex === 0 ? `${e.id}.${method.toLowerCase()}` : `${e.id}.${method.toLowerCase()}.form${formIndex + 1}`,
     // The form's own path, so a service-scoped form is told apart from the plain one in a list of operations.
@@ -101,11 +110,35 @@ function operation(e: Endpoint, version: VersionId, method: string, template: st
     op.requestBody =
       e.body === 'raw'
         ? { required: true, content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'application/json': { schema: {} } } }
-        : { $ref: '#/components/requestBodies/Parameters' };
+        : {
+            required: rest.some(([n]) => required.has(n)),
+            content: { 'application/json': { schema: body, example: exampleOf(body) }, 'application/x-www-form-urlencoded': { schema: body } },
+          };
   }
   if (!rated) op.security = [];
   if (deprecated) op.deprecated = true;
   return op;
+}
+
+/** A query parameter from its schema; the spellings it also accepts go in its description. */
+function queryParameter(name: string, schema: JsonSchema, required: boolean): Json {
+  const lenient = schema['x-sdp-lenient'];
+  const description = [schema['description'], lenient ? `Also accepted: ${String(lenient)}.` : undefined].filter(Boolean).join(' ');
+  const isObject = schema['type'] === 'object';
+  return {
+    name,
+    in: 'query',
+    required,
+    ...(description ? { description } : {}),
+    // Objects travel as JSON text in a query string.
+    ...(isObject ? { content: { 'application/json': { schema: stripLenient(schema) } } } : { schema: stripLenient(schema) }),
+  };
+}
+
+/** A schema without the `x-sdp-lenient` note (said in the parameter's description instead). */
+function stripLenient(schema: JsonSchema): JsonSchema {
+  const { 'x-sdp-lenient': _, ...rest } = schema;
+  return rest;
 }
 
 /** What an operation costs, in the reader's words (its `x-sdp-cost` and `x-sdp-allowance` say the same). */
@@ -139,7 +172,7 @@ export function openApiDocument(version: VersionId, options: OpenApiOptions = {}
         'X-API-Version': { $ref: '#/components/headers/X-API-Version' },
         ...(code === '503' ? { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } } } : {}),
       },
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: description } } },
     };
   }
   return {
@@ -165,34 +198,15 @@ export function openApiDocument(version: VersionId, options: OpenApiOptions = {}
         basic: { type: 'http', scheme: 'basic', description: 'username and API key as HTTP Basic.' },
       },
       schemas: {
-        Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } }, additionalProperties: true },
-        Parameters: { type: 'object', additionalProperties: true, description: 'The call parameters; lists as repeated keys in a form.' },
+        Error: errorJsonSchema(),
       },
       parameters: {
-        QueryParameters: {
-          name: 'parameters',
-          in: 'query',
-          required: false,
-          style: 'form',
-          explode: true,
-          schema: { $ref: '#/components/schemas/Parameters' },
-          description: 'Any call parameter may be sent in the query string.',
-        },
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^,]*$' },
           description: 'Executed and charged once per account and key for 24 hours; a repeat replays the answer with `Idempotent-Replayed: true`. One header, with no comma in the key (two headers arrive joined by one): 400 otherwise.',
-        },
-      },
-      requestBodies: {
-        Parameters: {
-          required: false,
-          content: {
-            'application/json': { schema: { $ref: '#/components/schemas/Parameters' } },
-            'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/Parameters' } },
-          },
         },
       },
       headers,

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CURRENT_VERSION, ENDPOINTS, VERSIONS, atLeast } from '@sdp/core';
+import { CURRENT_VERSION, ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast } from '@sdp/core';
 import { openApiDocument } from '@sdp/http';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
@@ -35,7 +35,8 @@ describe('the OpenAPI documents, one per version', () => {
             expect(op, `${m} ${form.template}`).toBeDefined();
             expect(op['x-sdp-endpoint']).toBe(e.id);
             expect(op['x-sdp-cost']).toBe(e.cost);
-            expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(e.success.map(String)));
+            // The success codes the contract names in this version (insight/start answers 204 before 1.3).
+            expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(Object.keys(answerJsonSchemas(e.id, version, e.success))));
             operations++;
           }
         }
@@ -56,6 +57,30 @@ describe('the OpenAPI documents, one per version', () => {
     expect(headersOf(ietf)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit']));
     expect(headersOf(ietf)).not.toContain('X-RateLimit-Remaining');
     expect(headersOf(openApiDocument('1.5', { rateLimitHeaders: 'both' }))).toEqual(expect.arrayContaining(['RateLimit', 'X-RateLimit-Cost']));
+  });
+
+  it('describes each operation from its contract: parameters, request body, answers with examples, versions told apart', () => {
+    const doc: Doc = openApiDocument('1.5');
+    const create = doc.paths['/push/create'].post;
+    const body = create.requestBody.content['application/json'];
+    expect(body.schema.required).toEqual(['name']);
+    expect(body.schema.properties.hash).toMatchObject({ type: 'string', pattern: '^[0-9a-f]{32}$' });
+    expect(body.schema.properties.output_params.type).toBe('object');
+    expect(Object.keys(create.requestBody.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    const answer = create.responses['200'].content['application/json'];
+    expect(answer.schema.required).toEqual(expect.arrayContaining(['id', 'status', 'output_type']));
+    expect(answer.example).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{32}$/), status: 'active' });
+    const get = doc.paths['/push/get'].get;
+    const names = get.parameters.map((x: Doc) => x.name);
+    expect(names).toEqual(expect.arrayContaining(['id', 'include_finished', 'page', 'per_page', 'order_by']));
+    expect(get.parameters.find((x: Doc) => x.name === 'include_finished').description).toMatch(/1\/0/);
+    expect(doc.paths['/historics/start'].post.responses['204'].content).toBeUndefined();
+    // Breaking changes show as schema differences: playback_id is refused from 1.2, insight/start answers {id} from 1.3.
+    const before: Doc = openApiDocument('1.1');
+    expect(before.paths['/push/create'].post.requestBody.content['application/json'].schema.properties.playback_id.pattern).toBe('^[0-9a-f]{20}$');
+    expect(body.schema.properties.playback_id.description).toMatch(/Refused/);
+    expect(Object.keys(before.paths['/insight/start'].post.responses)).toContain('204');
+    expect(doc.paths['/insight/start'].post.responses['200'].content['application/json'].schema.required).toEqual(['id']);
   });
 
   it('the 1.4 service-scoped insight forms are absent from 1.3 and present from 1.4', () => {

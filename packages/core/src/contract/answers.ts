@@ -11,7 +11,7 @@ const hexId = (n: number) => z.string().regex(new RegExp(`^[0-9a-f]{${n}}$`)).me
 const count = () => z.int().min(0);
 
 /** Every error: `{"error": "..."}`, with `original_error` on some. */
-export const ErrorAnswer = z.looseObject({ error: z.string().meta({ examples: ["Missing param 'hash'"] }), original_error: z.string().optional() }).meta({ id: 'Error' });
+export const ErrorAnswer = z.looseObject({ error: z.string().meta({ examples: ["Missing param 'hash'"] }), original_error: z.string().optional() });
 
 /** A page of a list: its counts and its items under the list's own key. */
 const page = <K extends string, T extends z.ZodType>(key: K, item: T) =>
@@ -20,10 +20,10 @@ const page = <K extends string, T extends z.ZodType>(key: K, item: T) =>
 // Account -------------------------------------------------------------------------------------------
 export const Identity = z
   .looseObject({ id: hexId(32), label: z.string(), status: z.enum(['active', 'disabled']), master: z.boolean(), created_at: seconds(), updated_at: seconds(), expires_at: z.null() })
-  .meta({ id: 'Identity' });
-export const NewIdentity = Identity.extend({ api_key: hexId(32) }).meta({ id: 'NewIdentity' });
-export const Token = z.looseObject({ service: z.string(), token: z.string(), created_at: seconds(), updated_at: seconds(), expires_at: z.null() }).meta({ id: 'Token' });
-export const Limit = z.looseObject({ id: hexId(32), service: z.string(), total_allowance: z.int().min(0).nullable(), analyze_queries: z.int().min(0).nullable() }).meta({ id: 'Limit' });
+  ;
+export const NewIdentity = Identity.extend({ api_key: hexId(32) });
+export const Token = z.looseObject({ service: z.string(), token: z.string(), created_at: seconds(), updated_at: seconds(), expires_at: z.null() });
+export const Limit = z.looseObject({ id: hexId(32), service: z.string(), total_allowance: z.int().min(0).nullable(), analyze_queries: z.int().min(0).nullable() });
 export const UsageLine = z.looseObject({ quantity: z.number(), cost: z.number(), category: z.string(), unit: z.string(), source: z.string(), timestamp: seconds() });
 export const accountAnswers = {
   identityList: page('identities', Identity),
@@ -50,7 +50,7 @@ export const Task = z
     created_at: seconds(),
     updated_at: seconds(),
   })
-  .meta({ id: 'Task' });
+  ;
 export const taskAnswers = { created: z.looseObject({ id: hexId(40) }), list: page('tasks', Task) };
 
 // Insight -------------------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ export const insightAnswers = {
 
 // Core ----------------------------------------------------------------------------------------------
 const coreTime = () => z.string().meta({ description: 'YYYY-MM-DD HH:MM:SS, UTC', examples: ['2018-01-16 21:56:54'] });
-export const Dpu = z.looseObject({ dpu: z.number().min(0), detail: z.record(z.string(), z.unknown()) }).meta({ id: 'Dpu' });
+export const Dpu = z.looseObject({ dpu: z.number().min(0), detail: z.record(z.string(), z.unknown()) });
 export const coreAnswers = {
   validated: z.looseObject({ created_at: coreTime(), dpu: dpuText() }),
   compiled: z.looseObject({ hash: hexId(32), created_at: coreTime(), dpu: dpuText() }),
@@ -127,7 +127,7 @@ export const PushSubscription = z
     end: seconds().nullable(),
     interaction_count: count().optional(),
   })
-  .meta({ id: 'PushSubscription' });
+  ;
 export const pushAnswers = {
   validated: z.looseObject({ success: z.literal(true), message: z.string() }),
   log: z.looseObject({ success: z.literal(true), count: count(), log_entries: z.array(z.looseObject({ request_time: seconds(), success: z.boolean(), subscription_id: hexId(32), message: z.string() })) }),
@@ -194,7 +194,7 @@ export const ManagedSource = z
     resources: z.array(z.looseObject({ resource_id: hexId(32), parameters: z.record(z.string(), z.unknown()) })),
     created_at: seconds(),
   })
-  .meta({ id: 'ManagedSource' });
+  ;
 export const sourceAnswers = {
   get: z.union([ManagedSource, page('sources', ManagedSource)]),
   log: page('log_entries', z.looseObject({ id: z.string(), event_time: seconds(), success: z.boolean(), message: z.string() })),
