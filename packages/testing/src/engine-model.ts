@@ -8,6 +8,7 @@ import {
   createEngine,
   endpointById,
   seededIds,
+  answerSchemaOf,
   type AccountPackage,
   type CallAnswer,
   type Clock,
@@ -96,6 +97,12 @@ export class ApiCallCommand implements Cmd {
       mediaType: 'application/json',
     });
     const what = `${this.spec.endpoint} at ${new Date(m.now).toISOString()} answered ${answer.status}`;
+    const schema = answerSchemaOf(this.spec.endpoint, this.spec.version, answer.status);
+    holds(
+      schema !== undefined && (schema === null ? answer.body === undefined : schema.safeParse(answer.body).success),
+      "every answer meets its endpoint's answer schema for its status",
+      () => `${what}: ${JSON.stringify(answer.body)?.slice(0, 200)}`,
+    );
     if (endpoint.allowance !== 'general' && endpoint.allowance !== 'analyze') return;
     if (r.costs?.[endpoint.id] !== undefined) {
       holds(answer.rate?.cost === r.costs[endpoint.id], 'the cost table', () => `${what}: expected cost ${r.costs![endpoint.id]}, engine said ${answer.rate?.cost}`);

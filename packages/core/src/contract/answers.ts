@@ -197,7 +197,7 @@ export const ManagedSource = z
   ;
 export const sourceAnswers = {
   get: z.union([ManagedSource, page('sources', ManagedSource)]),
-  log: page('log_entries', z.looseObject({ id: z.string(), event_time: seconds(), success: z.boolean(), message: z.string() })),
+  log: page('log_entries', z.looseObject({ id: z.int(), event_time: seconds(), success: z.boolean(), message: z.string() })),
   categories: z.looseObject({ count: count(), categories: z.array(z.looseObject({ source_type: z.string(), name: z.string(), category: z.string() })) }),
   ingested: z.looseObject({ accepted: count(), total_message_bytes: count() }),
 };
