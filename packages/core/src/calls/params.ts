@@ -8,6 +8,9 @@ import { checkJsonText } from './input-limits.ts';
  * (an identity's allowance reads the `service` named).
  */
 export class Params {
+  /** What the endpoint's schema read, once it has (`paramsOf`). */
+  read: unknown = undefined;
+
   constructor(readonly raw: Record<string, unknown>) {}
 
   has(name: string): boolean {

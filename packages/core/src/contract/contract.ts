@@ -106,13 +106,14 @@ export type AnswerOf<Id extends EndpointId> = {
   [S in keyof TermsOf<Id>['answers']]: TermsOf<Id>['answers'][S] extends z.ZodType ? z.output<TermsOf<Id>['answers'][S]> : never;
 }[keyof TermsOf<Id>['answers']];
 
-const BUILT = new Map<string, Terms>();
+const BUILT = new Map<EndpointId, Map<VersionId, Terms>>();
 
-/** The terms of an endpoint in a version, built once. */
+/** The terms of an endpoint in a version, built once (on the call path: no key is built to find them). */
 export function termsOf(id: EndpointId, version: VersionId): Terms {
-  const key = `${id}@${version}`;
-  let t = BUILT.get(key);
-  if (!t) BUILT.set(key, (t = (CONTRACT[id] as (v: VersionId) => Terms)(version)));
+  let byVersion = BUILT.get(id);
+  if (!byVersion) BUILT.set(id, (byVersion = new Map()));
+  let t = byVersion.get(version);
+  if (!t) byVersion.set(version, (t = (CONTRACT[id] as (v: VersionId) => Terms)(version)));
   return t;
 }
 

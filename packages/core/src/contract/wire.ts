@@ -125,6 +125,7 @@ export function wireParams<S extends z.ZodRawShape>(shape: S, opts: { flattened?
   const nullable = new Set<string>(opts.keepNull ?? []);
   return z.preprocess((raw, ctx) => {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+    if (folded.length === 0 && !hasEmpty(raw as Record<string, unknown>, nullable)) return raw;
     const out: Record<string, unknown> = {};
     for (const k in raw) {
       if (!Object.hasOwn(raw, k)) continue;
@@ -139,6 +140,15 @@ export function wireParams<S extends z.ZodRawShape>(shape: S, opts: { flattened?
     }
     return out;
   }, z.object(shape));
+}
+
+/** Whether any value is one the reading drops (most calls send none: their object is read as it is). */
+function hasEmpty(raw: Record<string, unknown>, nullable: ReadonlySet<string>): boolean {
+  for (const k in raw) {
+    const v = raw[k];
+    if (v === '' || v === undefined || (v === null && !nullable.has(k))) return true;
+  }
+  return false;
 }
 
 /** `name.a.b` entries folded into `{ a: { b } }`; at most `MAX_FLATTENED_KEYS` of them, no deeper than the limit. */

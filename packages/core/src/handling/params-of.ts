@@ -2,8 +2,6 @@ import type { EndpointId } from '../catalogue/endpoints.ts';
 import { readParams, termsOf, type ParamsOf } from '../contract/index.ts';
 import type { CallContext } from './handler.ts';
 
-const READ = new WeakMap<CallContext, unknown>();
-
 /**
  * The call's parameters as its endpoint's schema reads them (contract/params.ts): typed, the wire's
  * spellings already read, or a 400 naming the parameter and the rule. Read once per call, when the
@@ -16,7 +14,5 @@ export function paramsOf<Id extends EndpointId>(ctx: CallContext, id: Id): Param
 
 /** As `paramsOf`, for the helpers several endpoints share: the fields they have in common. */
 export function callParams(ctx: CallContext): Record<string, unknown> {
-  let p = READ.get(ctx);
-  if (p === undefined) READ.set(ctx, (p = readParams(termsOf(ctx.endpoint.id, ctx.version).params, ctx.params.raw)));
-  return p as Record<string, unknown>;
+  return (ctx.params.read ??= readParams(termsOf(ctx.endpoint.id, ctx.version).params, ctx.params.raw)) as Record<string, unknown>;
 }
