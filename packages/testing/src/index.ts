@@ -5,3 +5,4 @@ export { AdvanceClockCommand, ApiCallCommand, CallBurstCommand, InvariantBroken,
 export { storeContract, type StoreContractOptions } from './store-contract.ts';
 export { readGuardRace, type ReadGuardRaceReport } from './read-guard-race.ts';
 export { expectRaceHeldOverConnections } from './read-guard-race-checks.ts';
+export { paramsArb } from './params-arbitraries.ts';
