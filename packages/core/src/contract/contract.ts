@@ -14,7 +14,7 @@ export interface Terms<P extends z.ZodType = z.ZodType> {
   answers: Readonly<Partial<Record<number, z.ZodType | null>>>;
 }
 
-const terms = <P extends z.ZodType, A extends Partial<Record<number, z.ZodType | null>>>(params: P, answers: A): Terms<P> & { answers: A } => ({ params, answers });
+const terms = <P extends z.ZodType, A extends Partial<Record<number, z.ZodType | null>>>(params: P, answers: A): { params: P; answers: A } => ({ params, answers });
 
 /** Which breaking changes an endpoint's shape reads (versions.ts lists them in words). */
 const byId = (v: VersionId) => atLeast(v, '1.3');
@@ -102,9 +102,8 @@ type TermsOf<Id extends EndpointId> = ReturnType<(typeof CONTRACT)[Id]>;
 export type ParamsOf<Id extends EndpointId> = z.output<TermsOf<Id>['params']>;
 
 /** The body of a success answer of `Id` (any version, any success status). */
-export type AnswerOf<Id extends EndpointId> = {
-  [S in keyof TermsOf<Id>['answers']]: TermsOf<Id>['answers'][S] extends z.ZodType ? z.output<TermsOf<Id>['answers'][S]> : never;
-}[keyof TermsOf<Id>['answers']];
+export type AnswerOf<Id extends EndpointId> = AnswerBodies<TermsOf<Id>['answers']>;
+type AnswerBodies<A> = A extends unknown ? { [S in keyof A]: A[S] extends z.ZodType ? z.output<A[S]> : never }[keyof A] : never;
 
 const BUILT = new Map<EndpointId, Map<VersionId, Terms>>();
 
