@@ -89,6 +89,8 @@ writeFileSync(
         'fast-check': devVersions['fast-check'],
         '@fast-check/vitest': devVersions['@fast-check/vitest'],
         '@types/node': devVersions['@types/node'],
+        'openapi-typescript': devVersions['openapi-typescript'],
+        'openapi-fetch': devVersions['openapi-fetch'],
       },
     },
     null,
@@ -151,7 +153,33 @@ await check('a misspelt endpoint id does not compile', () => {
   const others = r.stdout.split('\n').filter((l) => /error TS/.test(l) && !/TS2322|TS2820/.test(l));
   if (others.length) throw new Error(`other errors too:\n${others.join('\n')}`);
 });
+await check('openapi-typescript types from the served document; an openapi-fetch client compiles and calls the server', openApiClient);
 await check("the testing kit's README property under vitest", () => run(process.execPath, [join(project, 'node_modules/vitest/vitest.mjs'), 'run', 'kit.spec.ts'], project));
+
+/** issue 28: the served document, as a user generates a client from it (openapi-client.ts says what it calls). */
+async function openApiClient() {
+  const child = spawn(join(project, 'node_modules/.bin/sdp'), ['serve', '--port', '0', '--store', 'memory:', '--access-log', 'off'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    const url = await new Promise((ok, fail) => {
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m && /API key/.test(out)) ok(m[1]);
+      });
+      child.stderr.on('data', (d) => (out += d));
+      child.on('exit', (code) => fail(new Error(`exited ${code}: ${out}`)));
+    });
+    const [, username, apiKey] = /username (\S+), API key (\S+)/.exec(out);
+    writeFileSync(join(project, 'openapi.json'), await (await fetch(`${url}/v1.5/openapi.json`)).text());
+    run(process.execPath, [join(project, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi.json', '-o', 'api.d.ts'], project);
+    run(process.execPath, [tsc, '-p', 'tsconfig.openapi.json'], project);
+    const said = run(process.execPath, ['openapi-client.js', url, username, apiKey], project);
+    if (!/^ok /.test(said)) throw new Error(said);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
 
 // 4. Package metadata, as publishers check it.
 const bin = (name) => join(root, 'node_modules/.bin', name);
