@@ -16,7 +16,7 @@ export { limitingDayOf, type LimitingDay, type LimitingDayMode } from './days/li
 export { AccountLanes } from './pipeline/account-lanes.ts';
 export { AggregateLoader, SNAPSHOT_EVERY, type Loaded } from './kernel/aggregates.ts';
 export { evolveWith, fold, foldMany, type Decider, type DomainEvent } from './kernel/decider.ts';
-export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type EngineOptions } from './pipeline/engine.ts';
+export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type AttemptCounts, type EngineOptions } from './pipeline/engine.ts';
 export { BadRequest, Conflict, DomainError, NotFound } from './calls/errors.ts';
 export { VersionConflict } from './kernel/version-conflict.ts';
 export { StoreUnavailable, type EventStore, type Snapshot } from './kernel/event-store.ts';

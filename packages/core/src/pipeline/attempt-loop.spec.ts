@@ -127,6 +127,7 @@ describe('the attempt loop: the one way a decision reaches the store', () => {
     expect(second.units[0]).not.toBe(second.units[1]);
     store.asked[1]!.pass();
     expect(await next).toBe('n=2');
+    expect(loop.counts()).toEqual({ runs: 2, conflicts: 0, laneWaits: 1, gaveUp: { conflicts: 0, storeAway: 0, failure: 0 } });
   });
 
   it('a failed append drops the pending state it cached, and every pending state built on it fails too', async () => {
@@ -181,6 +182,8 @@ describe('the attempt loop: the one way a decision reaches the store', () => {
     const again = new CounterJudge('a');
     expect(await loop.run(again)).toBe('n=1');
     expect(judge.doneCalls).toBe(1);
+    // Three conflicts: two retries, then the third ended the first run; the second run met none.
+    expect(loop.counts()).toEqual({ runs: 2, conflicts: 3, laneWaits: 0, gaveUp: { conflicts: 1, storeAway: 0, failure: 0 } });
   });
 
   it('any other failure ends the attempts at once through the judge, and the lane is left', async () => {

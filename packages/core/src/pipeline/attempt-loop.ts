@@ -83,6 +83,20 @@ export function isStoreUnavailable(error: unknown): boolean {
   return error instanceof StoreUnavailable || (error instanceof Error && error.name === 'StoreUnavailable');
 }
 
+/**
+ * What this engine's attempt loop has done since it started: how contended its accounts' streams are.
+ * Retries are `conflicts - gaveUp.conflicts`; attempts are `runs + conflicts - gaveUp.conflicts`.
+ */
+export interface AttemptCounts {
+  /** Calls and commands run (each answered once). */
+  runs: number;
+  /** Attempts whose append another writer beat (`VersionConflict`), each followed by a retry or a 503. */
+  conflicts: number;
+  /** Attempts that queued for their account's lane behind another of this engine's calls. */
+  laneWaits: number;
+  gaveUp: { conflicts: number; storeAway: number; failure: number };
+}
+
 export interface AttemptLoopOptions {
   store: EventStore;
   loader: AggregateLoader;
@@ -123,6 +137,7 @@ export class AttemptLoop {
   private readonly lanes = new AccountLanes();
   /** Whether the last run found the store away (so its return is told once). */
   private storeAway = false;
+  private readonly counted: AttemptCounts = { runs: 0, conflicts: 0, laneWaits: 0, gaveUp: { conflicts: 0, storeAway: 0, failure: 0 } };
 
   constructor(private readonly o: AttemptLoopOptions) {}
 
@@ -132,6 +147,8 @@ export class AttemptLoop {
    */
   async run<T>(judge: Judge<T>): Promise<T> {
     const o = this.o;
+    const counted = this.counted;
+    counted.runs++;
     const lane = new LaneHold(this.lanes);
     try {
       for (let attempt = 1; ; attempt++) {
@@ -139,6 +156,7 @@ export class AttemptLoop {
           let uow = new UnitOfWork(o.loader, o.ids, o.clock);
           let verdict = await judge.judge(uow, lane);
           while (verdict.queued !== undefined) {
+            counted.laneWaits++;
             await verdict.queued;
             uow = new UnitOfWork(o.loader, o.ids, o.clock);
             verdict = await judge.judge(uow, lane);
@@ -168,16 +186,20 @@ export class AttemptLoop {
         } catch (error) {
           lane.leave();
           if (error instanceof VersionConflict) {
+            counted.conflicts++;
             if (attempt < o.settings.maxAttempts) {
               await this.pause(attempt);
               continue;
             }
+            counted.gaveUp.conflicts++;
             return judge.gaveUp(error, 'conflicts');
           }
           if (isStoreUnavailable(error)) {
+            counted.gaveUp.storeAway++;
             this.storeWentAway(error);
             return judge.gaveUp(error, 'store-away');
           }
+          counted.gaveUp.failure++;
           return judge.gaveUp(error, 'failure');
         }
       }
@@ -204,6 +226,11 @@ export class AttemptLoop {
   private storeReturned(): void {
     this.storeAway = false;
     this.o.onStoreBack?.();
+  }
+
+  /** A copy of the counts so far. */
+  counts(): AttemptCounts {
+    return { ...this.counted, gaveUp: { ...this.counted.gaveUp } };
   }
 
   /** Accounts with a run holding or waiting for their lane (for tests and metrics). */

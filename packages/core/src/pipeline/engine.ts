@@ -14,11 +14,11 @@ import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Upcasters } from '../kernel/upcasters.ts';
 import { RECORDING_INDEX, RecordingIndex } from '../recording-index/recording-index.ts';
 import { ANALYSIS_QUERIES, AnalysisQueries } from '../usage/analysis-queries.ts';
-import { AttemptLoop, type Decided, type GaveUp, type Judge } from './attempt-loop.ts';
+import { AttemptLoop, type AttemptCounts, type Decided, type GaveUp, type Judge } from './attempt-loop.ts';
 import { CallJudge, type CallServices } from './call-judge.ts';
 import { OperatorCommands, type AccountView } from './operator-commands.ts';
 
-export { isStoreUnavailable, retryPauseMs } from './attempt-loop.ts';
+export { isStoreUnavailable, retryPauseMs, type AttemptCounts } from './attempt-loop.ts';
 export { CONFLICT_RETRY_AFTER_S, STORE_RETRY_AFTER_S } from './call-judge.ts';
 export { rateLimitStatus } from './rate-figures.ts';
 export type { AccountView } from './operator-commands.ts';
@@ -172,6 +172,14 @@ export class Engine implements EngineServices {
     const outcome = await this.attempts.run(new CommandJudge(work));
     if (outcome.refused) throw outcome.refusal;
     return outcome.value;
+  }
+
+  /**
+   * What this engine's calls and commands met on their way to the store since it started: conflicts with
+   * other writers (each a retry, or a 503 after the last attempt), waits for an account's lane.
+   */
+  attemptCounts(): AttemptCounts {
+    return this.attempts.counts();
   }
 
   // ---- The operator's side (operator-commands.ts), on this engine's services ----
