@@ -71,7 +71,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now(), { yieldTurn }) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   const writes = new WriteLog();
-  recordWrites(store, clock, writes);
+  const stopRecordingWrites = recordWrites(store, clock, writes);
   let http: RunningServer | undefined;
   let stopKeepers = async () => {};
   const log = openAccessLog(settings.accessLog);
@@ -116,6 +116,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     const faults = new FaultInjector();
     const resetAll = async (): Promise<void> => {
       await engine.reset();
+      writes.forget();
       firehoses.forgetAll();
       pushes.forgetAll();
     };
@@ -154,6 +155,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
         (closing ??= (async () => {
           await running.close();
           await stopKeepers();
+          stopRecordingWrites();
           await store.close();
           await log?.close();
         })()),
@@ -161,6 +163,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   } catch (error) {
     await http?.close();
     await stopKeepers();
+    stopRecordingWrites();
     await store.close();
     await log?.close();
     throw error;

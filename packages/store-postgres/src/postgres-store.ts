@@ -168,8 +168,8 @@ export class PostgresEventStore implements EventStore {
         batch,
         data,
         resolve: (result) => {
+          commits.wrote(batch, result);
           resolve(result);
-          commits.notify();
         },
         reject,
       });

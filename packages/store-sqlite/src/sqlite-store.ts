@@ -226,7 +226,10 @@ export class SqliteEventStore implements EventStore {
   }
 
   append(batch: StreamAppend[]): Promise<AppendResult> {
-    return this.write(() => this.appendNow(batch), true);
+    const appended = this.write(() => this.appendNow(batch), true);
+    // Only a watched store adds a reaction: the unwatched hot path stays one promise.
+    if (this.commits.watched) appended.then((result) => this.commits.wrote(batch, result), () => {});
+    return appended;
   }
 
   /**

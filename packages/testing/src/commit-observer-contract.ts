@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { ANY_VERSION, followLog, type EventStore, type NewEvent, type StoredEvent } from '@sdp/core';
+import { ANY_VERSION, followLog, type EventStore, type NewEvent, type OwnWrite, type StoredEvent } from '@sdp/core';
 
 let counter = 0;
 const event = (type = 'Happened'): NewEvent => ({ id: `co-${process.pid}-${++counter}`, type, data: { n: counter }, time: 1_700_000_000_000 + counter });
@@ -38,6 +38,25 @@ export function commitObserverContract(store: () => EventStore, opensAgain: ((st
     await s.append([{ stream: 'w', expectedVersion: 1, events: [event()] }]);
     await new Promise((r) => setTimeout(r, 50));
     expect(heard).toBe(after);
+  });
+
+  it("lists this handle's own writes in its notices: each append's positions, and the time its events share", async () => {
+    const s = store();
+    const writes: OwnWrite[] = [];
+    const stop = s.watchCommits((notice) => void writes.push(...notice.ownWrites));
+    const head = await s.head();
+    const at = (time: number): NewEvent => ({ ...event(), time });
+    await s.append([{ stream: 'o1', expectedVersion: ANY_VERSION, events: [at(5), at(5)] }, { stream: 'o2', expectedVersion: ANY_VERSION, events: [at(5)] }]);
+    await s.append([{ stream: 'o1', expectedVersion: ANY_VERSION, events: [at(1), at(2)] }]);
+    // A read guard alone writes nothing and is no write.
+    await s.append([{ stream: 'o3', expectedVersion: 0, events: [] }]);
+    await eventually(() => writes.length >= 2, 2000, 'two own writes');
+    await new Promise((r) => setTimeout(r, 20));
+    stop();
+    expect(writes).toEqual([
+      { first: head + 1, last: head + 3, time: 5 },
+      { first: head + 4, last: head + 5, time: undefined },
+    ]);
   });
 
   it('a follower hands over every event once, in position order, however the appends came (property)', { timeout: slow }, async () => {

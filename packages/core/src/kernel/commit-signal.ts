@@ -1,12 +1,34 @@
+import type { AppendResult, StreamAppend } from './events.ts';
+
 /** Stops a watch: the listener hears nothing after it returns. */
 export type StopWatching = () => void;
+
+/** One atomic append this store handle made: its events took positions `first` to `last`. */
+export interface OwnWrite {
+  readonly first: number;
+  readonly last: number;
+  /**
+   * The time all its events carry, when they carry one (a unit of work stamps its events with the instant
+   * it read the clock); undefined when they differ, as in an import of events written long ago.
+   */
+  readonly time: number | undefined;
+}
 
 /**
  * What a store tells its watchers: the log may have grown. It carries no events, so a watcher that misses
  * a notice loses nothing: it reads the log from its own position (`followLog`), and one read answers any
- * number of commits.
+ * number of commits. `ownWrites` lists the appends this handle made since the last notice, in position
+ * order, for a reader that shows each write as it was made (the console); other writers' commits are in
+ * the log but not in the list.
  */
-export type CommitListener = () => void;
+export interface CommitNotice {
+  readonly ownWrites: readonly OwnWrite[];
+}
+
+export type CommitListener = (notice: CommitNotice) => void;
+
+/** Own writes held for the next notice at most; past it the oldest are dropped (a watcher asleep for long). */
+const OWN_WRITES_HELD = 65_536;
 
 /**
  * The watchers of one store and the notices they are owed. A store calls `notify` after each commit it
@@ -17,6 +39,7 @@ export type CommitListener = () => void;
 export class CommitSignal {
   private readonly listeners = new Set<CommitListener>();
   private due = false;
+  private ownWrites: OwnWrite[] = [];
 
   /** True while anyone watches: a store polls for other writers only then. */
   get watched(): boolean {
@@ -25,11 +48,33 @@ export class CommitSignal {
 
   watch(listener: CommitListener): StopWatching {
     // A wrapper per watch, so one listener watched twice is two watches, each stopped on its own.
-    const entry: CommitListener = () => listener();
+    const entry: CommitListener = (notice) => listener(notice);
     this.listeners.add(entry);
     return () => {
       this.listeners.delete(entry);
     };
+  }
+
+  /**
+   * This handle appended `batch` at `result`, durably. Only while watched does it cost more than a check:
+   * the range and the events' shared time are worked out for the next notice.
+   */
+  wrote(batch: readonly StreamAppend[], result: AppendResult): void {
+    if (this.listeners.size === 0) return;
+    let count = 0;
+    let time: number | undefined;
+    let oneTime = true;
+    for (const s of batch) {
+      for (const e of s.events) {
+        if (count++ === 0) time = e.time;
+        else if (e.time !== time) oneTime = false;
+      }
+    }
+    if (count > 0) {
+      if (this.ownWrites.length >= OWN_WRITES_HELD) this.ownWrites.shift();
+      this.ownWrites.push({ first: result.lastPosition - count + 1, last: result.lastPosition, time: oneTime ? time : undefined });
+    }
+    this.notify();
   }
 
   notify(): void {
@@ -37,9 +82,11 @@ export class CommitSignal {
     this.due = true;
     setImmediate(() => {
       this.due = false;
+      const notice: CommitNotice = { ownWrites: this.ownWrites };
+      this.ownWrites = [];
       for (const listener of [...this.listeners]) {
         try {
-          listener();
+          listener(notice);
         } catch {
           // A watcher's failure is its own: the other watchers and the writer go on.
         }

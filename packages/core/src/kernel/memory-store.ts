@@ -130,8 +130,9 @@ export class MemoryEventStore implements EventStore {
       }
       versions[i] = list.version;
     }
-    this.commits.notify();
-    return { versions, lastPosition: this.position };
+    const result = { versions, lastPosition: this.position };
+    this.commits.wrote(batch, result);
+    return result;
   }
 
   watchCommits(listener: CommitListener): StopWatching {

@@ -44,7 +44,7 @@ class SlowStore implements EventStore {
       r.resolve(this.inner.append(r.batch));
     }
   }
-  watchCommits(listener: () => void): () => void {
+  watchCommits(listener: Parameters<EventStore['watchCommits']>[0]): () => void {
     return this.inner.watchCommits(listener);
   }
   readStream(stream: string, after?: number): Promise<StoredEvent[]> {
