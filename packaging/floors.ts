@@ -31,6 +31,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['faults'],
   ['pipeline'],
   ['platform-events.ts'],
+  ['platform-log.ts'],
   ['platform.ts'],
   ['index.ts'],
 ];

@@ -35,6 +35,7 @@ export { UnitOfWork, type Savepoint } from './kernel/unit-of-work.ts';
 export { EventFromNewerSchema, Upcasters, type Upcaster } from './kernel/upcasters.ts';
 export { EvolvingStore, evolvingStore } from './kernel/evolving-store.ts';
 export { PLATFORM_AGGREGATES, PLATFORM_EVENT_TYPES, platformUpcasters, type PlatformEvent } from './platform-events.ts';
+export { RESOURCE_STREAMS, accountOfStream, asPlatformEvent, type PlatformStoredEvent, type ResourceKind } from './platform-log.ts';
 export { type Condition, type Definition, type Expr, type Operator } from './filters/ast.ts';
 export { compileFilter, type CompiledFilter } from './filters/compiled-filter.ts';
 export { type DpuBreakdown } from './filters/cost.ts';
