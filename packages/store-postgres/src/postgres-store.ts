@@ -83,7 +83,11 @@ export class PostgresEventStore implements EventStore {
         this.headSeen = head;
         return changed;
       },
-      FOREIGN_POLL_MS,
+      (tick) => {
+        const timer = setInterval(tick, FOREIGN_POLL_MS);
+        timer.unref();
+        return () => clearInterval(timer);
+      },
     );
   }
 

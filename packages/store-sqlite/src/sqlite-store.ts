@@ -221,7 +221,11 @@ export class SqliteEventStore implements EventStore {
         this.foreignSeen = seen;
         return changed;
       },
-      FOREIGN_POLL_MS,
+      (tick) => {
+        const timer = setInterval(tick, FOREIGN_POLL_MS);
+        timer.unref();
+        return () => clearInterval(timer);
+      },
     );
   }
 
