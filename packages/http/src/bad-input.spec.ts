@@ -1,6 +1,7 @@
 import { afterAll, describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { ENDPOINTS, MemoryEventStore, createEngine, seededIds } from '@sdp/core';
+import { ENDPOINTS, createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler } from './fetch-handler.ts';
 import { route, splitUrl } from './route.ts';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, MemoryEventStore, findVersion, seededIds, type Handler } from '@sdp/core';
+import { Engine, findVersion, type Handler } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createApiHandler } from './api-handler.ts';
 import { createFetchHandler } from './fetch-handler.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryEventStore, VERSIONS, atLeast, createEngine, seededIds } from '@sdp/core';
+import { VERSIONS, atLeast, createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler } from './fetch-handler.ts';
 

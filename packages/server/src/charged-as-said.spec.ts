@@ -8,7 +8,8 @@
 import { afterAll, describe, expect } from 'vitest';
 import { everyStore } from '../test/every-store.ts';
 import { fc, test } from '@fast-check/vitest';
-import { ENDPOINTS, createEngine, seededIds, type Engine } from '@sdp/core';
+import { ENDPOINTS, createEngine, type Engine } from '@sdp/core';
+import { seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler, samplePath } from '@sdp/http';
 import { openStore } from './open-store.ts';

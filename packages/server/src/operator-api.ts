@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CreditsExhausted, DomainError, type Clock, type Engine } from '@sdp/core';
+import { CreditsExhausted, DomainError, type Engine } from '@sdp/core';
+import { type Clock } from '@sdp/core/kernel';
 import { ClockError, type ManualClock } from '@sdp/clock';
 import type { FirehoseKeeper } from './firehose-keeper.ts';
 import type { PushKeeper } from './push-keeper.ts';

@@ -1,6 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { createEngine, httpConnector, ownEndpointProblem, PushDelivery, type Clock, type Engine, type EventStore, type OutboundHttp, type OwnEndpoints } from '@sdp/core';
+import { createEngine, httpConnector, ownEndpointProblem, PushDelivery, type Engine, type OutboundHttp, type OwnEndpoints } from '@sdp/core';
+import { type Clock, type EventStore } from '@sdp/core/kernel';
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
 import { createApiHandler, listen, nodeOutbound, type RunningServer } from '@sdp/http';
 import { openAccessLog } from './access-log.ts';

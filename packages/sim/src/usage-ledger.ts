@@ -1,4 +1,5 @@
-import { endpointById, type CallAnswer, type RateFigures, type StoredEvent } from '@sdp/core';
+import { endpointById, type CallAnswer, type RateFigures } from '@sdp/core';
+import { type StoredEvent } from '@sdp/core/kernel';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;

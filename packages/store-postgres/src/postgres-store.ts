@@ -9,7 +9,7 @@ import {
   type Snapshot,
   type StoredEvent,
   type StreamAppend,
-} from '@sdp/core';
+} from '@sdp/core/kernel';
 import { appendFunction, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 
 export interface PostgresStoreOptions {

@@ -2,21 +2,23 @@ import * as fc from 'fast-check';
 import { ManualClock } from '@sdp/clock';
 import {
   CreditsExhausted,
-  MemoryEventStore,
   TASK_QUEUE_LIMIT,
   atLeast,
   createEngine,
   endpointById,
-  seededIds,
   type AccountPackage,
   type CallAnswer,
-  type Clock,
   type Engine,
   type EndpointId,
-  type EventStore,
-  type Ids,
   type RateFigures,
 } from '@sdp/core';
+import {
+  MemoryEventStore,
+  seededIds,
+  type Clock,
+  type EventStore,
+  type Ids,
+} from '@sdp/core/kernel';
 import { callArb, clockMoveArb, type CallSpec } from './arbitraries.ts';
 
 const HOUR = 3_600_000;

@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { BadRequest } from '../calls/errors.ts';
 import { compileFilter } from './compiled-filter.ts';
-import { definitionArb } from './filter-arbitraries.ts';
+import { definitionArb } from '../../test/filter-arbitraries.ts';
 import { lex } from './lexer.ts';
 import { parseDefinition } from './parser.ts';
 import { printDefinition } from './printer.ts';

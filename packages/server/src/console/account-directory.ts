@@ -1,4 +1,4 @@
-import type { EventStore, StoredEvent } from '@sdp/core';
+import type { EventStore, StoredEvent } from '@sdp/core/kernel';
 
 /** A charged call as the accounts view shows it: what it cost and when. */
 export interface RecentCharge {
