@@ -80,7 +80,7 @@ describe('the 413 always arrives (node listener over a real socket)', () => {
       expect(out, JSON.stringify(out).slice(0, 200)).toMatchObject({ status: 413, uploaded: true });
       expect(JSON.parse(out.body!).error).toMatch(/over the limit of 1048576 bytes/);
     }
-    // Step 7 of decisions §1: an authenticated call with a body over the limit was served, so charged.
+    // Step 7 of docs/contract.md#judgement-order: an authenticated call with a body over the limit was served, so charged.
     expect(await engine.store.head()).toBe(before + 20);
   });
 

@@ -38,7 +38,7 @@ export interface OperatorRoute {
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
 /**
- * The operator API of server.md, mounted at `/_admin`: accounts, packages, denial, stream charges, the
+ * The operator API of docs/contract.md#operator-api, mounted at `/_admin`: accounts, packages, denial, stream charges, the
  * manual clock and reset. Not charged, no rate-limit headers. Off (404 everywhere) without a token.
  */
 export function createOperatorApi(options: OperatorOptions): WireHandler {

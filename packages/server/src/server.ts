@@ -67,7 +67,7 @@ export interface StartHooks {
   onStoreBack?: () => void;
 }
 
-/** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
+/** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
 export async function startServer(settings: ServerSettings, hooks: StartHooks = {}): Promise<RunningSdp> {
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now(), { yieldTurn }) : new SystemClock();
   const { store, description } = await openStore(settings.store);

@@ -200,7 +200,7 @@ export class UsageLedger {
     let refusal: 'rate' | 'queue' | null = null;
     const rate = answer.rate;
     if ((status === 403 || status === 429) && rate) {
-      // Clients tell rate limiting by the figures: a refusal whose cost is more than what remains (decisions §1).
+      // Clients tell rate limiting by the figures: a refusal whose cost is more than what remains (docs/contract.md#judgement-order).
       if (rate.cost > rate.remaining && endpoint.allowance !== 'task-slots') refusal = 'rate';
       else if (endpoint.allowance === 'task-slots') refusal = 'queue';
     }

@@ -118,7 +118,7 @@ export class ApiCallCommand implements Cmd {
       checkFigures(answer.rate, a, w, a.limit - w.used, what);
       return;
     }
-    // Any served call opens the window when none is open, a free one (cost 0) included (decisions §2).
+    // Any served call opens the window when none is open, a free one (cost 0) included (docs/contract.md#hourly-allowances).
     w.used += cost;
     a.window = w;
     holds(w.used <= a.limit, 'no over-admission', () => `${what}: ${w.used} credits used of ${a.limit}`);
