@@ -4,7 +4,7 @@ import type { FaultInjector } from './faults.ts';
 import type { OperatorRoute } from './operator-api.ts';
 
 /**
- * Fault injection (server.md, Toolbox): rules at `/_admin/faults`, the generator's seed, and semantic
+ * Fault injection (docs/contract.md#toolbox): rules at `/_admin/faults`, the generator's seed, and semantic
  * faults applied at once through the aggregates at `/_admin/faults/effects`.
  */
 export function faultRoutes(engine: Engine, faults: FaultInjector): OperatorRoute[] {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CreditsExhausted, DomainError, type Clock, type Engine } from '@sdp/core';
+import { CreditsExhausted, DomainError, type Engine } from '@sdp/core';
+import { type Clock } from '@sdp/core/kernel';
 import { ClockError, type ManualClock } from '@sdp/clock';
 import type { FirehoseKeeper } from './firehose-keeper.ts';
 import type { PushKeeper } from './push-keeper.ts';
@@ -37,7 +38,7 @@ export interface OperatorRoute {
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
 /**
- * The operator API of server.md, mounted at `/_admin`: accounts, packages, denial, stream charges, the
+ * The operator API of docs/contract.md#operator-api, mounted at `/_admin`: accounts, packages, denial, stream charges, the
  * manual clock and reset. Not charged, no rate-limit headers. Off (404 everywhere) without a token.
  */
 export function createOperatorApi(options: OperatorOptions): WireHandler {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultSettings, readSettings, SettingsError } from './settings.ts';
 
-describe('readSettings (server.md flags and variables)', () => {
-  it('has the defaults of server.md', () => {
+describe('readSettings (docs/contract.md#settings flags and variables)', () => {
+  it('has the defaults of docs/contract.md#settings', () => {
     expect(readSettings([])).toMatchObject({ port: 8080, host: '127.0.0.1', store: 'sqlite:./data/sdp.db', clock: 'system', product: 'insight', limitingDay: 'pst', adminToken: undefined });
     expect(defaultSettings().bodyLimit).toBe(4 * 1024 * 1024);
     expect(readSettings([], { SDP_PUSH_ALLOWED_HOSTS: 'a.test,b.test' }).pushAllowedHosts).toEqual(['a.test', 'b.test']);

@@ -1,7 +1,7 @@
 import { LOOPBACK_HOSTS, type LimitingDayMode } from '@sdp/core';
 import type { RateLimitHeaders } from '@sdp/http';
 
-/** Every setting of `sdp serve` (server.md): each a flag, each also readable from an environment variable. */
+/** Every setting of `sdp serve` (docs/contract.md#settings): each a flag, each also readable from an environment variable. */
 export interface ServerSettings {
   port: number;
   host: string;
@@ -14,7 +14,7 @@ export interface ServerSettings {
   product: string;
   accountsFile: string | undefined;
   limitingDay: LimitingDayMode;
-  /** Request bodies over this many bytes answer 413 (decisions §7). */
+  /** Request bodies over this many bytes answer 413 (docs/contract.md#bodies-and-parameters). */
   bodyLimit: number;
   /** `stdout`, `off`, or a file the access log is appended to. */
   accessLog: string;
@@ -51,7 +51,7 @@ const wholeNumber = (name: string, value: string, min: number, max: number): num
 
 const orNone = (v: string | undefined): string => v ?? 'none';
 
-/** The settings of `sdp serve` (server.md). Add a setting here, in `ServerSettings` and in `defaultSettings`. */
+/** The settings of `sdp serve` (docs/contract.md#settings). Add a setting here, in `ServerSettings` and in `defaultSettings`. */
 export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
   { flag: 'port', env: 'SDP_PORT', format: 'PORT', summary: 'TCP port to listen on (0: any free port)', shown: (d) => String(d.port), read: (v, s) => void (s.port = wholeNumber('--port', v, 0, 65535)) },
   { flag: 'host', env: 'SDP_HOST', format: 'HOST', summary: 'address to listen on (0.0.0.0 for every interface)', shown: (d) => d.host, read: (v, s) => void (s.host = v) },

@@ -1,4 +1,5 @@
-import { accountOfStream, asPlatformEvent, endpointById, type CallAnswer, type PlatformStoredEvent, type RateFigures, type StoredEvent } from '@sdp/core';
+import { accountOfStream, asPlatformEvent, endpointById, type CallAnswer, type PlatformStoredEvent, type RateFigures } from '@sdp/core';
+import { type StoredEvent } from '@sdp/core/kernel';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -199,7 +200,7 @@ export class UsageLedger {
     let refusal: 'rate' | 'queue' | null = null;
     const rate = answer.rate;
     if ((status === 403 || status === 429) && rate) {
-      // Clients tell rate limiting by the figures: a refusal whose cost is more than what remains (decisions §1).
+      // Clients tell rate limiting by the figures: a refusal whose cost is more than what remains (docs/contract.md#judgement-order).
       if (rate.cost > rate.remaining && endpoint.allowance !== 'task-slots') refusal = 'rate';
       else if (endpoint.allowance === 'task-slots') refusal = 'queue';
     }

@@ -13,7 +13,7 @@ import {
   type StopWatching,
   type StoredEvent,
   type StreamAppend,
-} from '@sdp/core';
+} from '@sdp/core/kernel';
 import { appendFunction, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 
 export interface PostgresStoreOptions {

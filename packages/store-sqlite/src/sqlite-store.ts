@@ -14,7 +14,7 @@ import {
   type Snapshot,
   type StoredEvent,
   type StreamAppend,
-} from '@sdp/core';
+} from '@sdp/core/kernel';
 import { AUTO_CHECKPOINT_PAGES, CHECKPOINT_EVERY, LogCheckpoint } from './log-checkpoint.ts';
 import { prepareSchema, StoreFileError, UNINDEXED_TYPE } from './schema.ts';
 

@@ -1,4 +1,5 @@
-import { accountOfStream, asPlatformEvent, type EventStore, type PlatformEvent, type StoredEvent } from '@sdp/core';
+import { accountOfStream, asPlatformEvent, type PlatformEvent } from '@sdp/core';
+import type { EventStore, StoredEvent } from '@sdp/core/kernel';
 
 /** A charged call as the accounts view shows it: what it cost and when. */
 export interface RecentCharge {

@@ -1,7 +1,6 @@
 import {
   DomainError,
   RESOURCE_STREAMS,
-  UnitOfWork,
   capacityStream,
   dailyAccountLimit,
   dailyCapacityDecider,
@@ -10,11 +9,10 @@ import {
   taskSlotsDecider,
   tasksStream,
   type Engine,
-  type EventStore,
   type LimitingDay,
   type ResourceKind,
-  type StoredEvent,
 } from '@sdp/core';
+import type { EventStore, StoredEvent } from '@sdp/core/kernel';
 import { jsonResponse } from '@sdp/http';
 import type { OperatorRoute } from '../operator-api.ts';
 import { AccountDirectory } from './account-directory.ts';
@@ -89,11 +87,11 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writ
   const directory = new AccountDirectory(engine.store);
 
   // One poll reads every account at one instant and one limiting day.
-  async function gauges(username: string, uow: UnitOfWork, day: LimitingDay) {
+  // Read, never decided on: the engine's loaded states serve, and nothing is written or guarded.
+  async function gauges(username: string, now: number, day: LimitingDay) {
     const view = await engine.accountView(username);
-    const now = uow.now;
-    const tasks = await uow.load(taskSlotsDecider, tasksStream(username));
-    const capacity = await uow.load(dailyCapacityDecider, capacityStream(username, day.key));
+    const tasks = (await engine.loader.load(taskSlotsDecider, tasksStream(username))).state;
+    const capacity = (await engine.loader.load(dailyCapacityDecider, capacityStream(username, day.key))).state;
     const slots = Math.max(1, view.package.task_slots);
     return {
       ...view,
@@ -145,11 +143,11 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writ
       path: ['accounts'],
       run: async () => {
         const usernames = await directory.usernames();
-        const uow = new UnitOfWork(engine.loader, engine.ids, engine.clock);
-        const day = limitingDayOf(uow.now, engine.settings.limitingDay);
+        const now = engine.clock.now();
+        const day = limitingDayOf(now, engine.settings.limitingDay);
         const accounts = [];
-        for (const u of usernames) accounts.push(await gauges(u, uow, day));
-        return jsonResponse(200, { now: uow.now, kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
+        for (const u of usernames) accounts.push(await gauges(u, now, day));
+        return jsonResponse(200, { now, kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
       },
     },
     {
