@@ -157,3 +157,43 @@ describe('the HTML report in a 1,280 × 800 window', () => {
     }
   });
 });
+
+describe('the comparison page in a 1,280 × 800 window', () => {
+  it.skipIf(needChromium)('shows the price answer first, reads times in the limiting day\'s zone, and scrolls nothing sideways', async () => {
+    const { comparePackages } = await import('./compare-packages.ts');
+    const { compareHtml } = await import('./report-compare-html.ts');
+    const s = validateScenario({
+      name: 'priced',
+      start: '2026-01-05T06:00:00Z',
+      duration: '2h',
+      packages: { small: { credits_per_hour: 5_000, price: 50 }, large: { credits_per_hour: 20_000, price: 100 }, huge: { credits_per_hour: 80_000, price: { amount: 3000, currency: 'USD', per: 'year' } } },
+      compare: ['small', 'large', 'huge'],
+      accounts: [{ username: 'alice' }],
+      actors: [{ endpoint: 'core.validate', params: { csdl: 'fb.content contains "tea"' }, schedule: { type: 'steady', rate: 1800, per: 'hour' } }],
+    });
+    const c = await comparePackages(s, s.compare, { threads: 1 });
+    const dir = mkdtempSync(join(tmpdir(), 'sdp-compare-'));
+    try {
+      const file = join(dir, 'compare.html');
+      writeFileSync(file, compareHtml(c, (name) => `${name}/report.html`));
+      await openInChromium(file, { width: 1280, height: 800 }, async ({ page, problems }) => {
+        expect(problems).toEqual([]);
+        const seen = (await page.evaluate(
+          "({ answer: [...document.querySelectorAll('.answer')].map((d) => d.textContent), axis: document.querySelector('svg .axis').textContent, page: [document.documentElement.scrollWidth, window.innerWidth], table: [document.querySelector('.scroll').scrollWidth, document.querySelector('.scroll').clientWidth], pick: document.querySelector('tr.pick td').textContent })",
+        )) as { answer: string[]; axis: string; page: [number, number]; table: [number, number]; pick: string };
+        // The cheapest package that admits everything, its price with currency and period, and what it saves.
+        expect(seen.answer[0]).toMatch(/^Buy large at \$100 a month, the cheapest package that admits everything/);
+        expect(seen.answer[0]).toContain('small at $50 a month costs less but leaves');
+        expect(seen.pick).toBe('large');
+        expect(seen.axis).toBe("times PST, the limiting day's zone (hover a time for UTC)");
+        expect(seen.page[0]).toBeLessThanOrEqual(seen.page[1]);
+        expect(seen.table[0]).toBeLessThanOrEqual(seen.table[1]);
+        const shots = fileURLToPath(new URL('../../../reports/', import.meta.url));
+        mkdirSync(shots, { recursive: true });
+        await page.screenshot({ path: join(shots, 'sim-compare-1280x800.png') });
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

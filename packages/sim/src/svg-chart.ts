@@ -99,7 +99,9 @@ function frame(f: ChartFrame, body: (Markup | null)[]): Markup {
   });
   const xTicks = timeTicks(f.x[0], f.x[1], zone).map((t) => {
     const x = r1(sx(t.at));
-    return html`<line x1=${x} x2=${x} y1=${bottom} y2=${bottom + 5} stroke="#888" /><text x=${x} y=${bottom + 18} text-anchor="middle" class="tick"><title>${utcStamp(t.at)}</title>${t.label}</text>`;
+    // A label centred on the last tick would run off the chart's right edge: it ends at its tick there.
+    const anchor = x + t.label.length * 3 > f.width ? 'end' : 'middle';
+    return html`<line x1=${x} x2=${x} y1=${bottom} y2=${bottom + 5} stroke="#888" /><text x=${x} y=${bottom + 18} text-anchor=${anchor} class="tick"><title>${utcStamp(t.at)}</title>${t.label}</text>`;
   });
   const vlines = (f.vlines ?? []).map((v) => {
     const x = r1(sx(v.at));
