@@ -25,6 +25,3 @@ export const html = htm.bind(h);
 
 /** A whole page: the doctype, then the element tree as HTML. */
 export const page = (tree: Markup): string => `<!doctype html>\n${render(tree)}\n`;
-
-/** One element tree (an SVG chart) as markup. */
-export const markup = (tree: Markup): string => render(tree);
