@@ -33,6 +33,22 @@ describe('readSettings (docs/contract.md#settings flags and variables)', () => {
   });
 });
 
+describe('the command line, split by node:util parseArgs', () => {
+  it('names the argument it refuses and the flag that lacks its value, as before', () => {
+    expect(() => readSettings(['--nope'])).toThrow('unknown argument "--nope"');
+    expect(() => readSettings(['-p', '80'])).toThrow('unknown argument "-p"');
+    expect(() => readSettings(['serve'])).toThrow('unknown argument "serve"');
+    expect(() => readSettings(['--port'])).toThrow('--port needs a value');
+    // A flag followed by another flag lacks its value (it was once read as the value).
+    expect(() => readSettings(['--port', '--host', 'h'])).toThrow('--port needs a value');
+    expect(() => readSettings(['--port='])).toThrow('--port must be a whole number from 0 to 65535, not ""');
+  });
+  it('keeps the last of a flag given twice, and reads flags in the order given', () => {
+    expect(readSettings(['--port', '81', '--port=82']).port).toBe(82);
+    expect(() => readSettings(['--clock', 'fast', '--port', 'x'])).toThrow(/--clock/);
+  });
+});
+
 describe('--rate-limit-headers (issue 13)', () => {
   it('reads the flag and SDP_RATE_LIMIT_HEADERS, and refuses other values', () => {
     expect(readSettings(['--rate-limit-headers', 'ietf']).rateLimitHeaders).toBe('ietf');
