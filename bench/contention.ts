@@ -1,7 +1,8 @@
 import { fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEngine, seededIds, type AttemptCounts } from '@sdp/core';
+import { createEngine, type AttemptCounts } from '@sdp/core';
+import { seededIds } from '@sdp/core/kernel';
 import { SystemClock } from '@sdp/clock';
 import { SqliteEventStore } from '@sdp/store-sqlite';
 import { connectPostgresStore } from '@sdp/store-postgres';

@@ -42,7 +42,7 @@ export interface CallServices {
 }
 
 /**
- * One API call's judge, handed to the attempt loop by `Engine.call`: decisions §1 in order on the states
+ * One API call's judge, handed to the attempt loop by `Engine.call`: docs/contract.md#judgement-order in order on the states
  * each attempt's unit reads (steps 1-3, version, path and method, were resolved before the engine). It
  * answers every refusal itself (with the read guards the loop sends); what ends the attempts (every one
  * lost to another writer, the store away, an unexpected failure) it answers in `gaveUp`.
@@ -81,7 +81,7 @@ export class CallJudge implements Judge<CallAnswer> {
   }
 
   /**
-   * Decisions §1 in order, on the states `uow` reads: the answer, and whether the unit's events are
+   * docs/contract.md#judgement-order in order, on the states `uow` reads: the answer, and whether the unit's events are
    * written; or the queue for the account's lane when another call of the account holds it.
    */
   async judge(uow: UnitOfWork, lane: LaneHold): Promise<Verdict<CallAnswer>> {
@@ -178,7 +178,7 @@ export class CallJudge implements Judge<CallAnswer> {
     try {
       if (call.unreadable) throw new DomainError(call.unreadable.status, call.unreadable.message);
       // Values that would reach an object's built-ins as keys, or nest past the limit: a 400 of step 7,
-      // charged like any other invalid parameter (decisions §1), judged before a handler reads them.
+      // charged like any other invalid parameter (docs/contract.md#judgement-order), judged before a handler reads them.
       const refused = refusedInput(call.params);
       if (refused) throw refused;
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
@@ -193,7 +193,7 @@ export class CallJudge implements Judge<CallAnswer> {
     } catch (error) {
       if (!(error instanceof DomainError)) {
         // Another writer or the store going away is the attempt loop's to answer; any other failure is
-        // a 500 that charges nothing (decisions §1) and still reports the figures, as every answer from
+        // a 500 that charges nothing (docs/contract.md#judgement-order) and still reports the figures, as every answer from
         // authentication on does.
         if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
         s.onError?.(error, call);

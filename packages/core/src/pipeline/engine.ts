@@ -71,7 +71,7 @@ export interface EngineOptions {
 const DEFAULT_SETTINGS: EngineSettings = { limitingDay: 'pst', maxAttempts: 10 };
 
 /**
- * The engine: judges a call in the order of decisions §1 (`CallJudge`) and commits its charge and its
+ * The engine: judges a call in the order of docs/contract.md#judgement-order (`CallJudge`) and commits its charge and its
  * effect in one atomic write through the attempt loop (`AttemptLoop`), retrying when another writer got
  * there first; commands outside the call path go through the same loop.
  */
@@ -205,7 +205,7 @@ export class Engine implements EngineServices {
     return this.operator.allow(username);
   }
 
-  /** The stream product's usage, sharing the general allowance (seed §8.1). Throws CreditsExhausted. */
+  /** The stream product's usage, sharing the general allowance (docs/contract.md#hourly-allowances). Throws CreditsExhausted. */
   chargeStream(username: string, cost: number): Promise<RateFigures> {
     return this.operator.chargeStream(username, cost);
   }

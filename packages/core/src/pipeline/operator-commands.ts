@@ -79,7 +79,7 @@ export class OperatorCommands {
     return this.accountView(username);
   }
 
-  /** The stream product's usage, sharing the general allowance (seed §8.1). Throws CreditsExhausted. */
+  /** The stream product's usage, sharing the general allowance (docs/contract.md#hourly-allowances). Throws CreditsExhausted. */
   chargeStream(username: string, cost: number): Promise<RateFigures> {
     return this.engine.command(async (uow) => {
       const account = await existing(uow, username);

@@ -5,7 +5,7 @@ import { atLeast, type VersionId } from '../catalogue/versions.ts';
 import type { DomainError } from '../calls/errors.ts';
 import type { CallAnswer } from '../handling/handler.ts';
 
-/** Rate-limit refusals answer 403 before API 1.2 and 429 from 1.2 (decisions §3). */
+/** Rate-limit refusals answer 403 before API 1.2 and 429 from 1.2 (docs/contract.md#versions). */
 export const rateLimitStatus = (version: VersionId): number => (atLeast(version, '1.2') ? 429 : 403);
 
 /** The allowance a response reports: the one its endpoint draws from (task create reports the general one). */
@@ -36,7 +36,7 @@ export function figuresAfter(credits: Credits, line: AllowanceLine, cost: number
 }
 
 /**
- * The figures of the allowance that binds an identity's call (decisions §2: its limit narrows the
+ * The figures of the allowance that binds an identity's call (docs/contract.md#hourly-allowances: its limit narrows the
  * account's): of the lines counted in credits like the reported one, the one with the least left, the
  * narrower on a tie. So a client reading the headers sees the identity's limit coming, not a sudden 429.
  * (`analyze_queries` counts queries, not credits: analyze calls report the account's analyze figures.)
