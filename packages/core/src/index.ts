@@ -43,7 +43,7 @@ export { compileQueryFilter } from './filters/handlers.ts';
 export { FILTER_LIMITS } from './filters/limits.ts';
 export { type FilterKind } from './filters/parser.ts';
 export { readTarget, type Interaction } from './filters/target-reader.ts';
-export { catchUpFirehose, feed, firehose, FIREHOSE_SWITCH_TYPES, switchFirehoseOff, switchFirehoseOn, type FirehoseCommand, type FirehoseEvent, type FirehoseOptions, type FirehoseState } from './firehose/firehose.ts';
+export { catchUpFirehose, feed, firehose, FIREHOSE_SWITCH_TYPES, switchFirehoseOff, switchFirehoseOn, type FirehoseCommand, type FirehoseEvent, type FirehoseOptions, type FirehoseProgress, type FirehoseState, type FirehoseStep } from './firehose/firehose.ts';
 export { firehoseMinute, type FirehoseService } from './firehose/synthetic-interactions.ts';
 export { archiveInteractions } from './historics/archive.ts';
 export { type AvailabilityWindow, type SourceAvailability } from './historics/availability.ts';
