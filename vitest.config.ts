@@ -38,7 +38,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ALL, exclude: E2E } },
+      // One module graph per worker for all its files (no isolation): the files import the same packages,
+      // and re-importing them for every file was three quarters of the unit run (import 328 s of 481 s on
+      // two busy cores; 26 s of 111 s without). No unit spec stubs globals, mocks modules or sets
+      // process.env; one that must should go to its own project with isolation.
+      { extends: true, test: { name: 'unit', include: ALL, exclude: E2E, isolate: false } },
       { extends: true, test: { name: 'e2e', include: E2E } },
     ],
   },
