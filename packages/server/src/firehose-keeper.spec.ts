@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine, MemoryEventStore, seededIds, type EndpointId, type Engine } from '@sdp/core';
+import { createEngine, type EndpointId, type Engine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { FirehoseKeeper } from './firehose-keeper.ts';
 
 const T0 = Date.parse('2026-04-01T00:00:00Z');
