@@ -96,8 +96,10 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const env = { ...process.env, SDP_PORT: '0', SDP_ACCESS_LOG: 'off', npm_config_loglevel: 'error' };
-delete (env as Record<string, string | undefined>).SDP_STORE;
+const env: Record<string, string | undefined> = { ...process.env, SDP_PORT: '0', SDP_ACCESS_LOG: 'off', npm_config_loglevel: 'error' };
+// A newcomer's shell: no store named, and none of the source condition vitest gives its own children.
+delete env.SDP_STORE;
+delete env.NODE_OPTIONS;
 
 const substitute = (line: string, port?: string): string => {
   let out = line;
@@ -183,7 +185,8 @@ describe('every command the docs print, run as printed in a clone', () => {
       } finally {
         if (server) await stop(server.child);
       }
-    }, 180_000);
+      // `npm start` builds the packages first when they are not built (about a minute, more on a busy machine).
+    }, 400_000);
   }
 
   it('the commands `sdp serve` prints on a later start run as printed: `npx sdp accounts create NAME` and `rotate-key`', async () => {
