@@ -32,7 +32,7 @@ export { compileQueryFilter } from './filters/handlers.ts';
 export { FILTER_LIMITS } from './filters/limits.ts';
 export { type FilterKind } from './filters/parser.ts';
 export { readTarget, type Interaction } from './filters/target-reader.ts';
-export { catchUpFirehose, feed, firehose, FIREHOSE_SWITCH_TYPES, switchFirehoseOff, switchFirehoseOn, type FirehoseCommand, type FirehoseEvent, type FirehoseOptions, type FirehoseState } from './firehose/firehose.ts';
+export { catchUpFirehose, feed, firehose, FIREHOSE_SWITCH_TYPES, switchFirehoseOff, switchFirehoseOn, type FirehoseCommand, type FirehoseEvent, type FirehoseOptions, type FirehoseProgress, type FirehoseState, type FirehoseStep } from './firehose/firehose.ts';
 export { type FirehoseService } from './firehose/synthetic-interactions.ts';
 export { type AvailabilityWindow, type SourceAvailability } from './historics/availability.ts';
 export { historicsDecider, historicsStream, type HistoricsCommand, type HistoricsEvent, type HistoricsQueries, type HistoricsQuery } from './historics/historics-query.ts';
