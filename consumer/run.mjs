@@ -155,6 +155,10 @@ await check('a misspelt endpoint id does not compile', () => {
 });
 await check('openapi-typescript types from the served document; an openapi-fetch client compiles and calls the server', openApiClient);
 await check("the testing kit's README property under vitest", () => run(process.execPath, [join(project, 'node_modules/vitest/vitest.mjs'), 'run', 'kit.spec.ts'], project));
+// Last: the docs' install lines re-resolve what the project depends on.
+await check('the install lines the docs print, run as printed in the project', () =>
+  run(process.execPath, ['--test', '--test-reporter=dot', 'docs-commands.mjs'], project, { env: { ...process.env, SDP_REPO: root, SDP_TARBALLS: tarballs } }),
+);
 
 /** issue 28: the served document, as a user generates a client from it (openapi-client.ts says what it calls). */
 async function openApiClient() {

@@ -1,4 +1,4 @@
-import { CURRENT_VERSION, STORE_RETRY_AFTER_S, VERSIONS, findVersion, isStoreUnavailable, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
+import { CURRENT_VERSION, STORE_RETRY_AFTER_S, VERSIONS, findVersion, isStoreUnavailable, parseVersionPrefix, type ApiCall, type CallAnswer, type Endpoint, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { readCredentials } from './credentials.ts';
 import { requestId } from './request-ids.ts';
@@ -6,10 +6,19 @@ import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './r
 import { openApiDocument } from './openapi.ts';
 import { CLIENT_GONE_STATUS, ClientGone, JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
+/**
+ * What the HTTP face asks of the engine, and all it asks: one call, judged and answered (`Engine.call`).
+ * `endpoint` is the catalogue's entry the route resolved, for the call's `endpoint` id. An `Engine` is
+ * one; so is anything that answers as the engine does (a wrapper that counts or traces calls).
+ */
+export interface CallAnswerer {
+  call(call: ApiCall, endpoint: Endpoint): Promise<CallAnswer>;
+}
+
 export interface HttpOptions {
-  /** The product path word read as `insight` (server.md `--product`). */
+  /** The product path word read as `insight` (docs/contract.md#settings `--product`). */
   product?: string;
-  /** Request bodies over this many bytes answer 413 before they are parsed (decisions §7). */
+  /** Request bodies over this many bytes answer 413 before they are parsed (docs/contract.md#bodies-and-parameters). */
   bodyLimit?: number;
   /** Sub-APIs answering every path under a first segment, e.g. `{ _admin: operatorApi }`. */
   mounts?: Record<string, WireHandler>;
@@ -73,7 +82,7 @@ class AccessNote {
  * The HTTP face's single core: decodes a wire request into an engine call, and the engine's answer into a
  * wire response. Both faces (Node listener, fetch handler) are thin translations around it.
  */
-export function createApiHandler(engine: Engine, options: HttpOptions = {}): WireHandler {
+export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}): WireHandler {
   const product = options.product ?? 'insight';
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const mounts = new Map(Object.entries(options.mounts ?? {}));
@@ -82,7 +91,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const rateStyle = options.rateLimitHeaders ?? 'x';
   const targets = new TargetCache(product, mounts);
 
-  // The OpenAPI documents (server.md, Toolbox): built from the catalogue once per version, on first ask.
+  // The OpenAPI documents (docs/contract.md#toolbox): built from the catalogue once per version, on first ask.
   const documents = new Map<VersionId, string>();
   const openApi = (path: string): WireResponse | undefined => {
     const m = /^\/(?:(v[^/]*)\/)?openapi\.json$/.exec(path);
@@ -133,7 +142,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       const bytes = held === undefined ? await req.readBody(bodyLimit) : held.byteLength > bodyLimit ? null : held;
       const mediaType = mediaTypeOf(req.header('content-type'));
       // A body that cannot be read into parameters is the call's answer at step 7, charged, once the
-      // credentials and the allowance have been judged as for any call (decisions §1); its bytes are
+      // credentials and the allowance have been judged as for any call (docs/contract.md#judgement-order); its bytes are
       // never parsed further.
       let unreadable: ApiCall['unreadable'];
       let params: Record<string, unknown> | undefined;
@@ -324,9 +333,9 @@ function baseHeaders(version: VersionId, withRequestId: boolean): Record<string,
 }
 
 /**
- * Status, the five rate-limit figures (decisions §1), the answer's own headers, and the JSON body, added
+ * Status, the five rate-limit figures (docs/contract.md#judgement-order), the answer's own headers, and the JSON body, added
  * to `headers` in place. `x-datasift-*` names go out lowercase: one client matches them only in that
- * exact case (wire-facts §1.5).
+ * exact case (docs/clients.md#response-headers).
  */
 export function encode(answer: CallAnswer, version: VersionId, headers: Record<string, string>, head = false, style: RateLimitHeaders = 'x', policy = 'general'): WireResponse {
   const rate = answer.rate;

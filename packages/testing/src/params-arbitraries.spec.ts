@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, MemoryEventStore, VERSIONS, answerSchemaOf, atLeast, createEngine, readParams, seededIds, termsOf, type EndpointId, type VersionId } from '@sdp/core';
+import { ENDPOINTS, VERSIONS, answerSchemaOf, atLeast, createEngine, readParams, termsOf, type EndpointId, type VersionId } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { fc } from './arbitraries.ts';
 import { paramsArb } from './params-arbitraries.ts';
 

@@ -1,6 +1,6 @@
 import { BadRequest } from '../calls/errors.ts';
 
-/** What an account has bought (server.md "Package fields"). */
+/** What an account has bought (docs/contract.md#package-fields). */
 export interface AccountPackage {
   credits_per_hour: number;
   analyze_credits_per_hour: number;

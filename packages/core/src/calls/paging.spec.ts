@@ -2,7 +2,8 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { BadRequest } from './errors.ts';
 import { pageEnvelope, pageInOrder, pageOf, readPaging, sortedBy } from './paging.ts';
-import { readParams, termsOf } from '../contract/index.ts';
+import { termsOf } from '../contract/contract.ts';
+import { readParams } from '../contract/read.ts';
 
 describe('list paging', () => {
   const read = (id: 'account.identity.list' | 'push.get' | 'historics.get', raw: Record<string, unknown>) => readParams(termsOf(id, '1.5').params, raw) as Record<string, number | undefined>;

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 
 /**
- * The answers of every endpoint, as the wire carries them (wire-facts §3): the fields clients read, with
- * their types. Objects are loose (a field added later is not a breaking change, seed §9), so an answer
+ * The answers of every endpoint, as the wire carries them (docs/clients.md): the fields clients read, with
+ * their types. Objects are loose (a field added later is not a breaking change, docs/contract.md#versions), so an answer
  * validates when every field named here is there with its type.
  */
 

@@ -54,7 +54,7 @@ export const tasksParams = {
 
 // Insight -------------------------------------------------------------------------------------------
 /**
- * Before 1.3 a recording is named by its filter `hash`; from 1.3 by its `id` (decisions §3): two schemas,
+ * Before 1.3 a recording is named by its filter `hash`; from 1.3 by its `id` (docs/contract.md#versions): two schemas,
  * so the change shows in the documents. `both` holds what the two share.
  */
 function named<S extends z.ZodRawShape>(byId: boolean, shape: S, opts: { flattened?: readonly (keyof S & string)[] } = {}) {

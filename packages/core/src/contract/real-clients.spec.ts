@@ -5,7 +5,7 @@ import { termsOf } from './contract.ts';
 import { readParams } from './read.ts';
 
 /**
- * Requests as the original client libraries send them (wire-facts §1.3, §2), after the HTTP face merged
+ * Requests as the original client libraries send them (docs/clients.md#how-parameters-travel, docs/clients.md), after the HTTP face merged
  * path, query and body: numbers and booleans as text, nested values as JSON text or flattened
  * `output_params.*` keys, lists as comma strings, empty optionals, echoed path parameters. No schema may
  * refuse one: each reads in the version its client speaks.

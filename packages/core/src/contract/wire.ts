@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { MAX_FLATTENED_KEYS, MAX_PARAM_JSON_DEPTH, jsonDepthProblem, jsonTextProblem } from '../calls/input-limits.ts';
 
 /**
- * The parameter types of the wire, as real clients spell them (wire-facts §1.3), each a zod schema whose
+ * The parameter types of the wire, as real clients spell them (docs/clients.md#how-parameters-travel), each a zod schema whose
  * preprocessing is the only place a spelling is read: numbers as digit strings, booleans as
  * `1`/`0`/`true`/`false`/`True`/`False`, nested objects as JSON text or flattened `name.key` entries,
  * lists as JSON text or comma strings, and an empty value as no value. What a schema says after the

@@ -1,5 +1,6 @@
 import type { EndpointId } from '../catalogue/endpoints.ts';
-import { readParams, termsOf, type ParamsOf } from '../contract/index.ts';
+import { termsOf, type ParamsOf } from '../contract/contract.ts';
+import { readParams } from '../contract/read.ts';
 import type { CallContext } from './handler.ts';
 
 /**

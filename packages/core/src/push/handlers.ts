@@ -27,7 +27,7 @@ export function userIdOf(username: string): number {
   return (fnv1a(username) % 9_000_000) + 1000;
 }
 
-/** The subscription object of wire-facts §3.3, as it stands at `now`. */
+/** The subscription object of docs/clients.md#push-subscription, as it stands at `now`. */
 export function subscriptionView(
   sub: PushSubscription,
   username: string,
@@ -71,7 +71,7 @@ function time(seconds: number | undefined): number | undefined {
 }
 
 const PUSH_PAGING: PagingRule = { defaultSize: 20 };
-/** One client sends the page size as `perPage` (wire-facts, push/log). */
+/** One client sends the page size as `perPage` (docs/clients.md, push/log). */
 const pushPage = (p: { page?: number | undefined; per_page?: number | undefined; perPage?: number | undefined }) => readPaging({ page: p.page, per_page: p.per_page ?? p.perPage }, PUSH_PAGING);
 
 /** Nested settings merge one level down, so an update may name only the settings it changes. */

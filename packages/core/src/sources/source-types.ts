@@ -13,7 +13,7 @@ export interface SourceType {
   flags: string[];
 }
 
-/** The source types real clients create (wire-facts §2.5, §3.4). */
+/** The source types real clients create (docs/clients.md#managed-source-calls, docs/clients.md#managed-source). */
 export const SOURCE_TYPES: Record<string, SourceType> = {
   facebook_page: {
     title: 'Facebook Pages',
