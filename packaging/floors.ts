@@ -23,7 +23,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['accounting'],
   ['handling'],
   ['filters', 'reference'],
-  ['recording-index'],
+  ['recording-index', 'streams'],
   ['recordings'],
   ['historics'],
   ['analysis'],
