@@ -6,7 +6,7 @@
 export const PACKAGE_FLOORS: readonly (readonly string[])[] = [
   ['core'],
   ['clock', 'store-sqlite', 'store-postgres', 'http'],
-  ['testing', 'sim'],
+  ['testing', 'sim', 'stream'],
   ['server'],
 ];
 

@@ -22,6 +22,8 @@ export interface StartReport {
   accounts: OpenedAccounts;
   demo?: DemoAccount & { curl: string };
   url: string;
+  /** `--stream-port`'s listener. */
+  streamUrl?: string;
 }
 
 /**

@@ -6,7 +6,7 @@ import { Forbidden, NotFound, Unauthorized } from '../calls/errors.ts';
 import type { EngineServices } from '../handling/handler.ts';
 import { loadFilter } from '../filters/index.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
-import { streamConnectionsDecider, streamConnectionsStream, type StreamTransport } from './stream-connections.ts';
+import { streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type StreamTransport } from './stream-connections.ts';
 
 /** What a subscription costs from the general allowance: the cost of `/compile` (decisions §9). */
 export const STREAM_SUBSCRIBE_COST = 5;
@@ -21,6 +21,11 @@ export interface Subscribed {
   charged: boolean;
   /** The general allowance after the subscription. */
   rate: RateFigures;
+  /**
+   * The subscription's place in the account's stream: it receives the `StreamInteractionsMatched` of a
+   * greater stream version, and nothing before.
+   */
+  seq: number;
 }
 
 const DUMMY_SALT = '0'.repeat(32);
@@ -75,10 +80,12 @@ export class StreamGate {
       if (account.denied) throw new Forbidden(`Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
       if (!(await loadFilter(uow, hash))) throw new NotFound(`The hash ${hash} doesn't exist`);
       const line = { key: 'general', limit: account.package.credits_per_hour, cost: STREAM_SUBSCRIBE_COST };
-      const { events } = await uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'SubscribeStream', connection, hash: hash.toLowerCase(), at: uow.now });
-      if (events.length === 0) return { charged: false, rate: await figures(uow, username, line.limit) };
+      const h = hash.toLowerCase();
+      const subscribed = await uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'SubscribeStream', connection, hash: h, at: uow.now });
+      const seq = subscriptionOf(subscribed.state, connection, h)!.seq;
+      if (subscribed.events.length === 0) return { charged: false, rate: await figures(uow, username, line.limit), seq };
       const { state } = await uow.execute(creditsDecider, creditsStream(username), { type: 'ChargeCredits', at: uow.now, endpoint: 'stream', lines: [line] });
-      return { charged: true, rate: figuresOf(windowAt(state, 'general', uow.now), line.limit, STREAM_SUBSCRIBE_COST, uow.now) };
+      return { charged: true, rate: figuresOf(windowAt(state, 'general', uow.now), line.limit, STREAM_SUBSCRIBE_COST, uow.now), seq };
     });
   }
 
