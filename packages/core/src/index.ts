@@ -20,6 +20,8 @@ export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type
 export { BadRequest, Conflict, DomainError, NotFound } from './calls/errors.ts';
 export { VersionConflict } from './kernel/version-conflict.ts';
 export { StoreUnavailable, type EventStore, type Snapshot } from './kernel/event-store.ts';
+export { CommitSignal, ForeignWrites, type CommitListener, type CommitNotice, type OwnWrite, type StopWatching } from './kernel/commit-signal.ts';
+export { followLog, type FollowLogOptions, type LogFollower } from './kernel/log-follower.ts';
 export { ANY_VERSION, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent, type StreamAppend } from './kernel/events.ts';
 export { type ApiCall, type CallAnswer, type CallContext, type EngineServices, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess } from './handling/handler.ts';
 export { MemoryEventStore } from './kernel/memory-store.ts';

@@ -77,7 +77,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now(), { yieldTurn }) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   const writes = new WriteLog();
-  recordWrites(store, clock, writes);
+  const stopRecordingWrites = recordWrites(store, clock, writes);
   let http: RunningServer | undefined;
   let streamServer: RunningServer | undefined;
   let streams: StreamHost | undefined;
@@ -127,6 +127,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     const liveStreams = streams;
     const resetAll = async (): Promise<void> => {
       await liveStreams.reset(() => engine.reset());
+      writes.forget();
       firehoses.forgetAll();
       pushes.forgetAll();
     };
@@ -172,6 +173,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
           await streamServer?.close();
           await running.close();
           await stopKeepers();
+          stopRecordingWrites();
           await store.close();
           await log?.close();
         })()),
@@ -181,6 +183,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     await streamServer?.close();
     await http?.close();
     await stopKeepers();
+    stopRecordingWrites();
     await store.close();
     await log?.close();
     throw error;

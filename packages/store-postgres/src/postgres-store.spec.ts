@@ -21,5 +21,5 @@ if ('skip' in db) {
     const store = await PostgresEventStore.connect(db.url, { schema });
     await store.clear();
     return store;
-  });
+  }, { opensAgain: () => PostgresEventStore.connect(db.url, { schema }) });
 }

@@ -2,11 +2,15 @@ import { deserialize, serialize } from 'node:v8';
 import pg from 'pg';
 import {
   ANY_VERSION,
+  CommitSignal,
+  ForeignWrites,
   StoreUnavailable,
   VersionConflict,
   type AppendResult,
+  type CommitListener,
   type EventStore,
   type Snapshot,
+  type StopWatching,
   type StoredEvent,
   type StreamAppend,
 } from '@sdp/core';
@@ -37,6 +41,9 @@ interface Request {
   reject: (e: unknown) => void;
 }
 
+/** How often a watched store asks whether another process appended (the live stream's delay across processes). */
+const FOREIGN_POLL_MS = 200;
+
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
 
 /**
@@ -57,12 +64,36 @@ export class PostgresEventStore implements EventStore {
   private flushing = false;
   private scheduled = false;
   private closed = false;
+  private readonly commits = new CommitSignal();
+  /** Other processes' commits, seen by the log's head growing: one indexed query a poll, only while watched. */
+  private readonly foreign: ForeignWrites;
+  private headSeen = -1;
 
   private constructor(pool: pg.Pool, schema: string, where: string, maxGroup: number) {
     this.pool = pool;
     this.s = quoteIdent(schema);
     this.where = where;
     this.maxGroup = maxGroup;
+    this.foreign = new ForeignWrites(
+      this.commits,
+      async () => {
+        if (this.closed) return false;
+        const head = await this.head();
+        const changed = this.headSeen >= 0 && head !== this.headSeen;
+        this.headSeen = head;
+        return changed;
+      },
+      FOREIGN_POLL_MS,
+    );
+  }
+
+  watchCommits(listener: CommitListener): StopWatching {
+    const stop = this.commits.watch(listener);
+    this.foreign.follow();
+    return () => {
+      stop();
+      this.foreign.follow();
+    };
   }
 
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresEventStore> {
@@ -132,7 +163,16 @@ export class PostgresEventStore implements EventStore {
         // A bigint or a cycle: this append is refused, not the group it would have joined (nor the process).
         return reject(new TypeError(`an event's data cannot be stored as JSON (${(error as Error).message}); nothing was written`));
       }
-      this.queue.push({ batch, data, resolve, reject });
+      const commits = this.commits;
+      this.queue.push({
+        batch,
+        data,
+        resolve: (result) => {
+          commits.wrote(batch, result);
+          resolve(result);
+        },
+        reject,
+      });
       this.schedule();
     });
   }
@@ -342,6 +382,7 @@ export class PostgresEventStore implements EventStore {
       await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${this.s}.events`]);
       await client.query(`TRUNCATE ${this.s}.events, ${this.s}.snapshots`);
       await client.query('COMMIT');
+      this.commits.notify();
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw this.explain(error, 'clear failed');
@@ -358,6 +399,7 @@ export class PostgresEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.foreign.stop();
     while (this.flushing || this.queue.length > 0) {
       if (!this.flushing) await this.flush();
       else await new Promise((r) => setImmediate(r));

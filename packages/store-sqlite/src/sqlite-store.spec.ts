@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { storeContract } from '@sdp/testing';
-import { openSqliteStore } from './index.ts';
+import { openSqliteStore, type SqliteEventStore } from './index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdp-sqlite-contract-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-storeContract('SQLite store on a file', () => openSqliteStore(join(dir, `nested/folder/store-${++n}.db`)));
+storeContract('SQLite store on a file', () => openSqliteStore(join(dir, `nested/folder/store-${++n}.db`)), {
+  opensAgain: (store) => openSqliteStore((store as SqliteEventStore).path),
+});
 storeContract('SQLite store in memory', () => openSqliteStore(':memory:'));

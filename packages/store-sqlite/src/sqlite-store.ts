@@ -4,8 +4,12 @@ import { deserialize, serialize } from 'node:v8';
 import Database from 'better-sqlite3';
 import {
   ANY_VERSION,
+  CommitSignal,
+  ForeignWrites,
   VersionConflict,
   type AppendResult,
+  type CommitListener,
+  type StopWatching,
   type EventStore,
   type Snapshot,
   type StoredEvent,
@@ -13,6 +17,12 @@ import {
 } from '@sdp/core';
 import { AUTO_CHECKPOINT_PAGES, CHECKPOINT_EVERY, LogCheckpoint } from './log-checkpoint.ts';
 import { prepareSchema, StoreFileError, UNINDEXED_TYPE } from './schema.ts';
+
+/**
+ * How often a watched store asks whether another process wrote the file: a live-stream subscriber on one
+ * process hears what another ingested within this (plus its read), at the cost of one pragma, no table read.
+ */
+const FOREIGN_POLL_MS = 100;
 
 /** At most this many write requests share one commit. */
 const MAX_GROUP = 1000;
@@ -65,6 +75,10 @@ export class SqliteEventStore implements EventStore {
    */
   readonly checksLastEventId = true;
   private readonly db: Database.Database;
+  private readonly commits = new CommitSignal();
+  /** Another process' commits to the file, seen by `PRAGMA data_version` (no read of the table). */
+  private readonly foreign: ForeignWrites;
+  private foreignSeen: number | undefined;
   private queue: Request[] = [];
   private scheduled = false;
   private closed = false;
@@ -198,10 +212,24 @@ export class SqliteEventStore implements EventStore {
       clearEvents: db.prepare('DELETE FROM events'),
       clearSnapshots: db.prepare('DELETE FROM snapshots'),
     };
+    this.foreign = new ForeignWrites(
+      this.commits,
+      () => {
+        if (this.closed) return false;
+        const seen = this.sql.dataVersion.get() as number;
+        const changed = this.foreignSeen !== undefined && seen !== this.foreignSeen;
+        this.foreignSeen = seen;
+        return changed;
+      },
+      FOREIGN_POLL_MS,
+    );
   }
 
   append(batch: StreamAppend[]): Promise<AppendResult> {
-    return this.write(() => this.appendNow(batch), true);
+    const appended = this.write(() => this.appendNow(batch), true);
+    // Only a watched store adds a reaction: the unwatched hot path stays one promise.
+    if (this.commits.watched) appended.then((result) => this.commits.wrote(batch, result), () => {});
+    return appended;
   }
 
   /**
@@ -380,8 +408,18 @@ export class SqliteEventStore implements EventStore {
     }, false);
   }
 
+  watchCommits(listener: CommitListener): StopWatching {
+    const stop = this.commits.watch(listener);
+    this.foreign.follow();
+    return () => {
+      stop();
+      this.foreign.follow();
+    };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
+    this.foreign.stop();
     while (this.queue.length > 0) this.flush(true);
     this.closed = true;
     // Every commit's answer is given before the file closes.
@@ -574,13 +612,15 @@ export class SqliteEventStore implements EventStore {
     for (const [stream, id] of this.writtenIds) this.lastIds.set(stream, id);
     this.written.clear();
     this.writtenIds.clear();
-    const answer = (syncError: Error | null) =>
+    const answer = (syncError: Error | null) => {
       batch.forEach((request, i) => {
         const o = outcomes[i]!;
         if (syncError) request.reject(syncError);
         else if (o.ok) request.resolve(o.value as never);
         else request.reject(o.value);
       });
+      if (!syncError) this.commits.notify();
+    };
     if (this.inMemory) return answer(null);
     this.commitsMade++;
     this.waiting.push({ upTo: this.commitsMade, settle: answer });

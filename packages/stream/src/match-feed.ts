@@ -1,71 +1,37 @@
-import type { EventStore, StoredEvent } from '@sdp/core';
+import { followLog, type EventStore, type LogFollower, type StoredEvent } from '@sdp/core';
 
 /** The event that carries what a write matched for an account's stream subscriptions. */
 export const MATCHED_TYPE = 'StreamInteractionsMatched';
-const PAGE = 256;
 
 /**
- * Follows the log by position for `StreamInteractionsMatched`, from the head it finds at start: every
- * process that serves streams reads every match, whichever process's write made it, in the log's order.
- * It reads only that type (an indexed read on SQLite and PostgreSQL), every `pollMs` of real time, and
- * at once when told a write was made here (`nudge`).
+ * Follows the log by position for `StreamInteractionsMatched`, from the head it finds at start, with the
+ * core's `followLog`: the store's commit notices say when to read (at once for this process' own commits,
+ * within about a second for another process' on SQLite or PostgreSQL), the log says what. So every
+ * process that serves streams sees every match, whichever process's write made it, in the log's order,
+ * and a notice missed loses nothing. Only that type is read (an indexed read on SQLite and PostgreSQL).
  */
 export class MatchFeed {
-  private after = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private reading: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private follower: LogFollower | undefined;
 
   constructor(
     private readonly store: EventStore,
     private readonly deliver: (event: StoredEvent) => void,
-    private readonly pollMs: number,
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  async start(): Promise<void> {
-    this.after = await this.store.head();
-    this.stopped = false;
-    this.timer = setInterval(() => this.nudge(), this.pollMs);
-    this.timer.unref();
+  start(): void {
+    this.follower ??= followLog(this.store, (events) => {
+      for (const event of events) this.deliver(event);
+    }, { types: [MATCHED_TYPE], after: 'head', onError: this.onError });
   }
 
-  /** Reads what is new now (one read at a time; a nudge during a read asks for one more). */
-  nudge(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.reading) {
-      this.again = true;
-      return this.reading;
-    }
-    this.reading = this.read().finally(() => {
-      this.reading = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        void this.nudge();
-      }
-    });
-    return this.reading;
+  /** Resolves once everything committed before the call is delivered. */
+  caughtUp(): Promise<void> {
+    return this.follower?.caughtUp() ?? Promise.resolve();
   }
 
-  private async read(): Promise<void> {
-    try {
-      for (;;) {
-        const page = await this.store.readTypes([MATCHED_TYPE], this.after, PAGE);
-        for (const event of page) {
-          this.after = event.position;
-          this.deliver(event);
-        }
-        if (page.length < PAGE || this.stopped) return;
-      }
-    } catch (error) {
-      this.onError(error);
-    }
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.reading;
+  stop(): void {
+    this.follower?.stop();
+    this.follower = undefined;
   }
 }

@@ -39,8 +39,6 @@ export interface StreamHostOptions {
   bufferBytes?: number;
   /** Clock time without a message before a tick. Default 30 s. */
   tickMs?: number;
-  /** Real time between reads of the log for new matches. Default 50 ms. */
-  pollMs?: number;
   /** Actions of one connection waiting their turn; more are refused with a warning. Default 64. */
   maxPendingActions?: number;
   /** Told of unexpected failures (a store away while a connection closes, say). */
@@ -124,7 +122,7 @@ export class StreamHost {
     this.tickMs = options.tickMs ?? 30_000;
     this.maxPending = options.maxPendingActions ?? 64;
     this.onError = options.onError ?? ((e) => console.error('stream:', e));
-    this.feed = new MatchFeed(this.engine.store, (e) => this.deliver(e), options.pollMs ?? 50, this.onError);
+    this.feed = new MatchFeed(this.engine.store, (e) => this.deliver(e), this.onError);
     this.wss.on('headers', (headers, req) => {
       const rate = this.upgradeRates.get(req);
       if (rate) for (const [name, value] of Object.entries(rateHeaders(rate))) headers.push(`${name}: ${value}`);
@@ -134,7 +132,8 @@ export class StreamHost {
   /** Starts following the log (once); `attach` and the handlers call it themselves. */
   start(): Promise<void> {
     this.started ??= (async () => {
-      await this.feed.start();
+      this.feed.start();
+      await this.feed.caughtUp();
       this.ticker = setInterval(() => this.tick(), TICK_CHECK_MS);
       this.ticker.unref();
     })();
@@ -186,7 +185,7 @@ export class StreamHost {
   /** Ends every connection (each told with a `failure`) and stops following the log. */
   async close(): Promise<void> {
     this.closing = true;
-    await this.feed.stop();
+    this.feed.stop();
     if (this.ticker) clearInterval(this.ticker);
     const now = this.clock.now();
     await Promise.all([...this.byId.values()].map((c) => {
@@ -197,8 +196,8 @@ export class StreamHost {
   }
 
   /**
-   * The operator's reset: every connection ends (its subscriptions went with the store), `emptyStore`
-   * runs, and the log is followed again from its new head.
+   * The operator's reset: every connection ends (its subscriptions went with the store), then
+   * `emptyStore` runs; the feed follows the emptied log from its start.
    */
   async reset(emptyStore: () => Promise<void>): Promise<void> {
     const now = this.clock.now();
@@ -208,14 +207,12 @@ export class StreamHost {
       this.forget(c);
       c.closeSink();
     }
-    await this.feed.stop();
     await emptyStore();
-    if (!this.closing) await this.feed.start();
   }
 
-  /** Reads the log now rather than at the next poll (a test, or a writer in this process that knows). */
+  /** Resolves once every match committed before the call has been delivered. */
   caughtUp(): Promise<void> {
-    return this.feed.nudge();
+    return this.feed.caughtUp();
   }
 
   // ---- transports ----

@@ -20,11 +20,18 @@ import {
   type NewEvent,
   type StoredEvent,
 } from '@sdp/core';
+import { commitObserverContract } from './commit-observer-contract.ts';
 import { appendGoldenLog, expectedState, goldenLogs } from './golden-logs.ts';
 
 export interface StoreContractOptions {
   /** Tests that write a lot (1 MB payloads, thousands of streams) get this long (ms). */
   slowTimeoutMs?: number;
+  /**
+   * Opens a second handle on the store's data, as another process would (a SQLite file, a PostgreSQL
+   * schema): the commit observer must hear that handle's commits too. Left out for a store only one
+   * process can write (memory).
+   */
+  opensAgain?: (store: EventStore) => Promise<EventStore>;
 }
 
 let counter = 0;
@@ -504,6 +511,10 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       expect(await store.readStream('a')).toEqual([]);
       expect(await store.readSnapshot?.('a', 'k')).toBeUndefined();
       expect(await store.append([{ stream: 'a', expectedVersion: 0, events: events(1) }])).toEqual({ versions: [1], lastPosition: 1 });
+    });
+
+    describe('the commit observer', () => {
+      commitObserverContract(() => store, options.opensAgain, slow);
     });
   });
 }

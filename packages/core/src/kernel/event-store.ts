@@ -1,3 +1,4 @@
+import type { CommitListener, StopWatching } from './commit-signal.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 
 /**
@@ -32,6 +33,12 @@ export interface EventStore {
   readTypes(types: readonly string[], afterPosition?: number, limit?: number): Promise<StoredEvent[]>;
   /** The highest position written so far (0 when empty). */
   head(): Promise<number>;
+  /**
+   * The commit observer: `listener` is told, after the fact and at most once a turn, that the log may
+   * have grown: at once for this store's own commits (once durable), within about a second for another
+   * process' on the same data. It carries no events: read them by position (`followLog` does).
+   */
+  watchCommits(listener: CommitListener): StopWatching;
   /** Snapshots: a folded state at a stream version, so long streams load in constant time. */
   readSnapshot?(stream: string, kind: string): Promise<Snapshot | undefined>;
   writeSnapshot?(snapshot: Snapshot): Promise<void>;

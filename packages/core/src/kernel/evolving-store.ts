@@ -1,3 +1,4 @@
+import type { CommitListener, StopWatching } from './commit-signal.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 import type { Upcasters } from './upcasters.ts';
@@ -60,6 +61,10 @@ export class EvolvingStore implements EventStore {
 
   head(): Promise<number> {
     return this.written.head();
+  }
+
+  watchCommits(listener: CommitListener): StopWatching {
+    return this.written.watchCommits(listener);
   }
 
   clear(): Promise<void> {

@@ -2,6 +2,7 @@ import { VersionConflict } from './version-conflict.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 import { ANY_VERSION } from './events.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
+import { CommitSignal, type CommitListener, type StopWatching } from './commit-signal.ts';
 
 export interface MemoryStoreOptions {
   /**
@@ -61,6 +62,7 @@ export class MemoryEventStore implements EventStore {
   private readonly compactable: ((event: StoredEvent) => boolean) | undefined;
   private readonly logged: ((event: StoredEvent) => boolean) | undefined;
   private readonly onStored: ((event: StoredEvent) => void) | undefined;
+  private readonly commits = new CommitSignal();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.compactable = options.compactable;
@@ -128,7 +130,13 @@ export class MemoryEventStore implements EventStore {
       }
       versions[i] = list.version;
     }
-    return { versions, lastPosition: this.position };
+    const result = { versions, lastPosition: this.position };
+    this.commits.wrote(batch, result);
+    return result;
+  }
+
+  watchCommits(listener: CommitListener): StopWatching {
+    return this.commits.watch(listener);
   }
 
   async readStream(stream: string, afterVersion = 0): Promise<StoredEvent[]> {
@@ -227,6 +235,7 @@ export class MemoryEventStore implements EventStore {
     this.forgottenInLog = 0;
     this.streams = new Map();
     this.snapshots = new Map();
+    this.commits.notify();
   }
 
   async close(): Promise<void> {}

@@ -44,6 +44,9 @@ class SlowStore implements EventStore {
       r.resolve(this.inner.append(r.batch));
     }
   }
+  watchCommits(listener: Parameters<EventStore['watchCommits']>[0]): () => void {
+    return this.inner.watchCommits(listener);
+  }
   readStream(stream: string, after?: number): Promise<StoredEvent[]> {
     this.reads++;
     return this.inner.readStream(stream, after);

@@ -1,4 +1,4 @@
-import type { AppendResult, Clock, EventStore, StreamAppend } from '@sdp/core';
+import type { Clock, EventStore, StopWatching } from '@sdp/core';
 
 /** How many recent writes are remembered (two numbers each). */
 const KEPT = 100_000;
@@ -50,48 +50,17 @@ export class WriteLog {
 }
 
 /**
- * Makes `store` tell `log` the range of every write it takes. An engine write's events all carry the
- * one time its unit of work read from the clock, close to now; an import's batches carry the times
- * they were first written, so they are left out (their writes are not known).
+ * Tells `log` the range of every write this server makes, from the store's commit notices. An engine
+ * write's events all carry the one time its unit of work read from the clock, close to now; an import's
+ * batches carry the times they were first written, so they are left out (their writes are not known).
  */
-export function recordWrites(store: EventStore, clock: Clock, log: WriteLog): void {
-  const append = store.append.bind(store);
-  const clear = store.clear.bind(store);
-  // The store's own promise goes back to the engine, with the record as a reaction added before the
-  // engine's: no async layer between every call and its write, and the write is recorded before the
-  // engine hears of it, as when the record was awaited.
-  store.append = (batch: StreamAppend[]): Promise<AppendResult> => {
-    let appended: Promise<AppendResult>;
-    try {
-      appended = append(batch);
-    } catch (error) {
-      // A store that throws rather than rejects: the engine still sees a rejected write.
-      return Promise.reject(error);
+export function recordWrites(store: EventStore, clock: Clock, log: WriteLog): StopWatching {
+  return store.watchCommits(({ ownWrites }) => {
+    const now = clock.now();
+    for (const { first, last, time } of ownWrites) {
+      if (time === undefined) continue;
+      const age = now - time;
+      if (age >= 0 && age <= CALL_SPAN_MS) log.record(first, last);
     }
-    appended.then((result) => record(batch, result), ignore);
-    return appended;
-  };
-  const record = (batch: StreamAppend[], result: AppendResult): void => {
-    let count = 0;
-    let time: number | undefined;
-    let oneTime = true;
-    for (const s of batch) {
-      for (const e of s.events) {
-        count++;
-        if (time === undefined) time = e.time;
-        else if (e.time !== time) oneTime = false;
-      }
-    }
-    if (count > 0 && oneTime && time !== undefined) {
-      const age = clock.now() - time;
-      if (age >= 0 && age <= CALL_SPAN_MS) log.record(result.lastPosition - count + 1, result.lastPosition);
-    }
-  };
-  store.clear = async (): Promise<void> => {
-    await clear();
-    log.forget();
-  };
+  });
 }
-
-/** A failed append is the engine's to handle; its record is simply not made. */
-function ignore(): void {}
