@@ -232,16 +232,7 @@ export class StreamHost {
     } catch (error) {
       return refuseHttp(res, error);
     }
-    const socket = req.socket;
-    const sink: MessageSink = {
-      write: (text) => void res.write(text + '\n'),
-      buffered: () => res.writableLength + (socket.writableLength ?? 0),
-      close: () => {
-        res.end();
-        // A reader that stopped reading never takes the end: the socket goes after a grace.
-        setTimeout(() => socket.destroy(), 1000).unref();
-      },
-    };
+    const sink = pacedChunks(res);
     const conn = new LiveConnection(id, account.username, transport, target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
     let rate: RateFigures | undefined;
     if (target.kind === 'single') {
@@ -319,9 +310,7 @@ export class StreamHost {
       opened.on('error', () => void this.end(conn, 'socket error'));
       opened.on('message', (data, isBinary) => {
         const text = isBinary ? '' : data.toString();
-        const parsed = readAction(text);
-        if ('invalid' in parsed) conn.send(invalidActionWarning(parsed.invalid), this.clock.now());
-        else this.act(conn, parsed);
+        this.act(conn, readAction(text));
       });
       const now = this.clock.now();
       if (target.kind === 'single') {
@@ -335,21 +324,25 @@ export class StreamHost {
 
   private actionsFrom(conn: LiveConnection, splitter: ActionSplitter, chunk: string): void {
     const { objects, junk } = splitter.push(chunk);
-    if (junk) conn.send(invalidActionWarning(), this.clock.now());
-    for (const text of objects) {
-      const parsed = readAction(text);
-      if ('invalid' in parsed) conn.send(invalidActionWarning(parsed.invalid), this.clock.now());
-      else this.act(conn, parsed);
-    }
+    if (junk) this.act(conn, { invalid: 'not a JSON object' });
+    for (const text of objects) this.act(conn, readAction(text));
   }
 
   // ---- actions ----
 
-  private act(conn: LiveConnection, action: StreamAction): void {
+  /** Actions take effect, and are answered, in the order they came. */
+  private act(conn: LiveConnection, action: StreamAction | { invalid: string }): void {
     if (conn.closed) return;
+    if ('invalid' in action) {
+      const queued = conn.enqueue(async () => conn.send(invalidActionWarning(action.invalid), this.clock.now()), this.maxPending);
+      if (!queued) conn.send(invalidActionWarning(action.invalid), this.clock.now());
+      return;
+    }
     if (action.action === 'stop') {
-      conn.send(stopFailure(), this.clock.now());
-      void this.end(conn, 'stop');
+      conn.enqueue(async () => {
+        conn.send(stopFailure(), this.clock.now());
+        void this.end(conn, 'stop');
+      }, Number.MAX_SAFE_INTEGER);
       return;
     }
     if (action.action === 'unsubscribe') {
@@ -492,6 +485,48 @@ export class StreamHost {
     if (!res.headersSent) refuseHttp(res, error);
     else res.destroy();
   }
+}
+
+/**
+ * Chunks written one at a time, each once the one before has left for the network: readers that parse
+ * only the first line of what one read returns (stream-facts §3.1) then meet one message per read as far
+ * as this side can make it so. What waits is counted as unread, so the connection's bound covers it.
+ */
+function pacedChunks(res: ServerResponse): MessageSink {
+  const socket = res.socket;
+  const queue: string[] = [];
+  let queued = 0;
+  let writing = false;
+  let ending = false;
+  const pump = (): void => {
+    if (writing || res.destroyed) return;
+    const next = queue.shift();
+    if (next === undefined) {
+      if (ending) res.end();
+      return;
+    }
+    queued -= next.length;
+    writing = true;
+    res.write(next, () => {
+      writing = false;
+      setImmediate(pump);
+    });
+  };
+  return {
+    write: (text) => {
+      if (ending) return;
+      queue.push(text + '\n');
+      queued += text.length + 1;
+      pump();
+    },
+    buffered: () => queued + res.writableLength + (socket?.writableLength ?? 0),
+    close: () => {
+      ending = true;
+      pump();
+      // A reader that stopped reading never takes the end: the socket goes after a grace.
+      setTimeout(() => socket?.destroy(), 1000).unref();
+    },
+  };
 }
 
 /** A matched interaction's message text, built around its JSON (made once for every connection). */
