@@ -2,103 +2,12 @@
  * The stream product over real sockets (issue 25): a plain `ws` client, a raw socket reading the HTTP
  * stream's chunks, and the refusals. What is streamed comes in through a managed source's ingestion.
  */
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { defaultSettings, type ServerSettings } from './settings.ts';
-import { startServer, type RunningSdp } from './server.ts';
 
-const T0 = Date.parse('2026-03-02T08:00:00Z');
-const TOKEN = 'stream-token';
-// eslint-disable-next-line
-type Json = any;
+import { account, admin, pause, rawSocket, chunk, start, stopAll, T0, WsClient, wsUrl } from '../test/stream-kit.ts';
 
-const settings = (over: Partial<ServerSettings> = {}): ServerSettings => ({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: T0, adminToken: TOKEN, accessLog: 'off', ...over });
-
-const running: RunningSdp[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
-
-async function start(over: Partial<ServerSettings> = {}): Promise<RunningSdp> {
-  const sdp = await startServer(settings(over), { onError: (e) => console.error(e) });
-  running.push(sdp);
-  return sdp;
-}
-
-export const admin = async (sdp: RunningSdp, method: string, path: string, body?: unknown): Promise<Json> => {
-  const r = await fetch(`${sdp.url}/_admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return r.status === 204 ? undefined : r.json();
-};
-
-export async function account(sdp: RunningSdp, username: string, pkg?: Record<string, unknown>) {
-  const { api_key: key } = await admin(sdp, 'POST', '/accounts', { username, ...(pkg ? { package: pkg } : {}) });
-  const call = async (path: string, params: Record<string, unknown> = {}): Promise<{ status: number; body: Json }> => {
-    const r = await fetch(`${sdp.url}/v1.5${path}`, { method: 'POST', headers: { authorization: `${username}:${key}`, 'content-type': 'application/json' }, body: JSON.stringify(params) });
-    const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : undefined };
-  };
-  const remaining = async (): Promise<number> => (await admin(sdp, 'GET', `/accounts/${username}`)).allowances.general.remaining;
-  const source = (await call('/source/create', { source_type: 'twitter_gnip', name: 'feed', resources: [{ parameters: { mapping: 'gnip_1' } }] })).body;
-  expect((await call('/source/start', { id: source.id })).status).toBe(200);
-  const ingest = async (contents: string[]): Promise<void> => {
-    const lines = contents.map((c, i) => JSON.stringify({ interaction: { id: `${c}-${i}`, content: c, type: 'twitter_gnip' }, fb: { content: c } }));
-    const r = await fetch(`${sdp.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: `${username}:${key}` }, body: lines.join('\n') });
-    expect(r.status).toBe(200);
-  };
-  const compile = async (csdl: string): Promise<string> => (await call('/compile', { csdl })).body.hash;
-  return { call, remaining, ingest, compile, username, key };
-}
-
-/** A WebSocket client that keeps every message it receives, and waits for those it expects. */
-export class WsClient {
-  readonly messages: Json[] = [];
-  private waiters: (() => void)[] = [];
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      this.messages.push(JSON.parse(String(data)));
-      for (const w of this.waiters.splice(0)) w();
-    });
-    ws.on('close', () => {
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-
-  static async open(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
-    const ws = new WebSocket(url, { headers });
-    const client = new WsClient(ws);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    return client;
-  }
-
-  send(action: Record<string, unknown>): void {
-    this.ws.send(JSON.stringify(action));
-  }
-
-  /** Waits until `count` messages satisfy `test` (5 s at most). */
-  async until(test: (m: Json) => boolean, count = 1): Promise<Json[]> {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const found = this.messages.filter(test);
-      if (found.length >= count) return found;
-      if (Date.now() > deadline || this.ws.readyState === WebSocket.CLOSED) throw new Error(`waited for ${count} messages; have ${JSON.stringify(this.messages)}`);
-      await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 100);
-      });
-    }
-  }
-}
-
-const wsUrl = (sdp: RunningSdp, path: string) => sdp.url.replace(/^http/, 'ws') + path;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+afterEach(stopAll);
 
 describe('the stream over WebSocket', () => {
   it('subscribes to a compiled hash, receives what ingestion then adds, ticks as the clock moves, unsubscribes; the allowance falls by 5', async () => {
@@ -141,33 +50,6 @@ describe('the stream over WebSocket', () => {
     expect(usage.streams[hash]).toEqual({ seconds: 30, licenses: { interaction: 2, twitter_gnip: 2 } });
   });
 });
-
-/** A raw socket that keeps every byte the server sends. */
-async function rawSocket(sdp: RunningSdp, request: string) {
-  const socket = connect(sdp.port, '127.0.0.1');
-  let bytes = '';
-  let closed = false;
-  socket.setEncoding('latin1');
-  socket.on('data', (d: string) => (bytes += d));
-  socket.on('close', () => (closed = true));
-  socket.on('error', () => undefined);
-  await new Promise<void>((r) => socket.once('connect', () => r()));
-  socket.write(request);
-  const until = async (test: (bytes: string) => boolean): Promise<string> => {
-    const deadline = Date.now() + 5000;
-    while (!test(bytes)) {
-      if (Date.now() > deadline) throw new Error(`waited; have ${JSON.stringify(bytes)}`);
-      await pause(20);
-    }
-    return bytes;
-  };
-  return { socket, until, get bytes() { return bytes; }, get closed() { return closed; } };
-}
-
-const chunk = (json: unknown) => {
-  const data = JSON.stringify(json) + '\n';
-  return `${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`;
-};
 
 describe('the HTTP stream, byte for byte', () => {
   it('GET /<hash> answers 200 chunked with the rate-limit headers, then one chunk per message: <json>\\n, interactions bare', async () => {
@@ -213,7 +95,7 @@ describe('stream refusals', () => {
     expect(await wrong.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
     const none = await fetch(`${sdp.url}/multi?hashes=${hash}`);
     expect(none.status).toBe(401);
-    expect((await none.json()).message).toBe('A username and API key are both required');
+    expect(((await none.json()) as { message: string }).message).toBe('A username and API key are both required');
     await expect(WsClient.open(wsUrl(sdp, `/multi?username=ada&api_key=nope-nope-nope`))).rejects.toThrow(/401/);
     await admin(sdp, 'POST', '/accounts/ada/deny', { reason: 'spam' });
     expect((await fetch(`${sdp.url}/${hash}`, { headers: { auth: `ada:${ada.key}` } })).status).toBe(403);
