@@ -48,7 +48,7 @@ export async function account(sdp: RunningSdp, username: string, pkg?: Record<st
   const ingest = async (contents: string[]): Promise<void> => {
     const lines = contents.map((c, i) => JSON.stringify({ interaction: { id: `${c}-${i}`, content: c, type: 'twitter_gnip' }, fb: { content: c } }));
     const r = await fetch(`${sdp.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: `${username}:${key}` }, body: lines.join('\n') });
-    expect(r.status).toBe(200);
+    expect(r.status, await r.text()).toBe(200);
   };
   const compile = async (csdl: string): Promise<string> => (await call('/compile', { csdl })).body.hash;
   return { call, remaining, ingest, compile, username, key };
