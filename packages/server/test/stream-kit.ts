@@ -35,8 +35,9 @@ export const admin = async (sdp: RunningSdp, method: string, path: string, body?
   return r.status === 204 ? undefined : r.json();
 };
 
-export async function account(sdp: RunningSdp, username: string, pkg?: Record<string, unknown>) {
-  const { api_key: key } = await admin(sdp, 'POST', '/accounts', { username, ...(pkg ? { package: pkg } : {}) });
+/** Opens the account (or, given its key, uses one another server opened) with a running managed source. */
+export async function account(sdp: RunningSdp, username: string, pkg?: Record<string, unknown>, existingKey?: string) {
+  const key: string = existingKey ?? (await admin(sdp, 'POST', '/accounts', { username, ...(pkg ? { package: pkg } : {}) })).api_key;
   const call = async (path: string, params: Record<string, unknown> = {}): Promise<{ status: number; body: Json }> => {
     const r = await fetch(`${sdp.url}/v1.5${path}`, { method: 'POST', headers: { authorization: `${username}:${key}`, 'content-type': 'application/json' }, body: JSON.stringify(params) });
     const text = await r.text();
