@@ -38,8 +38,26 @@ const DUMMY_DIGEST = '0'.repeat(64);
  */
 export class StreamGate {
   private readonly digests = new ApiKeyDigests();
+  /** Each account's decisions one after another: its connections all write the account's one stream. */
+  private readonly lanes = new Map<string, Promise<unknown>>();
 
   constructor(private readonly engine: EngineServices) {}
+
+  /**
+   * Runs the account's stream decisions in turn on this process (a hundred connections closing at once
+   * would otherwise each lose most attempts to the others); another process' writes are met by the
+   * command's retries.
+   */
+  private inLane<T>(username: string, work: () => Promise<T>): Promise<T> {
+    const before = this.lanes.get(username) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const settled = run.then(() => undefined, () => undefined);
+    this.lanes.set(username, settled);
+    void settled.then(() => {
+      if (this.lanes.get(username) === settled) this.lanes.delete(username);
+    });
+    return run;
+  }
 
   /**
    * The account the credentials open: 401 for unknown or wrong ones (an unknown name costs the same
@@ -61,11 +79,11 @@ export class StreamGate {
   /** Opens a connection (bounded by the package's `stream_connections`); its id. */
   async open(username: string, transport: StreamTransport): Promise<string> {
     const connection = this.engine.ids.hex(16);
-    await this.engine.command(async (uow) => {
+    await this.inLane(username, () => this.engine.command(async (uow) => {
       const account = await existing(uow, username);
       const limit = account.package.stream_connections ?? DEFAULT_PACKAGE.stream_connections;
       await uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'OpenStreamConnection', connection, transport, at: uow.now, limit });
-    });
+    }));
     return connection;
   }
 
@@ -75,7 +93,7 @@ export class StreamGate {
    * cannot pay, 400 past 5,000 hashes. A refusal writes nothing.
    */
   async subscribe(username: string, connection: string, hash: string): Promise<Subscribed> {
-    return this.engine.command(async (uow) => {
+    return this.inLane(username, () => this.engine.command(async (uow) => {
       const account = await existing(uow, username);
       if (account.denied) throw new Forbidden(`Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
       if (!(await loadFilter(uow, hash))) throw new NotFound(`The hash ${hash} doesn't exist`);
@@ -86,19 +104,23 @@ export class StreamGate {
       if (subscribed.events.length === 0) return { charged: false, rate: await figures(uow, username, line.limit), seq };
       const { state } = await uow.execute(creditsDecider, creditsStream(username), { type: 'ChargeCredits', at: uow.now, endpoint: 'stream', lines: [line] });
       return { charged: true, rate: figuresOf(windowAt(state, 'general', uow.now), line.limit, STREAM_SUBSCRIBE_COST, uow.now), seq };
-    });
+    }));
   }
 
   async unsubscribe(username: string, connection: string, hash: string): Promise<void> {
-    await this.engine.command((uow) =>
-      uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'UnsubscribeStream', connection, hash: hash.toLowerCase(), at: uow.now }),
+    await this.inLane(username, () =>
+      this.engine.command((uow) =>
+        uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'UnsubscribeStream', connection, hash: hash.toLowerCase(), at: uow.now }),
+      ),
     );
   }
 
   /** Ends the connection and every subscription on it (a repeat is no change). */
   async close(username: string, connection: string, reason: string): Promise<void> {
-    await this.engine.command((uow) =>
-      uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'CloseStreamConnection', connection, at: uow.now, reason }),
+    await this.inLane(username, () =>
+      this.engine.command((uow) =>
+        uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'CloseStreamConnection', connection, at: uow.now, reason }),
+      ),
     );
   }
 
