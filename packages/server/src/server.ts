@@ -122,7 +122,8 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       await firehoses.stop();
     };
     const faults = new FaultInjector();
-    streams = new StreamHost({ engine, clock: clock as Clock, onError });
+    // A sole server ends the connections a previous run left open (with several, each holds its own).
+    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter });
     await streams.start();
     const liveStreams = streams;
     const resetAll = async (): Promise<void> => {

@@ -37,3 +37,31 @@ describe.each(shared)('the stream across two servers on the %s store', (_name, s
     }
   }, 30_000);
 });
+
+describe('connections left open', () => {
+  it('a sole server ends, at start, the connections a stopped run left open: their subscriptions match nothing more and free their places', async () => {
+    const store = shared.find(([name]) => name === 'SQLite')![1]!.replace(/\.db$/, '-left-open.db');
+    // Its own close, after its store was closed under it, fails quietly.
+    const first = await startServer(settings({ store }), { onError: () => undefined });
+    const ada = await account(first, 'ada', { stream_connections: 1 });
+    const hash = await ada.compile('fb.content contains "coffee"');
+    const client = await WsClient.open(wsUrl(first, `/multi?username=ada&api_key=${ada.key}`));
+    client.send({ action: 'subscribe', hash });
+    await client.until((m: Json) => m.status === 'success');
+    // As after a crash: the store is left with the connection open.
+    const open = await first.engine.store.readTypes(['StreamConnected', 'StreamDisconnected']);
+    expect(open.map((e) => e.type)).toEqual(['StreamConnected']);
+    client.ws.terminate();
+    await first.store.close().catch(() => undefined);
+    const again = await startServer(settings({ store }), { setup: false });
+    try {
+      const events = await again.engine.store.readTypes(['StreamConnected', 'StreamDisconnected']);
+      expect(events.map((e) => [e.type, (e.data as { reason?: string }).reason])).toEqual([['StreamConnected', undefined], ['StreamDisconnected', 'server restarted']]);
+      const second = await WsClient.open(wsUrl(again, `/multi?username=ada&api_key=${ada.key}`));
+      second.ws.close();
+    } finally {
+      await again.close();
+      await first.close().catch(() => undefined);
+    }
+  }, 30_000);
+});

@@ -41,6 +41,12 @@ export interface StreamHostOptions {
   tickMs?: number;
   /** Actions of one connection waiting their turn; more are refused with a warning. Default 64. */
   maxPendingActions?: number;
+  /**
+   * At start, end the connections the log still holds open (a process that stopped without closing
+   * them, a crash): only for the store's sole server, since with several each holds its own. Their
+   * subscriptions would otherwise be matched for, and count against `stream_connections`, for ever.
+   */
+  endLeftOpen?: boolean;
   /** Told of unexpected failures (a store away while a connection closes, say). */
   onError?: (error: unknown) => void;
 }
@@ -111,6 +117,7 @@ export class StreamHost {
   private ticker: NodeJS.Timeout | undefined;
   private started: Promise<void> | undefined;
   private closing = false;
+  private readonly endLeftOpen: boolean;
   /** Rate figures for the 101 of an upgrade in progress (the `headers` event sees only the request). */
   private readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
 
@@ -121,6 +128,7 @@ export class StreamHost {
     this.bufferBytes = options.bufferBytes ?? 1024 * 1024;
     this.tickMs = options.tickMs ?? 30_000;
     this.maxPending = options.maxPendingActions ?? 64;
+    this.endLeftOpen = options.endLeftOpen ?? false;
     this.onError = options.onError ?? ((e) => console.error('stream:', e));
     this.feed = new MatchFeed(this.engine.store, (e) => this.deliver(e), this.onError);
     this.wss.on('headers', (headers, req) => {
@@ -132,6 +140,7 @@ export class StreamHost {
   /** Starts following the log (once); `attach` and the handlers call it themselves. */
   start(): Promise<void> {
     this.started ??= (async () => {
+      if (this.endLeftOpen) await this.endConnectionsLeftOpen();
       this.feed.start();
       await this.feed.caughtUp();
       this.ticker = setInterval(() => this.tick(), TICK_CHECK_MS);
@@ -156,6 +165,24 @@ export class StreamHost {
       if (!this.handleUpgrade(req, socket, head)) refuseUpgrade(socket, 404, 'Not a stream path: use /, /multi or /<hash>');
     });
     return this;
+  }
+
+  /** Reads only the connect and disconnect events (start-up never reads the whole log). */
+  private async endConnectionsLeftOpen(): Promise<void> {
+    const open = new Map<string, { username: string; connection: string }>();
+    for (let after = 0; ; ) {
+      const page = await this.engine.store.readTypes(['StreamConnected', 'StreamDisconnected'], after, 1_000);
+      if (page.length === 0) break;
+      for (const e of page) {
+        if (!e.stream.startsWith(STREAMS_PREFIX)) continue;
+        const connection = (e.data as { connection: string }).connection;
+        const key = `${e.stream}\n${connection}`;
+        if (e.type === 'StreamConnected') open.set(key, { username: e.stream.slice(STREAMS_PREFIX.length), connection });
+        else open.delete(key);
+      }
+      after = page[page.length - 1]!.position;
+    }
+    for (const { username, connection } of open.values()) await this.gate.close(username, connection, 'server restarted').catch((e) => this.quietly(e));
   }
 
   /** Takes the request if it is a stream's (`true`), else leaves it untouched (`false`). */
