@@ -1,4 +1,9 @@
-import { RecordedSet, analyseSet, authorOf, firehoseMinute, validateAnalysisRequest, type Interaction } from '@sdp/core';
+import { RecordedSet, type Interaction } from '@sdp/core';
+// The analysis machinery itself, measured from its sources: @sdp/core does not export it.
+import { validateAnalysisRequest } from '../packages/core/src/analysis/analysis-request.ts';
+import { analyseSet } from '../packages/core/src/analysis/run-analysis.ts';
+import { firehoseMinute } from '../packages/core/src/firehose/synthetic-interactions.ts';
+import { authorOf } from '../packages/core/src/recording-index/interaction-facts.ts';
 import { opsPerSecond, type BenchReport } from './lib.ts';
 
 /**

@@ -1,4 +1,5 @@
-import { MemoryEventStore, createEngine, seededIds } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { opsPerSecond, type BenchReport } from './lib.ts';
 
 /**

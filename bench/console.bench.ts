@@ -1,4 +1,5 @@
-import { createEngine, MemoryEventStore, seededIds } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { consoleReadRoutes } from '../packages/server/src/console/console-reads.ts';
 import { WriteLog } from '../packages/server/src/console/write-log.ts';

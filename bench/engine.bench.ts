@@ -1,6 +1,7 @@
 import { produce } from 'immer';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { Engine, MemoryEventStore, forgettableCharge, seededIds } from '@sdp/core';
+import { Engine, forgettableCharge } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { opsPerSecond, opsPerSecondSync, type BenchReport } from './lib.ts';
 

@@ -1,5 +1,6 @@
 import { ManualClock } from '@sdp/clock';
-import { Engine, MemoryEventStore, Upcasters, creditsDecider, platformUpcasters, replay, seededIds, type NewEvent } from '@sdp/core';
+import { Engine, creditsDecider, platformUpcasters } from '@sdp/core';
+import { MemoryEventStore, Upcasters, replay, seededIds, type NewEvent } from '@sdp/core/kernel';
 import { opsPerSecond, type BenchReport } from './lib.ts';
 
 /** Steps for types a balance call never writes: what every read then looks up and passes by. */

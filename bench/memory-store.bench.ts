@@ -1,4 +1,5 @@
-import { MemoryEventStore, createEngine, forgettableCharge, seededIds } from '@sdp/core';
+import { createEngine, forgettableCharge } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import type { BenchLine, BenchReport } from './lib.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryEventStore, RecordingIndex, type EventStore, type NewEvent, type StoredEvent } from '@sdp/core';
+import { RecordingIndex } from '@sdp/core';
+import { MemoryEventStore, type EventStore, type NewEvent, type StoredEvent } from '@sdp/core/kernel';
 import { SqliteEventStore } from '@sdp/store-sqlite';
 import { PostgresEventStore } from '@sdp/store-postgres';
 import { opsPerSecond, type BenchReport } from './lib.ts';

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ManualClock } from '@sdp/clock';
-import { MemoryEventStore, createEngine, seededIds } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { comparePackages, parseScenario, runScenario, validateScenario } from '@sdp/sim';
 import { profileShares } from './cpu-profile.ts';
 import { opsPerSecond, type BenchReport } from './lib.ts';

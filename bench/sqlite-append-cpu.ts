@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ANY_VERSION } from '@sdp/core';
+import { ANY_VERSION } from '@sdp/core/kernel';
 import { SqliteEventStore } from '@sdp/store-sqlite';
 
 const [accountsText = '1', clientsText = '50', secondsText = '4'] = process.argv.slice(2);

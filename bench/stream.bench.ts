@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { createEngine, MemoryEventStore, seededIds, type ApiCall } from '@sdp/core';
+import { createEngine, type ApiCall } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createNodeListener } from '@sdp/http';
 import { StreamHost } from '@sdp/stream';

@@ -1,4 +1,5 @@
-import { createEngine, MemoryEventStore, PushDelivery, seededIds, type EndpointId } from '@sdp/core';
+import { createEngine, PushDelivery, type EndpointId } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { opsPerSecond, type BenchReport } from './lib.ts';
 
 /**

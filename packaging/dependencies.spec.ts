@@ -27,12 +27,14 @@ function excluded(pkgDir: string): (file: string) => boolean {
 }
 
 /**
- * The packages a file imports: static imports and exports, literal dynamic imports, `const name = '@sdp/x'`
- * handed to import(), and files of a package found by `require.resolve('pkg/file')` (a bundle served as is).
+ * The packages a file imports: static imports and exports, literal dynamic imports (also `'name' as
+ * string`, whose types the type-checker does not load, built as `__rewriteRelativeImportExtension('name')`),
+ * `const name = '@sdp/x'` handed to import(), and files of a package found by `require.resolve('pkg/file')`
+ * (a bundle served as is).
  */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
-  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)|const \w+ = '(@sdp\/[a-z-]+)';|\.resolve\(\s*'([^'.][^']*)'\s*\)/g)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4])!);
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*(?:__rewriteRelativeImportExtension\(\s*)?'([^']+)'(?:\s+as\s+string)?\s*\)|const \w+ = '(@sdp\/[a-z-]+)';|\.resolve\(\s*'([^'.][^']*)'\s*\)/g)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4])!);
   return specs.filter((s) => !s.startsWith('.') && !s.startsWith('node:')).map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!));
 }
 

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { CORE_FLOORS, PACKAGE_FLOORS } from './floors.ts';
+import { CORE_FLOORS, KERNEL_ONLY, PACKAGE_FLOORS } from './floors.ts';
 
 const repo = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const packagesDir = join(repo, 'packages');
@@ -31,11 +31,23 @@ function importsOf(path: string): string[] {
 const packageNames = readdirSync(packagesDir).filter((name) => statSync(join(packagesDir, name, 'src')).isDirectory());
 const files = packageNames.flatMap((name) => sources(join(packagesDir, name, 'src')));
 
+/** The source file an `@sdp/...` specifier names: its package's `exports` entry, `@sdp/source` condition. */
+function sourceOf(spec: string): string | undefined {
+  const own = /^@sdp\/([^/]+)(\/.+)?$/.exec(spec);
+  if (!own) return undefined;
+  const dir = join(packagesDir, own[1]!);
+  const exports = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string> | string> }).exports;
+  const target = exports[`.${own[2] ?? ''}`];
+  const source = typeof target === 'object' ? target['@sdp/source'] : undefined;
+  if (!source) throw new Error(`${spec} is no entry point of @sdp/${own[1]} with a source condition`);
+  return join(dir, source);
+}
+
 const edges: Edge[] = files.flatMap((from) =>
   importsOf(from).flatMap((spec): Edge[] => {
     if (spec.startsWith('.')) return [{ from, to: resolve(dirname(from), spec) }];
-    const own = /^@sdp\/([^/]+)/.exec(spec);
-    return own ? [{ from, to: join(packagesDir, own[1]!, 'src', 'index.ts') }] : [];
+    const to = sourceOf(spec);
+    return to ? [{ from, to }] : [];
   }),
 );
 
@@ -70,6 +82,15 @@ describe('the floors', () => {
       .filter((e) => floorOf(PACKAGE_FLOORS, packageOf(e.to)) >= floorOf(PACKAGE_FLOORS, packageOf(e.from)))
       .map((e) => `${show(e.from)} -> @sdp/${packageOf(e.to)}`);
     expect(upward).toEqual([]);
+  });
+
+  it('the store adapters and the clock import only the kernel of core', () => {
+    const kernel = join(packagesDir, 'core', 'src', 'kernel');
+    const beyond = edges
+      .filter((e) => KERNEL_ONLY.includes(packageOf(e.from)) && packageOf(e.to) === 'core')
+      .filter((e) => !e.to.startsWith(kernel + '/'))
+      .map((e) => `${show(e.from)} -> ${show(e.to)}`);
+    expect(beyond).toEqual([]);
   });
 
   it("core's folders import only their own folder and floors below", () => {

@@ -11,6 +11,12 @@ export const PACKAGE_FLOORS: readonly (readonly string[])[] = [
 ];
 
 /**
+ * Packages that build on the event-sourcing kernel alone (`@sdp/core/kernel`): a store or a clock knows
+ * nothing of accounts, endpoints or handlers, so none of their published sources imports `@sdp/core`.
+ */
+export const KERNEL_ONLY: readonly string[] = ['clock', 'store-sqlite', 'store-postgres'];
+
+/**
  * Core's folders. The kernel knows nothing of the platform; what a call carries and how it fails sits on
  * it; then the catalogue and the limiting day, the account and its credits, the handler contract, the
  * domain folders in the order they read each other, and the call pipeline at the top with the platform's
@@ -31,6 +37,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['faults'],
   ['pipeline'],
   ['platform-events.ts'],
+  ['platform-log.ts'],
   ['platform.ts'],
   ['index.ts'],
 ];

@@ -1,6 +1,7 @@
 // A strict TypeScript user of the public types: it must compile against the declarations alone.
 import { createServer } from 'node:http';
-import { createEngine, MemoryEventStore, ENDPOINTS, type ApiCall, type CallAnswer, type EndpointId, type Handler, type HandlerTable } from '@sdp/core';
+import { createEngine, ENDPOINTS, type ApiCall, type CallAnswer, type EndpointId, type Handler, type HandlerTable } from '@sdp/core';
+import { MemoryEventStore } from '@sdp/core/kernel';
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
 import { createFetchHandler, createNodeListener, type HttpOptions } from '@sdp/http';
 import { openSqliteStore, type SqliteStoreOptions } from '@sdp/store-sqlite';

@@ -1,7 +1,8 @@
 // The embedding recipes of docs/embedding.md, as a user writes them in plain JavaScript. Each starts its
 // server on a free port and returns its base URL (with the prefix the API is mounted at) and a stop.
 import { createServer } from 'node:http';
-import { createEngine, MemoryEventStore } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { MemoryEventStore } from '@sdp/core/kernel';
 import { SystemClock, randomIds } from '@sdp/clock';
 import { createFetchHandler, createNodeListener } from '@sdp/http';
 import { openSqliteStore } from '@sdp/store-sqlite';

@@ -1,4 +1,4 @@
-import type { Clock } from '@sdp/core';
+import type { Clock } from '@sdp/core/kernel';
 import { Scheduler } from './scheduler.ts';
 
 export class ClockError extends Error {

@@ -1,5 +1,5 @@
 import { customRandom } from 'nanoid';
-import type { Ids } from '@sdp/core';
+import type { Ids } from '@sdp/core/kernel';
 
 /** Random bytes drawn from Web Crypto at once, that ids' digits are taken from. */
 const POOL_BYTES = 4096;

@@ -1,4 +1,4 @@
-import type { Clock } from '@sdp/core';
+import type { Clock } from '@sdp/core/kernel';
 
 /** The machine's clock. */
 export class SystemClock implements Clock {

@@ -1,40 +1,27 @@
-// The public face of @sdp/core: named on purpose (docs/embedding.md says why each group is here).
-// What is not listed is internal and may change; packaging/api/core.api.md shows every change in review.
+// The public face of @sdp/core: the platform an embedder runs, named on purpose (docs/embedding.md says
+// why each group is here). The event-sourcing kernel under it (the store port, the memory store, the
+// clock and ids ports, deciders' folding, projections, upcasters, replay) is @sdp/core/kernel
+// (kernel/index.ts). What neither lists is internal and may change; packaging/api/core.api.md and
+// core-kernel.api.md show every change in review.
 export { accountDecider, accountStream, checkNewAccountFields, type Account, type AccountCommand, type AccountEvent } from './accounting/account.ts';
-export { ApiKeyDigests, hashApiKey } from './accounting/api-key.ts';
+export { hashApiKey } from './accounting/api-key.ts';
 export { CreditsExhausted, creditsDecider, creditsStream, forgettableCharge, openWindow, type AllowanceLine, type ChargeCredits, type CreditWindow, type Credits, type CreditsEvent, type RateFigures } from './accounting/credit-window.ts';
 export { DEFAULT_PACKAGE, completePackage, readPackageFields, type AccountPackage, type HoldingLimit } from './accounting/package.ts';
 export { HoldingLimitReached, checkHolding } from './accounting/holding-limits.ts';
 export { MAX_STORED_JSON_CHARS, checkStoredJson } from './calls/input-limits.ts';
-export { analysisWindow, validateAnalysisRequest, type AnalysisRequest, type AnalysisSpec, type FreqDistSpec, type Interval, type TimeSeriesSpec } from './analysis/analysis-request.ts';
+export { type AnalysisRequest, type AnalysisSpec, type FreqDistSpec, type Interval, type TimeSeriesSpec } from './analysis/analysis-request.ts';
 export { type Bucket } from './analysis/distribution.ts';
-export { analyseInteractions, analyseSet, runAnalysis, type AnalysisEntry, type AnalysisOutput, type AnalysisResult, type Redaction } from './analysis/run-analysis.ts';
+export { type AnalysisEntry, type AnalysisOutput, type AnalysisResult, type Redaction } from './analysis/run-analysis.ts';
 export { ENDPOINTS, endpointById, isEndpointId, type AllowanceKind, type Endpoint, type EndpointId, type Group, type Method, type PathForm } from './catalogue/endpoints.ts';
 export { pickMethod, resolvePath, type RouteMatch } from './catalogue/routes.ts';
 export { CURRENT_VERSION, VERSIONS, atLeast, findVersion, looksLikeVersion, parseVersionPrefix, type ApiVersion, type VersionId } from './catalogue/versions.ts';
 export { limitingDayOf, type LimitingDay, type LimitingDayMode } from './days/limiting-day.ts';
-export { AccountLanes } from './pipeline/account-lanes.ts';
-export { AggregateLoader, SNAPSHOT_EVERY, type Loaded } from './kernel/aggregates.ts';
-export { evolveWith, fold, foldMany, type Decider, type DomainEvent } from './kernel/decider.ts';
 export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type EngineOptions } from './pipeline/engine.ts';
 export { BadRequest, Conflict, DomainError, NotFound } from './calls/errors.ts';
-export { VersionConflict } from './kernel/version-conflict.ts';
-export { StoreUnavailable, type EventStore, type Snapshot } from './kernel/event-store.ts';
-export { CommitSignal, ForeignWrites, type CommitListener, type CommitNotice, type OwnWrite, type StopWatching } from './kernel/commit-signal.ts';
-export { followLog, type FollowLogOptions, type LogFollower } from './kernel/log-follower.ts';
-export { ANY_VERSION, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent, type StreamAppend } from './kernel/events.ts';
 export { type ApiCall, type CallAnswer, type CallContext, type EngineServices, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess } from './handling/handler.ts';
-export { MemoryEventStore } from './kernel/memory-store.ts';
-export { Projection, ProjectionKey, Projections, type ProjectionProgress } from './kernel/projection.ts';
 export { Params } from './calls/params.ts';
-export { fixedClock, seededIds, type Clock, type Ids } from './kernel/ports.ts';
-export { replay, type RebuiltAggregate, type ReplayOptions, type ReplayReport, type ReplayTarget, type SnapshotMismatch } from './kernel/replay.ts';
-export { UnitOfWork, type Savepoint } from './kernel/unit-of-work.ts';
-// Events that evolve: a schema version per event type, upcasters chained to the current one, and the
-// store seen through them (docs/stores.md, "Evolving an event").
-export { EventFromNewerSchema, Upcasters, type Upcaster } from './kernel/upcasters.ts';
-export { EvolvingStore, evolvingStore } from './kernel/evolving-store.ts';
 export { PLATFORM_AGGREGATES, PLATFORM_EVENT_TYPES, platformUpcasters, type PlatformEvent } from './platform-events.ts';
+export { RESOURCE_STREAMS, accountOfStream, asPlatformEvent, type PlatformStoredEvent, type ResourceKind } from './platform-log.ts';
 export { type Condition, type Definition, type Expr, type Operator } from './filters/ast.ts';
 export { compileFilter, type CompiledFilter } from './filters/compiled-filter.ts';
 export { type DpuBreakdown } from './filters/cost.ts';
@@ -46,10 +33,8 @@ export { FILTER_LIMITS } from './filters/limits.ts';
 export { type FilterKind } from './filters/parser.ts';
 export { readTarget, type Interaction } from './filters/target-reader.ts';
 export { catchUpFirehose, feed, firehose, FIREHOSE_SWITCH_TYPES, switchFirehoseOff, switchFirehoseOn, type FirehoseCommand, type FirehoseEvent, type FirehoseOptions, type FirehoseState } from './firehose/firehose.ts';
-export { firehoseMinute, type FirehoseService } from './firehose/synthetic-interactions.ts';
-export { archiveInteractions } from './historics/archive.ts';
+export { type FirehoseService } from './firehose/synthetic-interactions.ts';
 export { type AvailabilityWindow, type SourceAvailability } from './historics/availability.ts';
-export { historicsQuery } from './historics/queries.ts';
 export { historicsDecider, historicsStream, type HistoricsCommand, type HistoricsEvent, type HistoricsQueries, type HistoricsQuery } from './historics/historics-query.ts';
 export { type HistoricsPhase, type HistoricsStatus, type Timeline } from './historics/progress.ts';
 export { identityAccess } from './identities/identity-access.ts';
@@ -59,48 +44,23 @@ export { type PreviewAnalysis, type PreviewAnalysisType, type PreviewData, type 
 export { type Preview, type PreviewCommand, type PreviewEvent, type PreviewStatus, type Previews } from './previews/preview.ts';
 export { type FeedWindow, type PushFeed } from './push/feed.ts';
 export { validateOutput, type PullFormat } from './push/output-types.ts';
-export { FINISHING_MS, PUSH_EVENT_TYPES, pendingTransitions, pushDecider, type HashType, type PullPage, type PushCommand, type PushEvent, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './push/push-subscription.ts';
+export { FINISHING_MS, PUSH_EVENT_TYPES, pushDecider, type HashType, type PullPage, type PushCommand, type PushEvent, type PushLogEntry, type PushState, type PushStatus, type PushSubscription } from './push/push-subscription.ts';
 export { capacityStream, dailyAccountLimit, dailyCapacityDecider, type CapacityEvent, type DailyCapacity, type OfferedInteraction, type RecordInteractionsCommand, type RecordingMatch } from './recording-index/capacity.ts';
-export { authorOf } from './recording-index/interaction-facts.ts';
 export { recordInteractions, recordedInteractions, type RecordResult, type RecordedInteraction, type RecordingContext } from './recordings/record-interactions.ts';
 export { RECORDING_INDEX, RecordedSet, RecordingIndex, recordingIndexOf } from './recording-index/recording-index.ts';
 export { type RecordingView } from './recordings/recording-view.ts';
 export { recordingsDecider, type Recording, type RecordingCommand, type RecordingEvent, type RecordingStatus, type Recordings } from './recordings/recording.ts';
-export { sourceHandlers } from './sources/handlers.ts';
 export { type IngestedBatch } from './sources/ingestion-body.ts';
 export { type IngestionLimits, type IngestionWindow } from './sources/ingestion-limit.ts';
 export { sourcesDecider, type ManagedSource, type SourceAuth, type SourceChanges, type SourceCommand, type SourceEvent, type SourceLogEntry, type SourceResource, type SourceStatus, type SourcesState } from './sources/managed-source.ts';
 export { type SourceAuthInput, type SourceResourceInput, type SourceType } from './sources/source-types.ts';
-export { completeDueTasks, type TaskContext } from './tasks/handlers.ts';
 export { STRATEGY_QUEUE_LIMIT, STRATEGY_TASK_MS } from './tasks/task-slot.ts';
 export { type StrategyGroup, type StrategyItem, type StrategyResult } from './tasks/strategy.ts';
 export { LINKEDIN_REFERENCE_SETS, referenceSetsOf, type ReferenceSet, type ReferenceValue } from './reference/reference-sets.ts';
 export { TASK_QUEUE_LIMIT, queuedAt, taskSlotsDecider, tasksStream, type AnalysisTask, type TaskCommand, type TaskEvent, type TaskOutcome, type TaskSlot, type TaskSlots, type TaskStatus, type TaskType } from './tasks/task-slot.ts';
 export { type AccountPeriod, type CorePeriod } from './usage/usage.ts';
-export {
-  StreamGate,
-  STREAM_SUBSCRIBE_COST,
-  MAX_HASHES_PER_CONNECTION,
-  StreamConnectionsExceeded,
-  TooManyHashes,
-  offerToStreams,
-  streamConnectionsDecider,
-  streamConnectionsStream,
-  streamUsage,
-  licenceTypeOf,
-  liveHashes,
-  subscriptionOf,
-  type StreamCredentials,
-  type Subscribed,
-  type StreamConnections,
-  type StreamConnection,
-  type StreamSubscription,
-  type StreamEvent,
-  type StreamCommand,
-  type StreamMatch,
-  type StreamTransport,
-  type Licences,
-} from './streams/index.ts';
+export { MAX_HASHES_PER_CONNECTION, StreamConnectionsExceeded, TooManyHashes, streamConnectionsDecider, streamConnectionsStream, streamUsage, type Licences, type StreamCommand, type StreamConnections, type StreamEvent, type StreamMatch, type StreamTransport } from './streams/stream-connections.ts';
+export { StreamGate, STREAM_SUBSCRIBE_COST, type StreamCredentials, type Subscribed } from './streams/stream-gate.ts';
 // Push delivery by connectors: the connector interface an embedder implements, the outbound HTTP port,
 // the http connector and the delivery runner.
 export { type DeliveryEvent } from './push/delivery.ts';

@@ -7,9 +7,9 @@ import { openApiDocument } from './openapi.ts';
 import { CLIENT_GONE_STATUS, ClientGone, JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 export interface HttpOptions {
-  /** The product path word read as `insight` (server.md `--product`). */
+  /** The product path word read as `insight` (docs/contract.md#settings `--product`). */
   product?: string;
-  /** Request bodies over this many bytes answer 413 before they are parsed (decisions §7). */
+  /** Request bodies over this many bytes answer 413 before they are parsed (docs/contract.md#bodies-and-parameters). */
   bodyLimit?: number;
   /** Sub-APIs answering every path under a first segment, e.g. `{ _admin: operatorApi }`. */
   mounts?: Record<string, WireHandler>;
@@ -82,7 +82,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
   const rateStyle = options.rateLimitHeaders ?? 'x';
   const targets = new TargetCache(product, mounts);
 
-  // The OpenAPI documents (server.md, Toolbox): built from the catalogue once per version, on first ask.
+  // The OpenAPI documents (docs/contract.md#toolbox): built from the catalogue once per version, on first ask.
   const documents = new Map<VersionId, string>();
   const openApi = (path: string): WireResponse | undefined => {
     const m = /^\/(?:(v[^/]*)\/)?openapi\.json$/.exec(path);
@@ -133,7 +133,7 @@ export function createApiHandler(engine: Engine, options: HttpOptions = {}): Wir
       const bytes = held === undefined ? await req.readBody(bodyLimit) : held.byteLength > bodyLimit ? null : held;
       const mediaType = mediaTypeOf(req.header('content-type'));
       // A body that cannot be read into parameters is the call's answer at step 7, charged, once the
-      // credentials and the allowance have been judged as for any call (decisions §1); its bytes are
+      // credentials and the allowance have been judged as for any call (docs/contract.md#judgement-order); its bytes are
       // never parsed further.
       let unreadable: ApiCall['unreadable'];
       let params: Record<string, unknown> | undefined;
@@ -324,9 +324,9 @@ function baseHeaders(version: VersionId, withRequestId: boolean): Record<string,
 }
 
 /**
- * Status, the five rate-limit figures (decisions §1), the answer's own headers, and the JSON body, added
+ * Status, the five rate-limit figures (docs/contract.md#judgement-order), the answer's own headers, and the JSON body, added
  * to `headers` in place. `x-datasift-*` names go out lowercase: one client matches them only in that
- * exact case (wire-facts §1.5).
+ * exact case (docs/clients.md#response-headers).
  */
 export function encode(answer: CallAnswer, version: VersionId, headers: Record<string, string>, head = false, style: RateLimitHeaders = 'x', policy = 'general'): WireResponse {
   const rate = answer.rate;

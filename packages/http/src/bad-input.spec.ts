@@ -1,6 +1,7 @@
 import { afterAll, describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { ENDPOINTS, MemoryEventStore, createEngine, seededIds } from '@sdp/core';
+import { ENDPOINTS, createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler } from './fetch-handler.ts';
 import { route, splitUrl } from './route.ts';
@@ -139,8 +140,8 @@ describe('hostile input', () => {
       const r = await handle(new Request(`http://sdp.test${path}${query}`, { method, headers: { authorization: `alice:${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) }));
       expect(r.status, `${method} ${path}: ${await r.clone().text()}`).toBeLessThan(500);
       expect([400, 404, 405]).toContain(r.status);
-      // A 400 at step 7 is charged (decisions §1) and the headers say what was; a route's 404 or 405 is
-      // not; task creation reports its cost and draws no allowance (decisions §2).
+      // A 400 at step 7 is charged (docs/contract.md#judgement-order) and the headers say what was; a route's 404 or 405 is
+      // not; task creation reports its cost and draws no allowance (docs/contract.md#hourly-allowances).
       const cost = r.headers.get('x-ratelimit-cost');
       const fell = before - (await remainingFor(allowance));
       expect(fell).toBe(r.status === 400 && cost !== null && allowance !== 'task-slots' ? Number(cost) : 0);

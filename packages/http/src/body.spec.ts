@@ -11,7 +11,7 @@ const status = (fn: () => unknown): number => {
   return 0;
 };
 
-describe('bodyParams: the body encodings of wire-facts §1.3', () => {
+describe('bodyParams: the body encodings of docs/clients.md#how-parameters-travel', () => {
   it('keeps a JSON body as it is, nested objects and JSON text alike (the core reads them)', () => {
     const body = { output_type: 's3', output_params: { bucket: 'b' }, resources: '[{"a":1}]', with_estimate: 1 };
     expect(bodyParams(JSON.stringify(body), 'application/json')).toEqual(body);

@@ -1,6 +1,5 @@
 /**
- * Reading a request's parameters from its body and query string as real clients send them (wire-facts
- * §1.3): a JSON object, a urlencoded form, or nothing. Values are passed on raw; the core's `Params` reads
+ * Reading a request's parameters from its body and query string as real clients send them (docs/clients.md#how-parameters-travel): a JSON object, a urlencoded form, or nothing. Values are passed on raw; the core's `Params` reads
  * the encodings (numbers as strings, JSON text, flattened keys, comma lists).
  */
 export class BodyError extends Error {
@@ -67,7 +66,7 @@ export function bodyParams(text: string, mediaType: string | undefined): Record<
   } catch {
     throw new BodyError(400, 'The request body is not valid JSON');
   }
-  // PHP's json_encode writes an empty parameter array as `[]` (wire-facts §1.3: that client always sends
+  // PHP's json_encode writes an empty parameter array as `[]` (docs/clients.md#how-parameters-travel: that client always sends
   // a JSON body): no parameters, as `{}` is.
   if (Array.isArray(value) && value.length === 0) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -106,7 +105,7 @@ function checkDepth(text: string): void {
   }
 }
 
-/** Query < body < path: the path's own parameters always win over echoes of them (wire-facts §1.3). */
+/** Query < body < path: the path's own parameters always win over echoes of them (docs/clients.md#how-parameters-travel). */
 export function mergeParams(...sources: Record<string, unknown>[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const source of sources) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { readCredentials } from './credentials.ts';
 
-describe('readCredentials: the three forms real clients send (wire-facts §1.2)', () => {
+describe('readCredentials: the three forms real clients send (docs/clients.md#authentication-forms)', () => {
   it('reads the raw Authorization form', () => {
     expect(readCredentials('alice:k3y', undefined)).toEqual({ username: 'alice', apiKey: 'k3y' });
   });

@@ -1,5 +1,5 @@
 /**
- * The three ways real clients authenticate (wire-facts §1.2): `Authorization: user:key` (raw, not Basic),
+ * The three ways real clients authenticate (docs/clients.md#authentication-forms): `Authorization: user:key` (raw, not Basic),
  * `Auth: user:key`, and HTTP Basic. A malformed header reads as no credentials, which the engine answers 401.
  */
 export interface Credentials {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, MemoryEventStore, findVersion, seededIds, type Handler } from '@sdp/core';
+import { Engine, findVersion, type Handler } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createApiHandler } from './api-handler.ts';
 import { createFetchHandler } from './fetch-handler.ts';
@@ -78,7 +79,7 @@ describe('createFetchHandler: encoding', () => {
     expect(r.headers.get('x-ratelimit-limit')).toBe('10000');
     expect(r.headers.get('x-ratelimit-remaining')).toBe('9999');
     expect(r.headers.get('x-ratelimit-cost')).toBe('1');
-    // The window opened at 08:05:00 resets at 09:05:00 (decisions §2).
+    // The window opened at 08:05:00 resets at 09:05:00 (docs/contract.md#hourly-allowances).
     expect(r.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-03-02T09:05:00Z') / 1000));
     expect(r.headers.get('x-ratelimit-reset-ttl')).toBe(String(3600 - 37));
     expect(r.headers.get('x-datasift-request-id')).toMatch(/^[0-9a-f]{32}$/);
@@ -99,7 +100,7 @@ describe('createFetchHandler: encoding', () => {
     expect(out.headers['x-datasift-cursor-next']).toBe('c'.repeat(32));
     expect(Object.keys(out.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Cost', 'X-RateLimit-Reset', 'X-RateLimit-Reset-Ttl', 'X-API-Version']));
   });
-  it('answers HEAD 405 uncharged: no client sends it (wire-facts §2.0)', async () => {
+  it('answers HEAD 405 uncharged: no client sends it (docs/clients.md#methods-per-endpoint)', async () => {
     const { fetch, engine } = await setup();
     const before = await engine.store.head();
     const r = await fetch(req('/v1.5/push/get', { method: 'HEAD', headers: AUTH }));
@@ -171,7 +172,7 @@ describe('createFetchHandler: encoding', () => {
     expect(streamed.headers.get('connection')).toBe('close');
     expect(await engine.store.head()).toBe(before + 2);
   });
-  it('judges a call with an unreadable body (bad JSON, bad UTF-8, an unknown media type) as any other, then answers 400 or 415 at step 7, charged (decisions §1)', async () => {
+  it('judges a call with an unreadable body (bad JSON, bad UTF-8, an unknown media type) as any other, then answers 400 or 415 at step 7, charged (docs/contract.md#judgement-order)', async () => {
     const { fetch, engine } = await setup();
     const before = await engine.store.head();
     // Credentials first: a stranger's bad body is a 401, whatever the body.

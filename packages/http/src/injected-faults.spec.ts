@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Engine, MemoryEventStore, seededIds } from '@sdp/core';
+import { Engine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler } from './fetch-handler.ts';
 import type { InjectedFault } from './api-handler.ts';

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Engine, MemoryEventStore, seededIds, type Handler } from '@sdp/core';
+import { Engine, type Handler } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler } from './fetch-handler.ts';
 import { createNodeListener, serve } from './node-listener.ts';

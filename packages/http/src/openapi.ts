@@ -3,7 +3,7 @@ import { ENDPOINTS, VERSIONS, atLeast, findVersion, type Endpoint, type VersionI
 /**
  * The OpenAPI 3.1 document of one API version, generated from the catalogue: every path form the version
  * serves (with the product word the server runs with), its methods, path parameters, success codes, the
- * error codes of the order of judgement (decisions §1) over one error schema, the rate-limit fields, the
+ * error codes of the order of judgement (docs/contract.md#judgement-order) over one error schema, the rate-limit fields, the
  * three ways to authenticate, and each operation's cost and allowance as `x-` extensions. Nothing here
  * lists an endpoint: a new catalogue row appears in every document of the versions that serve it.
  */

@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryEventStore, createEngine, seededIds } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { serve, type RunningServer } from './node-listener.ts';
 
@@ -79,7 +80,7 @@ describe('the 413 always arrives (node listener over a real socket)', () => {
       expect(out, JSON.stringify(out).slice(0, 200)).toMatchObject({ status: 413, uploaded: true });
       expect(JSON.parse(out.body!).error).toMatch(/over the limit of 1048576 bytes/);
     }
-    // Step 7 of decisions §1: an authenticated call with a body over the limit was served, so charged.
+    // Step 7 of docs/contract.md#judgement-order: an authenticated call with a body over the limit was served, so charged.
     expect(await engine.store.head()).toBe(before + 20);
   });
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryEventStore, VERSIONS, atLeast, createEngine, seededIds } from '@sdp/core';
+import { VERSIONS, atLeast, createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler } from './fetch-handler.ts';
 
 /**
  * The three calls the Ruby client (datasift-ruby 3.10.0, API 1.5) could not complete, as it sends them
- * (wire-facts §2.9, §2.10): its product word, its trailing slash, its headers and JSON body.
+ * (docs/clients.md#tasks, docs/clients.md#reference-data): its product word, its trailing slash, its headers and JSON body.
  */
 const T0 = Date.parse('2026-04-01T12:00:00Z');
 const AUTH = { authorization: 'alice:alice-key-0001' };

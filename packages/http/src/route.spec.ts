@@ -32,7 +32,7 @@ describe('route', () => {
     expect(route('POST', '/v1.5/nothing/here', 'insight').kind).toBe('not-found');
     expect(route('POST', '/v1.5/%zz', 'insight').kind).toBe('not-found');
   });
-  it('serves paths only from the version that introduced them (decisions §3)', () => {
+  it('serves paths only from the version that introduced them (docs/contract.md#versions)', () => {
     expect(route('POST', '/v1.3/insight/facebook/analyze', 'insight').kind).toBe('not-found');
     expect(route('POST', '/v1.4/insight/facebook/analyze', 'insight').kind).toBe('endpoint');
   });
@@ -47,7 +47,7 @@ describe('route', () => {
     const get = route('PATCH', '/v1.5/push/get', 'insight');
     expect(get).toMatchObject({ kind: 'method-not-allowed', allow: ['GET', 'POST', 'OPTIONS'] });
   });
-  it('refuses HEAD, which no client sends (wire-facts §2.0), and answers OPTIONS everywhere', () => {
+  it('refuses HEAD, which no client sends (docs/clients.md#methods-per-endpoint), and answers OPTIONS everywhere', () => {
     expect(route('HEAD', '/v1.5/push/get', 'insight')).toMatchObject({ kind: 'method-not-allowed', allow: ['GET', 'POST', 'OPTIONS'] });
     expect(route('HEAD', '/v1.5/validate', 'insight').kind).toBe('method-not-allowed');
     expect(route('OPTIONS', '/v1.5/validate', 'insight')).toMatchObject({ kind: 'options', allow: ['POST', 'OPTIONS'] });

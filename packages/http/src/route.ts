@@ -10,7 +10,7 @@ import {
 } from '@sdp/core';
 
 /**
- * Where a request goes, read from its method and path alone (decisions §1 steps 1 to 3): the version
+ * Where a request goes, read from its method and path alone (docs/contract.md#judgement-order steps 1 to 3): the version
  * prefix, the product word, the catalogue's path forms, then the method. No endpoint is named here: the
  * catalogue is the only list.
  */
@@ -50,7 +50,7 @@ export function route(method: string, path: string, product: string): Route {
   const match = resolvePath(version, '/' + segs.join('/'));
   if (!match) return { kind: 'not-found', version, message: `No endpoint at ${truncate(path)} in API ${version}` };
   if (method === 'OPTIONS') return { kind: 'options', version, allow: withExtras((pickMethod(match, '') as { allow: string[] }).allow) };
-  // Only the methods the catalogue lists (wire-facts §2.0): HEAD is no GET here, so it is never charged.
+  // Only the methods the catalogue lists (docs/clients.md#methods-per-endpoint): HEAD is no GET here, so it is never charged.
   const head = false;
   const picked = pickMethod(match, method);
   if ('allow' in picked) {
@@ -76,7 +76,7 @@ function truncate(s: string): string {
   return s.length > 200 ? `${s.slice(0, 200)}...` : s;
 }
 
-/** `Deprecation` and `Sunset` for a version whose deprecation is announced (decisions §3). */
+/** `Deprecation` and `Sunset` for a version whose deprecation is announced (docs/contract.md#versions). */
 export function deprecationHeaders(version: VersionId): Record<string, string> {
   const d = findVersion(version).deprecation;
   if (!d) return {};

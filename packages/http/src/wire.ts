@@ -62,7 +62,7 @@ export class ClientGone extends Error {
 export const CLIENT_GONE_STATUS = 499;
 
 /**
- * A JSON answer with an `error` key, the shape of every refusal (decisions §7). The headers object is
+ * A JSON answer with an `error` key, the shape of every refusal (docs/contract.md#bodies-and-parameters). The headers object is
  * completed in place, not copied: objects built by spreading and then extended take V8's slow path
  * (measured 10 µs per response), which is a tenth of the whole request budget.
  */

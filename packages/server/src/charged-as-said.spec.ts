@@ -1,5 +1,5 @@
 /**
- * Answers that tell the truth about money (decisions §1): for any request, on every store, what the
+ * Answers that tell the truth about money (docs/contract.md#judgement-order): for any request, on every store, what the
  * operator sees fall is exactly the answer's X-RateLimit-Cost when the call was served (2xx) or refused
  * at step 7 (an invalid parameter, a package limit, an unreadable body), and nothing otherwise (401,
  * routing, 5xx). Prototype names, control characters, nesting, garbage bodies and bad credentials are
@@ -8,7 +8,8 @@
 import { afterAll, describe, expect } from 'vitest';
 import { everyStore } from '../test/every-store.ts';
 import { fc, test } from '@fast-check/vitest';
-import { ENDPOINTS, createEngine, seededIds, type Engine } from '@sdp/core';
+import { ENDPOINTS, createEngine, type Engine } from '@sdp/core';
+import { seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createFetchHandler, samplePath } from '@sdp/http';
 import { openStore } from './open-store.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { PushDelivery } from '@sdp/core';
 import { nodeOutbound } from '@sdp/http';
-import { startPushReceiver } from './push-receiver.ts';
+import { startPushReceiver } from '../test/push-receiver.ts';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
 

@@ -1,4 +1,5 @@
-import { ENDPOINTS, accountStream, type Engine, type EventStore } from '@sdp/core';
+import { ENDPOINTS, accountStream, type Engine } from '@sdp/core';
+import { type EventStore } from '@sdp/core/kernel';
 
 export interface DemoAccount {
   username: string;

@@ -1,4 +1,5 @@
-import { DomainError, type EventStore, type NewEvent, type StoredEvent, type StreamAppend } from '@sdp/core';
+import { DomainError } from '@sdp/core';
+import { type EventStore, type NewEvent, type StoredEvent, type StreamAppend } from '@sdp/core/kernel';
 
 /** Events read from the store per round trip while exporting. */
 const PAGE = 1000;

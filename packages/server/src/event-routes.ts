@@ -30,7 +30,7 @@ async function* chunked(lines: AsyncIterable<string>): AsyncGenerator<string> {
 }
 
 /**
- * Portable state (server.md, Toolbox): `GET /_admin/events?after=POS&limit=N` exports the log as NDJSON in
+ * Portable state (docs/contract.md#toolbox): `GET /_admin/events?after=POS&limit=N` exports the log as NDJSON in
  * global order; `POST /_admin/events` imports such a stream into an empty store.
  */
 /**

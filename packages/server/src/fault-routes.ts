@@ -2,9 +2,10 @@ import { applySemanticFault, DomainError, type Engine } from '@sdp/core';
 import { jsonResponse } from '@sdp/http';
 import type { FaultInjector } from './faults.ts';
 import type { OperatorRoute } from './operator-api.ts';
+import { FaultSeedBody, readBody } from './operator-bodies.ts';
 
 /**
- * Fault injection (server.md, Toolbox): rules at `/_admin/faults`, the generator's seed, and semantic
+ * Fault injection (docs/contract.md#toolbox): rules at `/_admin/faults`, the generator's seed, and semantic
  * faults applied at once through the aggregates at `/_admin/faults/effects`.
  */
 export function faultRoutes(engine: Engine, faults: FaultInjector): OperatorRoute[] {
@@ -31,8 +32,7 @@ export function faultRoutes(engine: Engine, faults: FaultInjector): OperatorRout
       method: 'POST',
       path: ['faults', 'seed'],
       run: async ({ body }) => {
-        if (!Number.isSafeInteger(body.seed)) throw new DomainError(400, 'seed must be a whole number');
-        faults.seed(body.seed as number);
+        faults.seed(readBody(FaultSeedBody, body).seed);
         return { status: 204, headers: {} };
       },
     },

@@ -8,7 +8,7 @@ import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
 export const FAULT_STATUSES = [500, 502, 503, 504] as const;
 export type FaultStatus = (typeof FAULT_STATUSES)[number];
 
-/** A rule as `GET /_admin/faults` lists it (server.md, Toolbox). */
+/** A rule as `GET /_admin/faults` lists it (docs/contract.md#toolbox). */
 export interface FaultRule {
   id: string;
   status: FaultStatus | null;
@@ -36,7 +36,7 @@ export interface FaultTarget {
  * The operator's injected faults. Rules are tried in the order they were added; a matching rule fires
  * (always, or with its probability drawn from the seeded generator) and spends one of its count. Latency
  * adds up over every rule that fires; the first rule that fires with a status or a drop decides the answer.
- * A fault answers before the engine is asked, so an injected 5xx charges nothing (decisions §1).
+ * A fault answers before the engine is asked, so an injected 5xx charges nothing (docs/contract.md#judgement-order).
  */
 export class FaultInjector {
   private rules: FaultRule[] = [];

@@ -53,8 +53,7 @@ describe.each(stores)('hostile requests over a real socket on the %s store', (_n
         expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
         if (method !== 'HEAD') expect(typeof JSON.parse(r.text).error).toBe('string');
       }
-      // Prototype names and JSON too deep are invalid parameters, refused at step 7 and charged (decisions
-      // §1); credentials, versions, methods and operator paths are refused before it. Only charges are written.
+      // Prototype names and JSON too deep are invalid parameters, refused at step 7 and charged (docs/contract.md#judgement-order); credentials, versions, methods and operator paths are refused before it. Only charges are written.
       const written = await sdp.store.readAll(head);
       expect(written.map((e) => e.type)).toEqual(Array(7).fill('CreditsCharged'));
       expect((await send(sdp, 'GET', '/v1.5/push/get?order_dir=DESC&order_by=CREATED_AT', auth)).status).toBe(200);

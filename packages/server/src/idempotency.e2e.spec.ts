@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testDatabase, testSchema } from '../../store-postgres/src/test-database.ts';
+import { testDatabase, testSchema } from '../../store-postgres/test/test-database.ts';
 import { defaultSettings, type ServerSettings } from './settings.ts';
 import { startServer } from './server.ts';
 

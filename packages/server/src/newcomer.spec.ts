@@ -18,7 +18,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs what `npm start` runs, on a free port and a fresh SQLite file, and collects its output. */
+/**
+ * Runs `sdp serve` as `npm start` does, from the sources (`npm start` runs the same code built; a build
+ * here would be a minute on a cold checkout), on a free port and a fresh SQLite file, and collects its output.
+ */
 function start(port = 0, file = 'sdp.db'): { child: ChildProcess; output: () => string; ready: Promise<string> } {
   // node itself rather than the tsx wrapper: a signal (SIGKILL included) then reaches the server, not a parent that would leave it running.
   const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', String(port), '--store', `sqlite:${join(dir, file)}`], {

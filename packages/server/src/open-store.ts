@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { MemoryEventStore, forgettableCharge, type EventStore } from '@sdp/core';
+import { forgettableCharge } from '@sdp/core';
+import { MemoryEventStore, type EventStore } from '@sdp/core/kernel';
 
 export interface OpenedStore {
   store: EventStore;

@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CreditsExhausted, DomainError, type Clock, type Engine } from '@sdp/core';
+import { CreditsExhausted, DomainError, type Engine } from '@sdp/core';
+import { type Clock } from '@sdp/core/kernel';
 import { ClockError, type ManualClock } from '@sdp/clock';
 import type { FirehoseKeeper } from './firehose-keeper.ts';
 import type { PushKeeper } from './push-keeper.ts';
+import { ChargeBody, ClockMoveBody, DenyBody, OpenAccountBody, readBody } from './operator-bodies.ts';
 import { BodyError, bodyParams, decodeUtf8, errorResponse, jsonResponse, segmentsOf, splitUrl, type WireHandler, type WireRequest, type WireResponse } from '@sdp/http';
 
 export interface OperatorOptions {
@@ -37,7 +39,7 @@ export interface OperatorRoute {
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
 /**
- * The operator API of server.md, mounted at `/_admin`: accounts, packages, denial, stream charges, the
+ * The operator API of docs/contract.md#operator-api, mounted at `/_admin`: accounts, packages, denial, stream charges, the
  * manual clock and reset. Not charged, no rate-limit headers. Off (404 everywhere) without a token.
  */
 export function createOperatorApi(options: OperatorOptions): WireHandler {
@@ -51,11 +53,8 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
       method: 'POST',
       path: ['accounts'],
       run: async ({ body }) => {
-        const username = body.username;
-        if (typeof username !== 'string' || username.length === 0) throw new DomainError(400, 'username is required (a string)');
-        const apiKey = body.api_key;
-        if (apiKey !== undefined && apiKey !== null && typeof apiKey !== 'string') throw new DomainError(400, 'api_key must be a string');
-        const opened = await engine.openAccount({ username, ...(typeof apiKey === 'string' ? { api_key: apiKey } : {}), package: body.package });
+        const { username, api_key: apiKey, package: pkg } = readBody(OpenAccountBody, body);
+        const opened = await engine.openAccount({ username, ...(typeof apiKey === 'string' ? { api_key: apiKey } : {}), package: pkg });
         return jsonResponse(201, opened);
       },
     },
@@ -65,8 +64,7 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
       method: 'POST',
       path: ['accounts', '*', 'deny'],
       run: async ({ params, body }) => {
-        const reason = body.reason ?? 'denied by the operator';
-        if (typeof reason !== 'string') throw new DomainError(400, 'reason must be a string');
+        const { reason } = readBody(DenyBody, body);
         return jsonResponse(200, await engine.deny(params[0]!, reason));
       },
     },
@@ -75,9 +73,7 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
       method: 'POST',
       path: ['accounts', '*', 'charge'],
       run: async ({ params, body }) => {
-        const cost = body.cost;
-        if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) throw new DomainError(400, 'cost must be a whole number of credits, 0 or more');
-        if (body.product !== undefined && body.product !== 'stream') throw new DomainError(400, 'product must be "stream" (the stream product shares the general allowance)');
+        const { cost } = readBody(ChargeBody, body);
         try {
           const f = await engine.chargeStream(params[0]!, cost);
           return jsonResponse(200, { limit: f.limit, remaining: f.remaining, reset: f.reset, cost: f.cost });
@@ -96,12 +92,10 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
       path: ['clock'],
       run: async ({ body }) => {
         if (!manual) throw new DomainError(409, 'The clock is the system clock; start the server with --clock manual to move it');
-        const { advance_ms: advance, to } = body;
-        if (advance !== undefined && to !== undefined) throw new DomainError(400, 'Send advance_ms or to, not both');
+        const { advance_ms: advance, to } = readBody(ClockMoveBody, body);
         await pushes?.discover();
-        if (typeof advance === 'number') await manual.advance(advance);
-        else if (typeof to === 'number') await manual.advanceTo(to);
-        else throw new DomainError(400, 'Send {"advance_ms": N} or {"to": <unix ms>}');
+        if (advance !== undefined) await manual.advance(advance);
+        else await manual.advanceTo(to!);
         await firehoses?.catchUpAll();
         return jsonResponse(200, { now: manual.now() });
       },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPushReceiver, type PushReceiver } from './push-receiver.ts';
+import { startPushReceiver, type PushReceiver } from '../test/push-receiver.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(join(tmpdir(), 'sdp-push-crash-'));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeOutbound } from '@sdp/http';
-import { closedPort, startPushReceiver, type PushReceiver, type Received } from './push-receiver.ts';
+import { closedPort, startPushReceiver, type PushReceiver, type Received } from '../test/push-receiver.ts';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
 

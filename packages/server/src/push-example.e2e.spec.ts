@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { curl, shellWords } from '../test/curl-command.ts';
-import { closedPort } from './push-receiver.ts';
+import { closedPort } from '../test/push-receiver.ts';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
 

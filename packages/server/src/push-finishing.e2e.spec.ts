@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { everyStore } from '../test/every-store.ts';
 import { nodeOutbound } from '@sdp/http';
-import { startPushReceiver } from './push-receiver.ts';
+import { startPushReceiver } from '../test/push-receiver.ts';
 import { defaultSettings } from './settings.ts';
 import { startServer } from './server.ts';
 

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPushReceiver } from './push-receiver.ts';
+import { startPushReceiver } from '../test/push-receiver.ts';
 import { defaultSettings, type ServerSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
 

@@ -38,7 +38,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the operator API (server.md)', () => {
+describe('the operator API (docs/contract.md#operator-api)', () => {
   it('refuses calls without the bearer token', async () => {
     expect((await fetch(`${sdp.url}/_admin/clock`)).status).toBe(401);
     expect((await admin('GET', '/clock', undefined, 'wrong')).status).toBe(401);
@@ -208,7 +208,7 @@ describe('a tour of the catalogue over a socket: every group, several versions',
       if (r.status >= 400) expect(typeof body.error).toBe('string');
     }
     if (!sdp.engine.handles(e.id)) {
-      // Not built yet: 501 and nothing charged (decisions §1: a 5xx charges nothing).
+      // Not built yet: 501 and nothing charged (docs/contract.md#judgement-order: a 5xx charges nothing).
       expect(r.status).toBe(501);
       expect(await sdp.store.head()).toBe(headBefore);
     } else {

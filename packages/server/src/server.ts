@@ -1,6 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { createEngine, httpConnector, ownEndpointProblem, PushDelivery, type Clock, type Engine, type EventStore, type OutboundHttp, type OwnEndpoints } from '@sdp/core';
+import { createEngine, httpConnector, ownEndpointProblem, PushDelivery, type Engine, type OutboundHttp, type OwnEndpoints } from '@sdp/core';
+import { type Clock, type EventStore } from '@sdp/core/kernel';
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
 import { createApiHandler, listen, nodeOutbound, type RunningServer } from '@sdp/http';
 import { openAccessLog } from './access-log.ts';
@@ -72,7 +73,7 @@ export interface StartHooks {
   onStoreBack?: () => void;
 }
 
-/** Starts the server of server.md with the given settings (the CLI's `serve`, and the end-to-end tests). */
+/** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
 export async function startServer(settings: ServerSettings, hooks: StartHooks = {}): Promise<RunningSdp> {
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now(), { yieldTurn }) : new SystemClock();
   const { store, description } = await openStore(settings.store);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defaultSettings, readSettings, SettingsError } from './settings.ts';
 
-describe('readSettings (server.md flags and variables)', () => {
-  it('has the defaults of server.md', () => {
+describe('readSettings (docs/contract.md#settings flags and variables)', () => {
+  it('has the defaults of docs/contract.md#settings', () => {
     expect(readSettings([])).toMatchObject({ port: 8080, host: '127.0.0.1', store: 'sqlite:./data/sdp.db', clock: 'system', product: 'insight', limitingDay: 'pst', adminToken: undefined });
     expect(defaultSettings().bodyLimit).toBe(4 * 1024 * 1024);
     expect(readSettings([], { SDP_PUSH_ALLOWED_HOSTS: 'a.test,b.test' }).pushAllowedHosts).toEqual(['a.test', 'b.test']);
@@ -30,6 +30,22 @@ describe('readSettings (server.md flags and variables)', () => {
     expect(() => readSettings(['--workers', '2', '--store', 'memory:'])).toThrow(/needs a store the processes share/);
     expect(() => readSettings(['--workers', '2', '--store', 'sqlite:x.db', '--clock', 'manual'])).toThrow(/needs the system clock/);
     for (const v of ['0', '-1', '1.5', 'many']) expect(() => readSettings(['--workers', v]), v).toThrow(SettingsError);
+  });
+});
+
+describe('the command line, split by node:util parseArgs', () => {
+  it('names the argument it refuses and the flag that lacks its value, as before', () => {
+    expect(() => readSettings(['--nope'])).toThrow('unknown argument "--nope"');
+    expect(() => readSettings(['-p', '80'])).toThrow('unknown argument "-p"');
+    expect(() => readSettings(['serve'])).toThrow('unknown argument "serve"');
+    expect(() => readSettings(['--port'])).toThrow('--port needs a value');
+    // A flag followed by another flag lacks its value (it was once read as the value).
+    expect(() => readSettings(['--port', '--host', 'h'])).toThrow('--port needs a value');
+    expect(() => readSettings(['--port='])).toThrow('--port must be a whole number from 0 to 65535, not ""');
+  });
+  it('keeps the last of a flag given twice, and reads flags in the order given', () => {
+    expect(readSettings(['--port', '81', '--port=82']).port).toBe(82);
+    expect(() => readSettings(['--clock', 'fast', '--port', 'x'])).toThrow(/--clock/);
   });
 });
 

@@ -1,7 +1,8 @@
+import { parseArgs } from 'node:util';
 import { LOOPBACK_HOSTS, type LimitingDayMode } from '@sdp/core';
 import type { RateLimitHeaders } from '@sdp/http';
 
-/** Every setting of `sdp serve` (server.md): each a flag, each also readable from an environment variable. */
+/** Every setting of `sdp serve` (docs/contract.md#settings): each a flag, each also readable from an environment variable. */
 export interface ServerSettings {
   port: number;
   host: string;
@@ -14,7 +15,7 @@ export interface ServerSettings {
   product: string;
   accountsFile: string | undefined;
   limitingDay: LimitingDayMode;
-  /** Request bodies over this many bytes answer 413 (decisions §7). */
+  /** Request bodies over this many bytes answer 413 (docs/contract.md#bodies-and-parameters). */
   bodyLimit: number;
   /** `stdout`, `off`, or a file the access log is appended to. */
   accessLog: string;
@@ -24,7 +25,7 @@ export interface ServerSettings {
   pushAllowedHosts: string[];
   /** `x` (the five X-RateLimit-* fields), `ietf` (RateLimit-Policy and RateLimit), or `both`. */
   rateLimitHeaders?: RateLimitHeaders;
-  /** A second port serving the stream alone (server.md "Stream"); absent: the API's port only. */
+  /** A second port serving the stream alone (docs/contract.md#fixed-names-of-the-server "Stream"); absent: the API's port only. */
   streamPort?: number;
 }
 
@@ -53,7 +54,7 @@ const wholeNumber = (name: string, value: string, min: number, max: number): num
 
 const orNone = (v: string | undefined): string => v ?? 'none';
 
-/** The settings of `sdp serve` (server.md). Add a setting here, in `ServerSettings` and in `defaultSettings`. */
+/** The settings of `sdp serve` (docs/contract.md#settings). Add a setting here, in `ServerSettings` and in `defaultSettings`. */
 export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
   { flag: 'port', env: 'SDP_PORT', format: 'PORT', summary: 'TCP port to listen on (0: any free port)', shown: (d) => String(d.port), read: (v, s) => void (s.port = wholeNumber('--port', v, 0, 65535)) },
   {
@@ -193,32 +194,38 @@ export function defaultSettings(): ServerSettings {
 
 /**
  * Reads flags into `into`: flags win over environment variables, which win over what `into` holds.
- * `--flag value` and `--flag=value`. Returns the arguments that are not flags, in order; a command that
- * takes none refuses them.
+ * `--flag value` and `--flag=value`; a flag given twice keeps the last. Returns the arguments that are
+ * not flags, in order; a command that takes none refuses them.
+ *
+ * The command line is split by node:util `parseArgs` (options from the table, every one a string); this
+ * function only adds the environment and reads each value through its setting, in the order given, so the
+ * first bad value is the one named.
  */
 export function readFlags<T>(argv: string[], env: Record<string, string | undefined>, table: readonly Setting<T>[], into: T): string[] {
   for (const setting of table) {
     const v = setting.env === undefined ? undefined : env[setting.env];
     if (v !== undefined && v !== '') setting.read(v, into);
   }
+  let tokens;
+  try {
+    ({ tokens } = parseArgs({ args: argv, options: Object.fromEntries(table.map((x) => [x.flag, { type: 'string' as const }])), strict: true, allowPositionals: true, tokens: true }));
+  } catch (error) {
+    throw argumentError(error as NodeJS.ErrnoException);
+  }
   const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith('-') || arg === '-') {
-      positional.push(arg);
-      continue;
-    }
-    const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    const setting = m && table.find((x) => x.flag === m[1]);
-    if (!m || !setting) throw new SettingsError(`unknown argument "${arg}"`);
-    let value = m[2];
-    if (value === undefined) {
-      value = argv[++i];
-      if (value === undefined) throw new SettingsError(`--${setting.flag} needs a value`);
-    }
-    setting.read(value, into);
+  for (const token of tokens) {
+    if (token.kind === 'positional') positional.push(token.value);
+    else if (token.kind === 'option') table.find((x) => x.flag === token.name)!.read(token.value ?? '', into);
   }
   return positional;
+}
+
+/** parseArgs's refusals in this command's words: the argument as typed, or the flag that lacks its value. */
+function argumentError(error: NodeJS.ErrnoException): Error {
+  const named = /'(-[^' ]*)/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new SettingsError(`unknown argument "${named ?? error.message}"`);
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && named) return new SettingsError(`${named} needs a value`);
+  return new SettingsError(error.message);
 }
 
 /** Reads the settings of `sdp serve`; it takes no other arguments. */

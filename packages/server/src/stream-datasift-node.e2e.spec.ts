@@ -1,7 +1,7 @@
 /**
  * The original's Node client, datasift-node 1.5.0 as published and unchanged, against a real server: its
  * duplex stream (GET / with actions in a chunked request body) pointed here with `ds.host` and `ds.port`
- * (stream-facts §5).
+ * (docs/clients.md#stream-clients).
  */
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';

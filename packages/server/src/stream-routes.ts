@@ -5,7 +5,7 @@ import { jsonResponse } from '@sdp/http';
 import type { StreamHost } from '@sdp/stream';
 import type { OperatorRoute } from './operator-api.ts';
 
-/** `GET /_admin/streams`: the stream connections open on this process (server.md "Stream"). */
+/** `GET /_admin/streams`: the stream connections open on this process (docs/contract.md#fixed-names-of-the-server "Stream"). */
 export function streamRoutes(streams: StreamHost): OperatorRoute[] {
   return [{ method: 'GET', path: ['streams'], run: async () => jsonResponse(200, { connections: streams.connections() }) }];
 }

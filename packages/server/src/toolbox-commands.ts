@@ -3,7 +3,7 @@ import { EXPORT_USAGE, exportCommand } from './commands/export-events.ts';
 import { IMPORT_USAGE, importCommand } from './commands/import-events.ts';
 import { OPENAPI_USAGE, openApiCommand } from './commands/openapi.ts';
 
-/** The stand-in's toolbox on the command line (server.md, Toolbox): portable state and the OpenAPI documents. */
+/** The stand-in's toolbox on the command line (docs/contract.md#toolbox): portable state and the OpenAPI documents. */
 export const exportEventsCommand: Command = {
   name: 'export',
   summary: 'write the event log as NDJSON (docs/portable-state.md)',

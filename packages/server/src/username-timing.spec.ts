@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { everyStore } from '../test/every-store.ts';
-import { createEngine, type EventStore } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { type EventStore } from '@sdp/core/kernel';
 import { randomIds, SystemClock } from '@sdp/clock';
 import { openStore } from './open-store.ts';
 import { Agent, request } from 'node:http';

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import { createEngine, type Clock } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { type Clock } from '@sdp/core/kernel';
 import { SystemClock, randomIds } from '@sdp/clock';
 import type { OpenedAccounts } from './accounts-file.ts';
 import { demoCurl, type DemoAccount } from './demo-account.ts';

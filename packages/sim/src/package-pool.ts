@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { AccountPackage } from '@sdp/core';
 import type { SimFigures } from './run-scenario.ts';
 import type { Scenario } from './scenario.ts';
@@ -98,46 +98,16 @@ export class PackagePool {
 }
 
 /**
- * The worker's entry. Built JavaScript is loaded as it is. From the TypeScript sources, every thread
- * loading them through tsx's hooks cost about a second of CPU (three packages: three seconds, a sixth of
- * the comparison's CPU), so the first thread's start bundles the worker module and what it imports once,
- * with the esbuild that tsx itself transforms with, and every thread evaluates that one file (0.15 s of
- * CPU each). Without esbuild, or if the bundling fails, a thread registers tsx's hooks (which Node 20 does
- * not pass on to workers) and imports the sources.
+ * The worker's entry. Built JavaScript (an installed package, `npm start`, `npm run sim`) is loaded as
+ * it is. From the TypeScript sources (the workspace's tests and benchmarks), the thread registers tsx's
+ * hooks through tsx's own API (Node 20 does not hand the parent's loader hooks to a worker) and imports
+ * the sources: the same loader the main thread uses, at about a second of CPU per thread, paid once per
+ * thread since a pool's threads serve run after run.
  */
 function workerEntry(): { code: string | URL; eval: boolean } {
   if (!import.meta.url.endsWith('.ts')) return { code: new URL('./package-worker.js', import.meta.url), eval: false };
-  bundled ??= bundleWorker();
-  if (bundled) return { code: bundled, eval: false };
   const module = new URL('./package-worker.ts', import.meta.url);
   return { code: `import(${JSON.stringify(tsxModule('dist/esm/api/index.mjs'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`, eval: true };
-}
-
-/** What is used of esbuild's API (its types are not a dependency of this package). */
-interface Esbuild {
-  buildSync(options: Record<string, unknown>): { outputFiles: { text: string }[] };
-}
-
-/** The sources' worker as one module (a `data:` URL, so nothing is written to disk); null when it cannot be built. */
-let bundled: URL | null | undefined;
-
-function bundleWorker(): URL | null {
-  try {
-    const esbuild = createRequire(tsxModule('package.json'))('esbuild') as Esbuild;
-    const out = esbuild.buildSync({
-      entryPoints: [fileURLToPath(new URL('./package-worker.ts', import.meta.url))],
-      bundle: true,
-      write: false,
-      platform: 'node',
-      format: 'esm',
-      target: `node${process.versions.node}`,
-      conditions: ['@sdp/source'],
-      logLevel: 'silent',
-    });
-    return new URL(`data:text/javascript,${encodeURIComponent(out.outputFiles[0]!.text)}`);
-  } catch {
-    return null;
-  }
 }
 
 function tsxModule(path: string): string {

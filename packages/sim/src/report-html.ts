@@ -2,7 +2,8 @@ import { dayBoundaries, limitingDayZone, localStamp, utcStamp } from './limiting
 import { TOTALS_HEADER, totalsRow } from './report-table.ts';
 import { formatDuration } from './duration.ts';
 import type { SimFigures } from './run-scenario.ts';
-import { barChart, downsample, emptyChart, escapeXml, lineChart, type BarStack } from './svg-chart.ts';
+import { barChart, downsample, emptyChart, lineChart, type BarStack } from './svg-chart.ts';
+import { html, page, type Markup } from './markup.ts';
 import type { LimitingDayMode } from '@sdp/core';
 
 const PALETTE = ['#1f6fd1', '#e8590c', '#2b8a3e', '#9c36b5', '#c92a2a', '#0b7285', '#5c940d', '#d6336c'];
@@ -15,10 +16,9 @@ const n = (x: number) => Math.round(x).toLocaleString('en-US');
 
 type Cell = string | number | { text: string; title: string };
 
-function table(header: string[], rows: Cell[][]): string {
-  const cell = (c: Cell) =>
-    typeof c === 'object' ? `<td title="${escapeXml(c.title)}">${escapeXml(c.text)}</td>` : `<td${typeof c === 'number' ? ' class="num"' : ''}>${escapeXml(typeof c === 'number' ? n(c) : c)}</td>`;
-  return `<table><thead><tr>${header.map((h) => `<th>${escapeXml(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>`;
+function table(header: string[], rows: Cell[][]): Markup {
+  const cell = (c: Cell) => (typeof c === 'object' ? html`<td title=${c.title}>${c.text}</td>` : typeof c === 'number' ? html`<td class="num">${n(c)}</td>` : html`<td>${c}</td>`);
+  return html`<table><thead><tr>${header.map((x) => html`<th>${x}</th>`)}</tr></thead><tbody>${rows.map((r) => html`<tr>${r.map(cell)}</tr>`)}</tbody></table>`;
 }
 
 /** The run as one self-contained HTML page: inline SVG charts, tables, no scripts. */
@@ -173,10 +173,29 @@ export function reportHtml(r: SimFigures, mode: LimitingDayMode = r.scenario.lim
     [`hour (${zone.name})`, 'account', 'calls', 'admitted', 'refused', 'queue full', 'credits', 'rate-limited s', 'resets', 'remaining at end'],
     shownHours.map((h) => [{ text: localStamp(Date.parse(h.start), zone), title: utcStamp(Date.parse(h.start)) }, h.account, h.calls, h.admitted, h.refusedRate, h.refusedQueue, Object.values(h.credits).reduce((a, b) => a + b, 0), Math.round(h.rateLimitedSeconds), h.resets, h.remainingEnd]),
   );
-  const block = (svg: string) => `<figure class="block">${svg}</figure>`;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeXml(r.scenario.name)}: simulation report</title>
-<style>
+  const block = (svg: Markup) => html`<figure class="block">${svg}</figure>`;
+  const when = (ms: number) => html`<span title=${utcStamp(ms)}>${new Date(ms + zone.offsetAt(ms)).toISOString().slice(0, 10)} ${localStamp(ms, zone, false)} ${zone.name}</span>`;
+  return page(html`<html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <title>${r.scenario.name}: simulation report</title>
+      <style dangerouslySetInnerHTML=${{ __html: STYLE }} />
+    </head>
+    <body>
+      <header>
+        <h1>${r.scenario.name}${r.packageName ? ` · package ${r.packageName}` : ''}</h1>
+        <div>${when(start)} to ${when(end)} (${formatDuration(r.scenario.durationMs)}), API ${r.scenario.version}, ${n(r.simulatedCalls)} calls</div>
+      </header>
+      ${block(credits)}${block(refusals)}${block(capacity)}${block(queue)}
+      <section><h2>Accounts</h2><div class="scroll" id="accounts">${totals}</div>${r.notes.map((x) => html`<p>${x}</p>`)}</section>
+      <section><h2>Limiting days</h2><div class="scroll">${daysTable}</div></section>
+      <section><h2>Hours</h2><div class="scroll">${hoursTable}</div>${r.hours.length > shownHours.length ? html`<p>First ${shownHours.length} of ${r.hours.length} rows; the CSV and JSON hold them all.</p>` : null}</section>
+    </body>
+  </html>`);
+}
+
+/** The page's one style sheet: a constant, so it is written as it stands. */
+const STYLE = `
 body{margin:0 auto;max-width:${WIDTH}px;font:13px/1.4 system-ui,sans-serif;color:#222;background:#fff}
 svg.chart{display:block;width:100%;height:auto}.scroll{overflow-x:auto}
 header{height:${CHART_BLOCK.header}px;box-sizing:border-box;padding:10px 16px;overflow:hidden}
@@ -185,16 +204,4 @@ figure.block{margin:0;height:${CHART_BLOCK.height}px;max-width:100%;overflow:hid
 svg .title{font-size:13px;font-weight:600;fill:#222}svg .tick{font-size:10px;fill:#555}svg .ref{font-size:10px;fill:#333}
 svg .legend{font-size:11px;fill:#333}svg .axis{font-size:11px;fill:#555}
 section{padding:8px 16px}table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ddd;padding:2px 4px}th{vertical-align:bottom}td.num{text-align:right}
-</style></head><body>
-<header><h1>${escapeXml(r.scenario.name)}${r.packageName ? ` · package ${escapeXml(r.packageName)}` : ''}</h1>
-<div><span title="${escapeXml(utcStamp(start))}">${escapeXml(new Date(start + zone.offsetAt(start)).toISOString().slice(0, 10))} ${escapeXml(localStamp(start, zone, false))} ${escapeXml(zone.name)}</span> to <span title="${escapeXml(utcStamp(end))}">${escapeXml(new Date(end + zone.offsetAt(end)).toISOString().slice(0, 10))} ${escapeXml(localStamp(end, zone, false))} ${escapeXml(zone.name)}</span> (${formatDuration(r.scenario.durationMs)}), API ${escapeXml(r.scenario.version)}, ${n(r.simulatedCalls)} calls</div></header>
-${block(credits)}
-${block(refusals)}
-${block(capacity)}
-${block(queue)}
-<section><h2>Accounts</h2><div class="scroll" id="accounts">${totals}</div>${r.notes.map((x) => `<p>${escapeXml(x)}</p>`).join('')}</section>
-<section><h2>Limiting days</h2><div class="scroll">${daysTable}</div></section>
-<section><h2>Hours</h2><div class="scroll">${hoursTable}</div>${r.hours.length > shownHours.length ? `<p>First ${shownHours.length} of ${r.hours.length} rows; the CSV and JSON hold them all.</p>` : ''}</section>
-</body></html>
 `;
-}

@@ -7,7 +7,7 @@ import { comparePackages } from './compare-packages.ts';
 import { validateScenario } from './scenario.ts';
 import { hoursCsv } from './report-data.ts';
 import { parseScenario } from './scenario.ts';
-import { MemoryEventStore } from '@sdp/core';
+import { MemoryEventStore } from '@sdp/core/kernel';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const validate = { endpoint: 'core.validate', params: { csdl: 'interaction.content contains "coffee"' } };

@@ -1,5 +1,6 @@
 import { ManualClock } from '@sdp/clock';
-import { MemoryEventStore, createEngine, forgettableCharge, queuedAt, taskSlotsDecider, tasksStream, seededIds, type AccountPackage, type Engine, type LimitingDayMode, type EventStore, type HandlerTable, type StoredEvent } from '@sdp/core';
+import { createEngine, forgettableCharge, queuedAt, taskSlotsDecider, tasksStream, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
+import { MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
 import { SimClient, type SetupOutcome } from './sim-client.ts';

@@ -76,6 +76,9 @@ actors:
       expect(bad.err).toContain('actors[0].schedule.rate: must be a positive number');
       expect((await sim([])).code).toBe(2);
       expect((await sim([file, '--frobnicate'])).err).toContain('unknown option --frobnicate');
+      expect((await sim([file, '--out'])).err).toContain('--out needs a directory');
+      expect((await sim([file, '--compare', '--quiet'])).err).toContain('--compare needs a list of package names');
+      expect(await sim([file, 'other.yaml'])).toMatchObject({ code: 2, err: expect.stringContaining(`one scenario file at a time (got ${file} and other.yaml)`) });
       expect((await sim([example('steady-validate.yaml'), '--compare', 'gold'])).err).toContain('no package named gold');
       expect((await sim(['--help'])).out).toContain('usage: sdp sim');
     }));

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { comparePackages, comparisonText, type Comparison } from './compare-packages.ts';
 import { daysCsv, hoursCsv, resultJson } from './report-data.ts';
@@ -40,31 +41,28 @@ const defaultIo: Io = {
 /** `sdp sim ...`: returns the exit code (0 done, 1 failed, 2 bad usage or scenario). */
 export async function simMain(argv: string[], io: Io = defaultIo): Promise<number> {
   const args = argv[0] === 'sim' ? argv.slice(1) : [...argv];
-  let file: string | undefined;
-  let compare: string[] | undefined;
-  let outDir: string | undefined;
-  let quiet = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--help' || a === '-h') {
-      io.out(USAGE);
-      return 0;
-    } else if (a === '--schema') {
-      io.out(JSON.stringify(scenarioJsonSchema(), null, 2));
-      return 0;
-    } else if (a === '--compare' || a.startsWith('--compare=')) {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
-      if (!v) return usage(io, '--compare needs a list of package names');
-      compare = v.split(',').map((s) => s.trim()).filter(Boolean);
-    } else if (a === '--out' || a.startsWith('--out=')) {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
-      if (!v) return usage(io, '--out needs a directory');
-      outDir = v;
-    } else if (a === '--quiet' || a === '-q') quiet = true;
-    else if (a.startsWith('-')) return usage(io, `unknown option ${a}`);
-    else if (file === undefined) file = a;
-    else return usage(io, `one scenario file at a time (got ${file} and ${a})`);
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: SIM_OPTIONS, strict: true, allowPositionals: true });
+  } catch (error) {
+    return usage(io, argumentError(error as NodeJS.ErrnoException));
   }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  if (values.schema) {
+    io.out(JSON.stringify(scenarioJsonSchema(), null, 2));
+    return 0;
+  }
+  if (values.compare === '') return usage(io, SIM_OPTIONS.compare.needs);
+  if (values.out === '') return usage(io, SIM_OPTIONS.out.needs);
+  const compare = values.compare?.split(',').map((s) => s.trim()).filter(Boolean);
+  const outDir = values.out;
+  const quiet = values.quiet === true;
+  if (positionals.length > 1) return usage(io, `one scenario file at a time (got ${positionals[0]} and ${positionals[1]})`);
+  const file = positionals[0];
   if (!file) return usage(io, 'name a scenario file');
 
   let scenario: Scenario;
@@ -112,6 +110,24 @@ export async function simMain(argv: string[], io: Io = defaultIo): Promise<numbe
   }
   if (!quiet) io.out(`reports written to ${dir}`);
   return 0;
+}
+
+/** The flags of `sdp sim`, split by node:util `parseArgs`; `needs` is what a flag without its value is told. */
+const SIM_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  schema: { type: 'boolean' },
+  compare: { type: 'string', needs: '--compare needs a list of package names' },
+  out: { type: 'string', needs: '--out needs a directory' },
+  quiet: { type: 'boolean', short: 'q' },
+} as const;
+
+/** parseArgs's refusals in this command's words (the messages its tests and docs name). */
+function argumentError(error: NodeJS.ErrnoException): string {
+  const named = /'(-[^' ]*)/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${named ?? error.message}`;
+  const option = Object.entries(SIM_OPTIONS).find(([name]) => named === `--${name}`)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option && 'needs' in option) return option.needs;
+  return error.message;
 }
 
 function usage(io: Io, message: string): number {

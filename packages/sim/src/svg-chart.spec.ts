@@ -16,12 +16,27 @@ describe('time ticks', () => {
     // Each tick at its instant: 00:00 PST is 08:00 UTC.
     expect(new Date(ticks[0]!.at).toISOString()).toBe('2026-01-05T08:00:00.000Z');
     // From 18:00 PST over midnight: the date again where the day changes.
-    expect(timeTicks(at('2026-01-06T02:00:00Z'), at('2026-01-06T14:00:00Z'), PST).map((t) => t.label)).toEqual(['01-05 18:00', '20:00', '22:00', '01-06 00:00', '02:00', '04:00', '06:00']);
+    expect(timeTicks(at('2026-01-06T02:00:00Z'), at('2026-01-06T14:00:00Z'), PST).map((t) => t.label)).toEqual(['01-05 18:00', '21:00', '01-06 00:00', '03:00', '06:00']);
   });
 
   it('over six hours, every hour of the zone', () => {
     const ticks = timeTicks(at('2026-01-05T16:00:00Z'), at('2026-01-05T22:00:00Z'), PST);
     expect(ticks.map((t) => t.label)).toEqual(['01-05 08:00', '09:00', '10:00', '11:00', '12:00', '13:00', '14:00']);
+  });
+
+  it('under five days, hours with each date; from five days, dates alone', () => {
+    const fourDays = timeTicks(at('2026-01-05T08:00:00Z'), at('2026-01-09T08:00:00Z'), PST).map((t) => t.label);
+    expect(fourDays.slice(0, 3)).toEqual(['01-05 00:00', '01-05 12:00', '01-06 00:00']);
+    expect(timeTicks(at('2026-01-05T08:00:00Z'), at('2026-01-07T08:00:00Z'), PST).map((t) => t.label).slice(0, 2)).toEqual(['01-05 00:00', '01-05 06:00']);
+    expect(timeTicks(at('2026-01-05T08:00:00Z'), at('2026-01-10T08:00:00Z'), PST).map((t) => t.label)).toEqual(['01-05', '01-06', '01-07', '01-08', '01-09', '01-10']);
+  });
+
+  it('in America/Los_Angeles, ticks stay on the wall clock across the change to daylight time', () => {
+    // 2026-03-08: 02:00 PST becomes 03:00 PDT; the day's midnights are 08:00 UTC before, 07:00 UTC after.
+    const LA = limitingDayZone('america-los-angeles');
+    const ticks = timeTicks(at('2026-03-07T08:00:00Z'), at('2026-03-10T07:00:00Z'), LA);
+    const midnights = ticks.filter((t) => t.label.endsWith('00:00')).map((t) => new Date(t.at).toISOString().slice(5, 16));
+    expect(midnights).toEqual(['03-07T08:00', '03-08T08:00', '03-09T07:00', '03-10T07:00']);
   });
 
   it("over a week, the zone's midnights as dates", () => {
@@ -43,7 +58,7 @@ describe('the comparison chart', () => {
     });
     const c = await comparePackages(s, s.compare, { threads: 1 });
     const html = compareHtml(c, (name) => `${name}/report.html`);
-    expect(html).toContain('times PST (hover a time for UTC)');
+    expect(html).toContain("times PST, the limiting day's zone (hover a time for UTC)");
     expect(html).not.toContain('times UTC');
     // The first tick is 22:00 PST the evening before, dated; its hover is the UTC instant.
     expect(html).toContain('<title>2026-01-05 06:00 UTC</title>01-04 22:00</text>');

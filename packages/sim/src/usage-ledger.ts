@@ -1,4 +1,5 @@
-import { endpointById, type CallAnswer, type RateFigures, type StoredEvent } from '@sdp/core';
+import { accountOfStream, asPlatformEvent, endpointById, type CallAnswer, type PlatformStoredEvent, type RateFigures } from '@sdp/core';
+import { type StoredEvent } from '@sdp/core/kernel';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -199,7 +200,7 @@ export class UsageLedger {
     let refusal: 'rate' | 'queue' | null = null;
     const rate = answer.rate;
     if ((status === 403 || status === 429) && rate) {
-      // Clients tell rate limiting by the figures: a refusal whose cost is more than what remains (decisions §1).
+      // Clients tell rate limiting by the figures: a refusal whose cost is more than what remains (docs/contract.md#judgement-order).
       if (rate.cost > rate.remaining && endpoint.allowance !== 'task-slots') refusal = 'rate';
       else if (endpoint.allowance === 'task-slots') refusal = 'queue';
     }
@@ -256,19 +257,23 @@ export class UsageLedger {
     for (const e of events) this.recordEvent(e);
   }
 
-  recordEvent(e: StoredEvent): void {
-    if (e.type === 'InteractionsRecorded' && e.stream.startsWith('capacity:')) {
-      this.recordCapacity(e);
-      return;
+  recordEvent(stored: StoredEvent): void {
+    const e = asPlatformEvent(stored);
+    if (!e) return;
+    switch (e.type) {
+      case 'InteractionsRecorded':
+        return this.recordCapacity(e);
+      case 'TaskQueued':
+        return this.recordTask(e);
+      case 'CreditsCharged':
+        return this.recordCharge(e);
     }
-    if (e.type === 'TaskQueued' && e.stream.startsWith('tasks:')) {
-      this.recordTask(e);
-      return;
-    }
-    if (e.type !== 'CreditsCharged' || !e.stream.startsWith('credits:')) return;
-    const a = this.accounts.get(e.stream.slice('credits:'.length));
+  }
+
+  private recordCharge(e: Extract<PlatformStoredEvent, { type: 'CreditsCharged' }>): void {
+    const a = this.accounts.get(accountOfStream(e.stream) ?? '');
     if (!a) return;
-    const data = e.data as { endpoint: string; lines: { key: string; cost: number }[] };
+    const data = e.data;
     // Charges not made by an API call (the stream product; an operator's injected fault) keep their own name.
     const group = data.endpoint === 'stream' || data.endpoint.startsWith('fault.') ? data.endpoint : endpointById(data.endpoint).group;
     const row = a.rows[this.hourOf(e.time)]!;
@@ -304,21 +309,21 @@ export class UsageLedger {
   }
 
   /** Kept and refused interactions, per limiting day (the day key is the aggregate's own). */
-  private recordCapacity(e: StoredEvent): void {
-    const data = e.data as { day: string; kept: Record<string, number>; refused: Record<string, number> };
-    const username = e.stream.slice('capacity:'.length, e.stream.length - data.day.length - 1);
-    const a = this.accounts.get(username);
-    if (!a) return;
+  private recordCapacity(e: Extract<PlatformStoredEvent, { type: 'InteractionsRecorded' }>): void {
+    const data = e.data;
+    const username = accountOfStream(e.stream);
+    const a = username === undefined ? undefined : this.accounts.get(username);
+    if (!a || username === undefined) return;
     let d = a.capacity.get(data.day);
     if (!d) a.capacity.set(data.day, (d = { account: username, day: data.day, used: 0, refused: 0 }));
     for (const n of Object.values(data.kept)) d.used += n;
     for (const n of Object.values(data.refused)) d.refused += n;
   }
 
-  private recordTask(e: StoredEvent): void {
-    const a = this.accounts.get(e.stream.slice('tasks:'.length));
+  private recordTask(e: Extract<PlatformStoredEvent, { type: 'TaskQueued' }>): void {
+    const a = this.accounts.get(accountOfStream(e.stream) ?? '');
     if (!a) return;
-    const data = e.data as { at: number; finishAt: number };
+    const data = e.data;
     const row = a.rows[this.hourOf(data.at)]!;
     const wait = (data.finishAt - data.at) / 1000;
     row.taskWaitMeanSeconds = (row.taskWaitMeanSeconds * row.tasksCreated + wait) / (row.tasksCreated + 1);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ANY_VERSION, type NewEvent } from '@sdp/core';
+import { ANY_VERSION, type NewEvent } from '@sdp/core/kernel';
 import { PostgresEventStore } from './postgres-store.ts';
-import { testDatabase, testSchema } from './test-database.ts';
+import { testDatabase, testSchema } from '../test/test-database.ts';
 
 const db = await testDatabase();
 const schema = testSchema('order');

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore } from './postgres-store.ts';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
-import { testDatabase, testSchema } from './test-database.ts';
+import { testDatabase, testSchema } from '../test/test-database.ts';
 
 const db = await testDatabase();
 const schema = testSchema('migration');

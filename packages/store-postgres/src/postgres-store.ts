@@ -13,7 +13,7 @@ import {
   type StopWatching,
   type StoredEvent,
   type StreamAppend,
-} from '@sdp/core';
+} from '@sdp/core/kernel';
 import { appendFunction, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 
 export interface PostgresStoreOptions {
@@ -83,7 +83,11 @@ export class PostgresEventStore implements EventStore {
         this.headSeen = head;
         return changed;
       },
-      FOREIGN_POLL_MS,
+      (tick) => {
+        const timer = setInterval(tick, FOREIGN_POLL_MS);
+        timer.unref();
+        return () => clearInterval(timer);
+      },
     );
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, it } from 'vitest';
 import { expectRaceHeldOverConnections, readGuardRace } from '@sdp/testing';
 import { PostgresEventStore } from './postgres-store.ts';
-import { testDatabase, testSchema } from './test-database.ts';
+import { testDatabase, testSchema } from '../test/test-database.ts';
 
 const db = await testDatabase();
 const schema = testSchema('guards');

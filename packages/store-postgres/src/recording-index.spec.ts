@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { accountDecider, createEngine, recordInteractions, seededIds, type Engine } from '@sdp/core';
+import { accountDecider, createEngine, recordInteractions, type Engine } from '@sdp/core';
+import { seededIds } from '@sdp/core/kernel';
 import { PostgresEventStore } from './postgres-store.ts';
-import { testDatabase, testSchema } from './test-database.ts';
+import { testDatabase, testSchema } from '../test/test-database.ts';
 
 const db = await testDatabase();
 const schema = testSchema('index');

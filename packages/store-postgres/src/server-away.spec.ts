@@ -1,10 +1,10 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { VersionConflict, type NewEvent } from '@sdp/core';
+import { VersionConflict, type NewEvent } from '@sdp/core/kernel';
 import { PostgresEventStore, StoreUnavailable } from './postgres-store.ts';
 import { SCHEMA_VERSION } from './schema.ts';
-import { testDatabase, testSchema } from './test-database.ts';
+import { testDatabase, testSchema } from '../test/test-database.ts';
 
 const db = await testDatabase();
 const schema = testSchema('away');

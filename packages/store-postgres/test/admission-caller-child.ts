@@ -5,10 +5,11 @@
  */
 import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { Engine, fixedClock } from '@sdp/core';
+import { Engine } from '@sdp/core';
+import { fixedClock } from '@sdp/core/kernel';
 import { randomIds } from '@sdp/clock';
 import { connectPostgresStore } from '../src/postgres-store.ts';
-import { ADMISSION_ACCOUNT, ADMISSION_TIME, admissionHandlers } from '../src/admission/near-limit.ts';
+import { ADMISSION_ACCOUNT, ADMISSION_TIME, admissionHandlers } from './near-limit.ts';
 
 const [url, schema, callers] = process.argv.slice(2);
 const store = await connectPostgresStore(url!, { schema: schema! });

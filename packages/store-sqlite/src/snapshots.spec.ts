@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { AggregateLoader, creditsDecider, openWindow, creditsStream, Engine, fixedClock, replay, seededIds, SNAPSHOT_EVERY, type Decider, type DomainEvent, type EventStore, type NewEvent } from '@sdp/core';
+import { creditsDecider, openWindow, creditsStream, Engine } from '@sdp/core';
+import { fixedClock, replay, seededIds, SNAPSHOT_EVERY, type Decider, type DomainEvent, type EventStore, type NewEvent } from '@sdp/core/kernel';
 import { openSqliteStore } from './sqlite-store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdp-snapshots-'));
@@ -28,6 +29,9 @@ function counting(store: EventStore): { store: EventStore; read: () => number } 
   return { store: wrapped, read: () => read };
 }
 
+/** The engine's own loader over `store` (its cache and snapshots), with no call made. */
+const loaderOver = (store: EventStore) => new Engine({ store, clock: fixedClock(T), ids: seededIds(1) }).loader;
+
 it('after a restart, an account with 100,000 charges loads from its snapshot, reading fewer than SNAPSHOT_EVERY events', { timeout: 120_000 }, async () => {
   const path = join(dir, 'long.db');
   const first = await openSqliteStore(path);
@@ -37,7 +41,7 @@ it('after a restart, an account with 100,000 charges loads from its snapshot, re
   }
   await first.append([{ stream: creditsStream('short'), expectedVersion: 0, events: [charge(1), charge(2)] }]);
   // The first load after the import folds everything once and leaves a snapshot behind.
-  const loaded = await new AggregateLoader(first).load(creditsDecider, creditsStream('long'));
+  const loaded = await loaderOver(first).load(creditsDecider, creditsStream('long'));
   expect(loaded.version).toBe(total);
   expect(openWindow(loaded.state, 'general')!.used).toBe(total);
   await first.append([{ stream: creditsStream('long'), expectedVersion: total, events: [charge(total), charge(total + 1)] }]);
@@ -45,7 +49,7 @@ it('after a restart, an account with 100,000 charges loads from its snapshot, re
 
   const reopened = await openSqliteStore(path);
   const { store, read } = counting(reopened);
-  const loader = new AggregateLoader(store);
+  const loader = loaderOver(store);
   const long = await loader.load(creditsDecider, creditsStream('long'));
   expect(long.version).toBe(total + 2);
   expect(openWindow(long.state, 'general')!.used).toBe(total + 2);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ANY_VERSION, VersionConflict, type NewEvent } from '@sdp/core';
+import { ANY_VERSION, VersionConflict, type NewEvent } from '@sdp/core/kernel';
 import { CHECKPOINT_EVERY } from './log-checkpoint.ts';
 import { APPLICATION_ID, prepareSchema, SCHEMA_VERSION, StoreFileError, UNINDEXED_TYPE } from './schema.ts';
 import { openSqliteStore, SqliteEventStore } from './sqlite-store.ts';

@@ -14,7 +14,7 @@ import {
   type Snapshot,
   type StoredEvent,
   type StreamAppend,
-} from '@sdp/core';
+} from '@sdp/core/kernel';
 import { AUTO_CHECKPOINT_PAGES, CHECKPOINT_EVERY, LogCheckpoint } from './log-checkpoint.ts';
 import { prepareSchema, StoreFileError, UNINDEXED_TYPE } from './schema.ts';
 
@@ -221,7 +221,11 @@ export class SqliteEventStore implements EventStore {
         this.foreignSeen = seen;
         return changed;
       },
-      FOREIGN_POLL_MS,
+      (tick) => {
+        const timer = setInterval(tick, FOREIGN_POLL_MS);
+        timer.unref();
+        return () => clearInterval(timer);
+      },
     );
   }
 

@@ -4,10 +4,11 @@
  * synchronously once the engine has answered, i.e. once its append was committed.
  */
 import { writeSync } from 'node:fs';
-import { Engine, fixedClock } from '@sdp/core';
+import { Engine } from '@sdp/core';
+import { fixedClock } from '@sdp/core/kernel';
 import { randomIds } from '@sdp/clock';
 import { openSqliteStore } from '../src/sqlite-store.ts';
-import { CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from '../src/crash/served-calls.ts';
+import { CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from './served-calls.ts';
 
 const [path, run, concurrency] = process.argv.slice(2);
 const store = await openSqliteStore(path!);

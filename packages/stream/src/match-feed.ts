@@ -1,4 +1,4 @@
-import { followLog, type EventStore, type LogFollower, type StoredEvent } from '@sdp/core';
+import { followLog, type EventStore, type LogFollower, type StoredEvent } from '@sdp/core/kernel';
 
 /** The event that carries what a write matched for an account's stream subscriptions. */
 export const MATCHED_TYPE = 'StreamInteractionsMatched';

@@ -6,14 +6,13 @@ import {
   DomainError,
   MAX_HASHES_PER_CONNECTION,
   StreamGate,
-  type Clock,
   type Engine,
   type RateFigures,
-  type StoredEvent,
   type StreamCredentials,
   type StreamMatch,
   type StreamTransport,
 } from '@sdp/core';
+import type { Clock, StoredEvent } from '@sdp/core/kernel';
 import { readCredentials } from '@sdp/http';
 import { ActionSplitter, readAction, type StreamAction } from './action-splitter.ts';
 import { LiveConnection, type ConnectionView, type MessageSink } from './live-connection.ts';
@@ -516,7 +515,7 @@ export class StreamHost {
 
 /**
  * Chunks written one at a time, each once the one before has left for the network: readers that parse
- * only the first line of what one read returns (stream-facts §3.1) then meet one message per read as far
+ * only the first line of what one read returns (docs/clients.md#stream-clients) then meet one message per read as far
  * as this side can make it so. What waits is counted as unread, so the connection's bound covers it.
  */
 function pacedChunks(res: ServerResponse): MessageSink {

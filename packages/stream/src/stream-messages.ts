@@ -1,5 +1,5 @@
 /**
- * What the server says on a stream, worded as the original's clients read it (stream-facts.md §2.2 and
+ * What the server says on a stream, worded as the original's clients read it (docs/clients.md#stream-clients and
  * §5.1): every status message carries `status` and `message` (one client reads a message only with
  * both), ticks included; nothing ever carries `reconnect` alone.
  */

@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { ManualClock } from '@sdp/clock';
-import { MemoryEventStore, compileFilter, createEngine, endpointById, readPackageFields, seededIds } from '@sdp/core';
+import { compileFilter, createEngine, endpointById, readPackageFields } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { accountArb, callArb, clockMoveArb, filterTextArb, packageArb } from './arbitraries.ts';
 
 describe('arbitraries', () => {

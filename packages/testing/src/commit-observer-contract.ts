@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { ANY_VERSION, followLog, type EventStore, type NewEvent, type OwnWrite, type StoredEvent } from '@sdp/core';
+import { ANY_VERSION, followLog, type EventStore, type NewEvent, type OwnWrite, type StoredEvent } from '@sdp/core/kernel';
 
 let counter = 0;
 const event = (type = 'Happened'): NewEvent => ({ id: `co-${process.pid}-${++counter}`, type, data: { n: counter }, time: 1_700_000_000_000 + counter });

@@ -1,6 +1,7 @@
 import { AssertionError } from 'node:assert';
 import { inspect, isDeepStrictEqual } from 'node:util';
-import { DomainError, fold, type Decider, type DomainEvent } from '@sdp/core';
+import { DomainError } from '@sdp/core';
+import { fold, type Decider, type DomainEvent } from '@sdp/core/kernel';
 
 /** What a refusal is expected to be: a DomainError subclass (or any Error class), or a status. */
 export type ExpectedRefusal = number | (abstract new (...args: never[]) => Error);

@@ -2,21 +2,23 @@ import * as fc from 'fast-check';
 import { ManualClock } from '@sdp/clock';
 import {
   CreditsExhausted,
-  MemoryEventStore,
   TASK_QUEUE_LIMIT,
   atLeast,
   createEngine,
   endpointById,
-  seededIds,
   type AccountPackage,
   type CallAnswer,
-  type Clock,
   type Engine,
   type EndpointId,
-  type EventStore,
-  type Ids,
   type RateFigures,
 } from '@sdp/core';
+import {
+  MemoryEventStore,
+  seededIds,
+  type Clock,
+  type EventStore,
+  type Ids,
+} from '@sdp/core/kernel';
 import { callArb, clockMoveArb, type CallSpec } from './arbitraries.ts';
 
 const HOUR = 3_600_000;
@@ -116,7 +118,7 @@ export class ApiCallCommand implements Cmd {
       checkFigures(answer.rate, a, w, a.limit - w.used, what);
       return;
     }
-    // Any served call opens the window when none is open, a free one (cost 0) included (decisions §2).
+    // Any served call opens the window when none is open, a free one (cost 0) included (docs/contract.md#hourly-allowances).
     w.used += cost;
     a.window = w;
     holds(w.used <= a.limit, 'no over-admission', () => `${what}: ${w.used} credits used of ${a.limit}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryEventStore, PLATFORM_EVENT_TYPES } from '@sdp/core';
+import { PLATFORM_EVENT_TYPES } from '@sdp/core';
+import { MemoryEventStore } from '@sdp/core/kernel';
 import { runGoldenSession } from '../test/golden/golden-session.ts';
 import { goldenLogs } from './golden-logs.ts';
 

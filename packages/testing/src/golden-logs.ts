@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import type { EventStore, NewEvent, StoredEvent, StreamAppend } from '@sdp/core';
+import type { EventStore, NewEvent, StoredEvent, StreamAppend } from '@sdp/core/kernel';
 
 /** What one aggregate folded to when its golden log was written. */
 export interface GoldenState {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { MemoryEventStore } from '@sdp/core';
+import { MemoryEventStore } from '@sdp/core/kernel';
 import { readGuardRace } from './read-guard-race.ts';
 
 it('two engines on one memory store: package changes, denials, identity limits and deleted queries racing the calls that read them never leave a decision taken on a stale state', async () => {

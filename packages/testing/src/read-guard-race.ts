@@ -1,4 +1,5 @@
-import { createEngine, seededIds, type Engine, type EventStore, type StoredEvent } from '@sdp/core';
+import { createEngine, type Engine } from '@sdp/core';
+import { seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 
 /** What `readGuardRace` found: every charge or subscription the log holds that a stale state decided. */
 export interface ReadGuardRaceReport {

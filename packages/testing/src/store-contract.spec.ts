@@ -1,4 +1,4 @@
-import { MemoryEventStore } from '@sdp/core';
+import { MemoryEventStore } from '@sdp/core/kernel';
 import { storeContract } from './store-contract.ts';
 
 storeContract('MemoryEventStore', async () => new MemoryEventStore());

@@ -1,14 +1,16 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ANY_VERSION,
-  AggregateLoader,
   DEFAULT_PACKAGE,
+  Engine,
   PLATFORM_AGGREGATES,
   createEngine,
-  fixedClock,
   hashApiKey,
   platformUpcasters,
+} from '@sdp/core';
+import {
+  ANY_VERSION,
+  fixedClock,
   seededIds,
   Upcasters,
   VersionConflict,
@@ -19,9 +21,14 @@ import {
   type EventStore,
   type NewEvent,
   type StoredEvent,
-} from '@sdp/core';
+} from '@sdp/core/kernel';
 import { commitObserverContract } from './commit-observer-contract.ts';
 import { appendGoldenLog, expectedState, goldenLogs } from './golden-logs.ts';
+
+/** The engine's own load path over `store` (its aggregate cache and snapshots), through `upcasters` when given. */
+function loaderOf(store: EventStore, upcasters?: Upcasters) {
+  return new Engine({ store, clock: fixedClock(0), ids: seededIds(1), ...(upcasters ? { upcasters } : {}) }).loader;
+}
 
 export interface StoreContractOptions {
   /** Tests that write a lot (1 MB payloads, thousands of streams) get this long (ms). */
@@ -429,7 +436,7 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
         decide: () => [],
         evolve: (s, e) => (e.type === 'Greeted' ? [...s, (e.data as { who: string }).who] : s),
       };
-      expect((await new AggregateLoader(evolving).load(greeted, 'greetings:2')).state).toEqual(['ada', 'bob', 'cy']);
+      expect((await loaderOf(evolving).load(greeted, 'greetings:2')).state).toEqual(['ada', 'bob', 'cy']);
       const rebuilt = await replay(store, [{ decider: greeted, prefix: 'greetings:' }], { upcasters });
       expect(rebuilt.aggregates.get('greeted.v1|greetings:2')!.state).toEqual(['ada', 'bob', 'cy']);
       // A build that knows only version 1 refuses to fold what a newer one wrote.
@@ -460,7 +467,7 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
           expect({ stream, ...got, state: asJson(got.state) }).toEqual({ stream, ...expected });
         }
         // The engine's own load path (one event at a time) folds them the same.
-        const loader = new AggregateLoader(evolvingStore(store, upcasters));
+        const loader = loaderOf(store, upcasters);
         for (const stream of Object.keys(golden.states)) {
           const target = PLATFORM_AGGREGATES.find((t) => stream.startsWith(t.prefix))!;
           const loaded = await loader.load(target.decider, stream);

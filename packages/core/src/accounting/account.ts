@@ -46,7 +46,7 @@ const API_KEY_SHAPE = /^[\x21-\x7e\u00a0-\uffff]{1,256}$/;
 export const isWellFormedApiKey = (apiKey: string): boolean => API_KEY_SHAPE.test(apiKey);
 
 /**
- * A key every form of credentials carries (wire-facts §1.2): a raw `Authorization: user:key` header is
+ * A key every form of credentials carries (docs/clients.md#authentication-forms): a raw `Authorization: user:key` header is
  * read as Latin-1 and split at the first colon, and a comma in it reads as a second header joined on.
  */
 const ISSUABLE_API_KEY = /^[\x21-\x2b\x2d-\x39\x3b-\x7e]{8,128}$/;

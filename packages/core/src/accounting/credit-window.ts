@@ -6,7 +6,7 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 
 /**
- * One hourly allowance window (seed §8.1, decisions §2): opened by the first call when none is open,
+ * One hourly allowance window (docs/contract.md#hourly-allowances): opened by the first call when none is open,
  * starting at that call's minute mark, resetting exactly 60 minutes later.
  */
 export interface CreditWindow {
@@ -120,7 +120,7 @@ export const creditsDecider: Decider<Credits, ChargeCredits, CreditsEvent> = {
       charged.push({ key: line.key, cost: line.cost, start: w.start });
       if (state[fieldsOf(line.key).start] !== w.start) opens = true;
     }
-    // A free call (pull) still opens the window when none is open (decisions §2: "the first call");
+    // A free call (pull) still opens the window when none is open (docs/contract.md#hourly-allowances: "the first call");
     // inside an open window it leaves no trace, so polling does not grow the log.
     if (!opens && charged.every((c) => c.cost === 0)) return [];
     return [{ type: 'CreditsCharged', data: { at: command.at, endpoint: command.endpoint, lines: charged } }];

@@ -1,6 +1,6 @@
 import { BadRequest } from '../calls/errors.ts';
 
-/** What an account has bought (server.md "Package fields"). */
+/** What an account has bought (docs/contract.md#package-fields). */
 export interface AccountPackage {
   credits_per_hour: number;
   analyze_credits_per_hour: number;
@@ -28,7 +28,7 @@ export interface AccountPackage {
   idempotency_keys: number;
   /** Characters of filter definitions not compiled before that the account may record in a limiting day. */
   filter_chars_per_day: number;
-  /** Stream connections open at once (decisions §9; each holds up to 5,000 subscribed hashes). */
+  /** Stream connections open at once (docs/contract.md#the-stream; each holds up to 5,000 subscribed hashes). */
   stream_connections: number;
 }
 

@@ -3,8 +3,8 @@ import { isJsonObject, wholeNumber } from '../calls/params.ts';
 import { analysisTargetProblem, isSkillsTarget } from './targets.ts';
 
 /**
- * An analysis request as clients send it (wire-facts §3.9, filter-language.md §4), checked against
- * every limit of seed §8.2. Each refusal is a 400 that names the offending field by its path.
+ * An analysis request as clients send it (docs/clients.md#analysis, docs/analysis.md#the-request-validateanalysisrequestraw), checked against
+ * every limit of docs/contract.md#filter-and-analysis-limits. Each refusal is a 400 that names the offending field by its path.
  */
 export type Interval = 'minute' | 'hour' | 'day' | 'week' | 'month';
 export const INTERVALS: readonly Interval[] = ['minute', 'hour', 'day', 'week', 'month'];
@@ -24,7 +24,7 @@ export type AnalysisSpec = FreqDistSpec | TimeSeriesSpec;
 
 export interface AnalysisRequest {
   parameters: AnalysisSpec;
-  /** A query filter (filter-language.md), compiled when the analysis runs. */
+  /** A query filter (docs/filters.md), compiled when the analysis runs. */
   filter?: string;
   /** Epoch seconds: start inclusive, end exclusive. */
   start?: number;
@@ -43,7 +43,7 @@ const DAY = 24 * HOUR;
 /** Interval lengths in ms (a month is a calendar month; its nominal length here is only for `span`). */
 export const INTERVAL_MS: Record<Interval, number> = { minute: MINUTE, hour: HOUR, day: DAY, week: 7 * DAY, month: 31 * DAY };
 
-/** The longest period a timeSeries may cover per interval (seed §8.2), in units of the interval. */
+/** The longest period a timeSeries may cover per interval (docs/contract.md#filter-and-analysis-limits), in units of the interval. */
 export const MAX_PERIOD: Record<Interval, { units: number; text: string }> = {
   minute: { units: 60, text: '60 minutes' },
   hour: { units: 336, text: '336 hours (2 weeks)' },
@@ -170,7 +170,7 @@ function checkPeriod(spec: TimeSeriesSpec, from: number, to: number): void {
 }
 
 /**
- * The window an analysis covers, in ms (filter-language.md §4.1): start inclusive, end exclusive; no end
+ * The window an analysis covers, in ms (docs/analysis.md#the-request-validateanalysisrequestraw): start inclusive, end exclusive; no end
  * means until now; neither means the last 24 hours for freqDist and the longest period of the interval
  * for timeSeries.
  */

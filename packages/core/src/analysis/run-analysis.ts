@@ -6,7 +6,7 @@ import { INTERVAL_MS, analysisWindow, type AnalysisRequest, type FreqDistSpec, t
 import { AuthorStamps, Scratch, bucketsByCodes, bucketsByColumn } from './distribution.ts';
 import { windowCountsOf } from './window-counts.ts';
 
-/** Privacy thresholds (filter-language.md §4.5): package settings, so test data can lower them. */
+/** Privacy thresholds (docs/contract.md#filter-and-analysis-limits): package settings, so test data can lower them. */
 export interface Redaction {
   /** Unique authors the whole analysis needs before it shows anything. */
   audienceMin: number;
@@ -33,7 +33,7 @@ export interface AnalysisOutput {
   results: AnalysisEntry[];
 }
 
-/** The analyze response (wire-facts §3.9). */
+/** The analyze response (docs/clients.md#analysis). */
 export interface AnalysisResult {
   interactions: number;
   unique_authors: number;

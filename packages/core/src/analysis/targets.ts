@@ -1,7 +1,7 @@
 import { OPEN_NAMESPACE, TAG_TREE_PREFIX, TARGETS } from '../filters/target-table.ts';
 
 /**
- * Which targets analysis may count: the target table's AN rows (filter-language.md §3.1); a nested
+ * Which targets analysis may count: the target table's AN rows (docs/filters.md#targets); a nested
  * `child` analysis needs a low-cardinality one (fewer than 50 values), its CH rows. The professional
  * network's names are not settled (§3.2), so any `li.*` path is accepted, as the filter language does; so
  * are namespaced tags.
@@ -20,5 +20,5 @@ export function analysisTargetProblem(target: string, asChild: boolean): string 
   return null;
 }
 
-/** Queries that analyse user skills have a lower nested threshold product (seed §8.2). */
+/** Queries that analyse user skills have a lower nested threshold product (docs/contract.md#filter-and-analysis-limits). */
 export const isSkillsTarget = (target: string): boolean => /(^|\.)skills?(\.|$)/.test(target);

@@ -77,7 +77,7 @@ export class NotImplemented extends DomainError {
   }
 }
 
-/** A state transition not listed for the current state (decisions §6): 409 naming both. */
+/** A state transition not listed for the current state (docs/contract.md#states): 409 naming both. */
 export function illegalTransition(what: string, action: string, state: string): Conflict {
   return new Conflict(`Cannot ${action} ${what}: it is ${state}`);
 }

@@ -64,7 +64,7 @@ export function own<T>(record: Readonly<Record<string, T>>, key: string): T | un
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** JSON carried inside a parameter nests no deeper than a request body may (decisions §7). */
+/** JSON carried inside a parameter nests no deeper than a request body may (docs/contract.md#bodies-and-parameters). */
 export const MAX_PARAM_JSON_DEPTH = 64;
 /** A parameter's JSON text is at most this long; bodies are bounded by the HTTP layer already. */
 export const MAX_PARAM_JSON_CHARS = 1024 * 1024;

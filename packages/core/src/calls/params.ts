@@ -2,7 +2,7 @@ import { BadRequest } from './errors.ts';
 import { MAX_FLATTENED_KEYS, MAX_PARAM_JSON_DEPTH, checkJsonDepth, checkJsonText } from './input-limits.ts';
 
 /**
- * Reads a call's parameters as real clients send them (wire-facts §1.3): numbers and booleans may arrive
+ * Reads a call's parameters as real clients send them (docs/clients.md#how-parameters-travel): numbers and booleans may arrive
  * as strings, nested values as JSON text or flattened `prefix.key` entries, lists as comma strings.
  * Every reader answers 400 naming the parameter when a value cannot be read.
  */
@@ -14,7 +14,7 @@ export class Params {
     return v !== undefined && v !== null && v !== '';
   }
 
-  /** A string; `undefined` when absent or empty (clients send empty optionals, wire-facts §1.3). */
+  /** A string; `undefined` when absent or empty (clients send empty optionals, docs/clients.md#how-parameters-travel). */
   string(name: string, opts: { max?: number } = {}): string | undefined {
     const v = this.raw[name];
     if (v === undefined || v === null || v === '') return undefined;

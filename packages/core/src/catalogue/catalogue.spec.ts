@@ -42,8 +42,8 @@ describe('the catalogue against the seed (§4), row by row', () => {
       const codes = [...row.success.matchAll(/\b([2]\d\d)\b/g)].map((m) => Number(m[1]));
       if (codes.length > 0) {
         for (const c of codes) expect(e.success).toContain(c);
-        // A code beyond the seed's comes from decisions.md and says so.
-        if (e.success.some((c) => !codes.includes(c))) expect(e.note).toMatch(/decisions/);
+        // A code beyond the seed's comes from docs/contract.md and says so.
+        if (e.success.some((c) => !codes.includes(c))) expect(e.note).toMatch(/docs\/contract\.md/);
       }
       else expect(e.note).toMatch(/success code/i);
     });
@@ -58,13 +58,13 @@ describe('the catalogue against the seed (§4), row by row', () => {
     expect(ENDPOINTS.every((e) => e.body === 'raw' || e.body === 'params')).toBe(true);
   });
 
-  it('gives analyze its own allowance and task creation none (decisions §2)', () => {
+  it('gives analyze its own allowance and task creation none (docs/contract.md#hourly-allowances)', () => {
     expect(ENDPOINTS.find((e) => e.id === 'insight.analyze')!.allowance).toBe('analyze');
     expect(ENDPOINTS.find((e) => e.id === 'tasks.create')!.allowance).toBe('task-slots');
   });
 });
 
-describe('versions (decisions §3)', () => {
+describe('versions (docs/contract.md#versions)', () => {
   it('supports 1.0 to 1.5; /v1 means 1.0; unknown prefixes name nothing', () => {
     expect(VERSIONS.map((v) => v.id)).toEqual(['1.0', '1.1', '1.2', '1.3', '1.4', '1.5']);
     expect(parseVersionPrefix('v1')).toBe('1.0');
@@ -101,7 +101,7 @@ describe('routes', () => {
     }
   });
 
-  it('serves an endpoint added beyond the seed from the version its first form names, and nowhere before (seed §9: adding is not breaking)', () => {
+  it('serves an endpoint added beyond the seed from the version its first form names, and nowhere before (docs/contract.md#versions: adding is not breaking)', () => {
     const added = ENDPOINTS.filter((e) => e.forms[0]!.from !== '1.0');
     expect(added.map((e) => e.id)).toEqual(['insight.reference.list', 'insight.reference.get']);
     for (const e of added) {
@@ -114,7 +114,7 @@ describe('routes', () => {
     }
   });
 
-  it('costs reference data 5 from the general allowance (wire-facts §2.10)', () => {
+  it('costs reference data 5 from the general allowance (docs/clients.md#reference-data)', () => {
     for (const id of ['insight.reference.list', 'insight.reference.get']) expect(ENDPOINTS.find((e) => e.id === id)).toMatchObject({ cost: 5, allowance: 'general', methods: ['GET'], success: [200] });
   });
 

@@ -3,11 +3,11 @@ import type { VersionId } from './versions.ts';
 /**
  * The catalogue: the only list of endpoints. Routing, costs, allowances, accepted methods and the docs
  * all read this table. Success codes and costs are the seed's (§4); methods are what real clients send
- * (wire-facts §2.0); where the seed shows no success code, the recorded one is used and noted.
+ * (docs/clients.md#methods-per-endpoint); where the seed shows no success code, the recorded one is used and noted.
  */
 export type Group = 'tasks' | 'insight' | 'account' | 'core' | 'push' | 'historics' | 'preview' | 'sources' | 'ingestion';
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-/** Which allowance a call draws from (decisions §2). `task-slots`: charged nothing, governed by the queue. */
+/** Which allowance a call draws from (docs/contract.md#hourly-allowances). `task-slots`: charged nothing, governed by the queue. */
 export type AllowanceKind = 'general' | 'analyze' | 'task-slots' | 'none';
 
 export interface PathForm {
@@ -57,7 +57,7 @@ interface Row<Id extends string> {
 
 const everywhere = (template: string): PathForm[] => [{ template, from: '1.0' }];
 
-/** Insight endpoints: service-less in every version, service-scoped from 1.4 (decisions §3). */
+/** Insight endpoints: service-less in every version, service-scoped from 1.4 (docs/contract.md#versions). */
 const insightForms = (action: string): PathForm[] => [
   { template: `/insight/${action}`, from: '1.0' },
   { template: `/insight/{service}/${action}`, from: '1.4' },
@@ -132,7 +132,7 @@ const TABLE = [
       cost: 5,
       forms: [{ template: '/insight/{service}/reference', from: '1.5' }],
       source: 'project',
-      note: 'Not in the seed; the original served it from 1.5 and two clients call it (wire-facts §2.10, recorded cost 5). Adding it is not breaking (seed §9), so no version changes.',
+      note: 'Not in the seed; the original served it from 1.5 and two clients call it (docs/clients.md#reference-data, recorded cost 5). Adding it is not breaking (docs/contract.md#versions), so no version changes.',
     },
     {
       id: 'insight.reference.get',
@@ -142,7 +142,7 @@ const TABLE = [
       cost: 5,
       forms: [{ template: '/insight/{service}/reference/{slug}', from: '1.5' }],
       source: 'project',
-      note: 'As insight.reference.list: one reference set by its slug (wire-facts §2.10, recorded cost 5).',
+      note: 'As insight.reference.list: one reference set by its slug (docs/clients.md#reference-data, recorded cost 5).',
     },
   ]),
   ...group('account', [
@@ -157,7 +157,7 @@ const TABLE = [
       success: 204,
       cost: 5,
       source: 'project',
-      note: 'Every client sends it (wire-facts §2.0); decisions §6 fixes 204, then 410. Cost as the other identity calls.',
+      note: 'Every client sends it (docs/clients.md#methods-per-endpoint); docs/contract.md#states fixes 204, then 410. Cost as the other identity calls.',
     },
     { id: 'account.identity.limit.list', path: '/account/identity/limit/{service}', methods: ['GET'], success: 200, cost: 25 },
     { id: 'account.identity.token.list', path: '/account/identity/{identity_id}/token', methods: ['GET'], success: 200, cost: 5 },
@@ -203,7 +203,7 @@ const TABLE = [
   ]),
   ...group('preview', [
     { id: 'preview.create', path: '/preview/create', methods: ['POST'], success: 202, cost: 25 },
-    { id: 'preview.get', path: '/preview/get', methods: ['GET', 'POST'], success: [202, 200], cost: 5, note: '202 until the preview has succeeded, then 200 with data (decisions §6).' },
+    { id: 'preview.get', path: '/preview/get', methods: ['GET', 'POST'], success: [202, 200], cost: 5, note: '202 until the preview has succeeded, then 200 with data (docs/contract.md#states).' },
   ]),
   ...group('sources', [
     { id: 'source.create', path: '/source/create', methods: ['POST', 'GET'], success: 201, cost: 25 },
@@ -229,7 +229,7 @@ const TABLE = [
       allowance: 'none',
       body: 'raw',
       source: 'project',
-      note: 'server.md: ingestion for running managed sources, governed by the per-source per-minute limit.',
+      note: 'docs/contract.md#fixed-names-of-the-server: ingestion for running managed sources, governed by the per-source per-minute limit.',
     },
   ]),
 ];

@@ -1,5 +1,5 @@
 /**
- * The API versions and their breaking changes (decisions §3). A version is chosen by the URL prefix;
+ * The API versions and their breaking changes (docs/contract.md#versions). A version is chosen by the URL prefix;
  * `/v1/...` and no prefix both mean 1.0.
  */
 export type VersionId = '1.0' | '1.1' | '1.2' | '1.3' | '1.4' | '1.5';

@@ -2,7 +2,7 @@ import type { Definition, Expr, Operator } from './ast.ts';
 
 /**
  * The processing cost (DPU) of a definition, per operator and target. The platform published only a
- * few figures (filter-language.md §5): `contains` and `substr` cost 0.1 a use, a one-phrase
+ * few figures (docs/filters.md#cost-dpu): `contains` and `substr` cost 0.1 a use, a one-phrase
  * `contains_any` 0.2, tag rules cost their conditions. The rest follows the published direction: list
  * operators, regular expressions and geo cost more, and lists grow with their length. Figures are kept
  * in hundredths so sums print as the platform's short decimals ("0.4", not "0.30000000000000004").

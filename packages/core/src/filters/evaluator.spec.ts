@@ -104,7 +104,7 @@ describe('comparison, list and exists operators', () => {
   });
 });
 
-describe('missing targets and negation (filter-language.md §1.4)', () => {
+describe('missing targets and negation (docs/filters.md#the-language)', () => {
   const present = { interaction: { source: 'iPhone' } };
   const absent = { interaction: {} };
   it.each([

@@ -6,7 +6,7 @@ import { dpuText } from './cost.ts';
 import { compileAndRegister, standaloneFilter } from './filter-store.ts';
 import { foreignToInsight } from './targets.ts';
 
-/** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (wire-facts §1.9). */
+/** `/compile` and `/validate` write `created_at` as "YYYY-MM-DD HH:MM:SS" in UTC (docs/clients.md#times-and-numbers-in-bodies). */
 export function coreTime(ms: number): string {
   const second = Math.floor(ms / 1000);
   // Busy clients validate many times a second; the text changes once a second. A simulation moves its

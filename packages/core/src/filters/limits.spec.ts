@@ -24,7 +24,7 @@ function joined(n: number, ops: boolean[]): string {
 
 const around = (limit: number, spread: number) => fc.oneof(fc.constantFrom(limit - 1, limit, limit + 1), fc.integer({ min: Math.max(0, limit - spread), max: limit + spread }));
 
-describe('definition limits (seed §8.2, decisions §8)', () => {
+describe('definition limits (docs/contract.md#filter-and-analysis-limits)', () => {
   test.prop([around(999, 60), fc.array(fc.boolean(), { minLength: 1, maxLength: 9 })], { numRuns: 25 })(
     'a definition with at most 999 logical operators is accepted; from the 1,000th it is refused naming the limit',
     (n, ops) => {
@@ -98,7 +98,7 @@ describe('definition limits (seed §8.2, decisions §8)', () => {
   });
 });
 
-describe('analysis query filter limits (seed §8.2: 30 logical operators, each condition at most 100 arguments)', () => {
+describe('analysis query filter limits (docs/contract.md#filter-and-analysis-limits: 30 logical operators, each condition at most 100 arguments)', () => {
   test.prop([around(30, 15), fc.array(fc.boolean(), { minLength: 1, maxLength: 5 })], { numRuns: 30 })(
     'a query filter with at most 30 logical operators is accepted; 31 are refused naming the limit',
     (n, ops) => {

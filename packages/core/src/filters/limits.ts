@@ -3,7 +3,7 @@ import { utf8Length } from '../calls/utf8.ts';
 import type { Definition, Expr } from './ast.ts';
 import { conditionAutomata, usesAutomata } from './regex-programs.ts';
 
-/** Seed §8.2 and decisions §8: every limit a filter text is judged against, in one place. */
+/** docs/contract.md#filter-and-analysis-limits: every limit a filter text is judged against, in one place. */
 export const FILTER_LIMITS = {
   /** Bytes of UTF-8 text per definition (1 MB). */
   textBytes: 1024 * 1024,

@@ -2,12 +2,12 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { BadRequest } from '../calls/errors.ts';
 import { compileFilter } from './compiled-filter.ts';
-import { definitionArb } from './filter-arbitraries.ts';
+import { definitionArb } from '../../test/filter-arbitraries.ts';
 import { lex } from './lexer.ts';
 import { parseDefinition } from './parser.ts';
 import { printDefinition } from './printer.ts';
 
-/** The reference examples of filter-language.md §1.7, all accepted by the platform or its docs. */
+/** The reference examples of docs/filters.md#the-language, all accepted by the platform or its docs. */
 const EXAMPLES = [
   'interaction.content contains "Packard" AND NOT interaction.content contains "Hewlett"',
   'interaction.sample < 50 and (twitter.text contains "coffee" or (twitter.retweet.text contains "coffee" and interaction.sample <= 10))',

@@ -408,7 +408,7 @@ export const MAX_POLYGON_VERTICES = 32;
 /** Operators the `cs` prefix makes case-sensitive. */
 export const CASE_OPERATORS = new Set<Operator>(['contains', 'substr', 'contains_any', 'contains_all', 'contains_near', 'wildcard', '==', '!=']);
 
-/** Operators an analysis query filter may use (filter-language.md §2, QF column). */
+/** Operators an analysis query filter may use (docs/filters.md#operators-what-match-does, QF column). */
 export const QUERY_OPERATORS = new Set<Operator>(['contains', 'contains_any', 'contains_all', 'contains_near', 'wildcard', 'exists', 'in', '==', '!=', '<', '>', '<=', '>=']);
 
 function push(items: Expr[], e: Expr, type: 'and' | 'or'): void {

@@ -14,7 +14,7 @@ export function caseSensitive(c: Condition, kind: string): boolean {
   if (c.cs) return true;
   const sw = c.switches.find((w) => w.name === 'case');
   if (sw) return sw.arg === 'true';
-  // Query filters compare ==, != and in case-sensitively (filter-language.md §2).
+  // Query filters compare ==, != and in case-sensitively (docs/filters.md#operators-what-match-does).
   return kind === 'query' && (c.op === '==' || c.op === '!=' || c.op === 'in');
 }
 

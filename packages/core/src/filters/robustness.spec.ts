@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import { BadRequest } from '../calls/errors.ts';
 import { compileFilter } from './compiled-filter.ts';
-import { definitionArb } from './filter-arbitraries.ts';
+import { definitionArb } from '../../test/filter-arbitraries.ts';
 import { printDefinition } from './printer.ts';
 
 const answer = (text: string, kind: 'definition' | 'query'): 'ok' | 'refused' => {

@@ -1,5 +1,5 @@
 /**
- * The social network's targets (filter-language.md §3.1), one row each, with where each may be used.
+ * The social network's targets (docs/filters.md#targets), one row each, with where each may be used.
  * Filters (`targets.ts`: which targets a definition or a query filter may name) and analysis
  * (`analysis/targets.ts`: which targets may be counted, and which nested) both read this one table, so a
  * target is added or re-flagged in one place.

@@ -1,5 +1,5 @@
 /**
- * The language's tokenization (filter-language.md §2): a run of letters and digits is one token, every
+ * The language's tokenization (docs/filters.md#operators-what-match-does): a run of letters and digits is one token, every
  * other visible character is a token of its own, whitespace only separates. Arguments of the text
  * operators are tokenized the same way, so `contains "50%"` looks for `50` then `%`.
  */
@@ -93,7 +93,7 @@ export function withinWindow(tokens: string[], words: string[], distance: number
   return false;
 }
 
-/** The platform's link normalisation for `url_in` (filter-language.md §2). */
+/** The platform's link normalisation for `url_in` (docs/filters.md#operators-what-match-does). */
 export function normalizeUrl(url: string): string {
   let u = url.trim().toLowerCase();
   u = u.replace(/^[a-z][a-z0-9+.-]*:\/\//, '');

@@ -14,7 +14,7 @@ import {
 import { SeededRandom, Weighted, mixSeed } from './seeded-random.ts';
 
 /**
- * Synthetic interactions with the shapes and rough distributions of filter-language.md §3: authors with
+ * Synthetic interactions with the shapes and rough distributions of docs/filters.md#targets: authors with
  * stable demographics (a few very active, most occasional), stories and engagements on them, topics with
  * categories, hashtags, links, sentiment and language. Every value follows from (seed, author) or
  * (seed, minute, n), so the same seed always yields the same firehose.

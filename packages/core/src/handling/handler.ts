@@ -26,7 +26,7 @@ export interface ApiCall {
   /**
    * The request's body could not be read into parameters (over the size limit, not UTF-8, not JSON, a
    * media type no endpoint reads): the face says so here, and the call is judged as any other through
-   * the allowance, then answered with this at step 7, charged (decisions §1).
+   * the allowance, then answered with this at step 7, charged (docs/contract.md#judgement-order).
    */
   unreadable?: { status: 400 | 413 | 415; message: string } | undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * What data a period holds per source (wire-facts §3.13). Every source of the platform holds data for
+ * What data a period holds per source (docs/clients.md#availability). Every source of the platform holds data for
  * every past instant, so a window's `status` is the share of it that lies in the past (0 to 100).
  */
 export interface SourceAvailability {

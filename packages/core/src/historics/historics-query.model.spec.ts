@@ -6,7 +6,7 @@ import { historicsDecider, type HistoricsCommand, type HistoricsEvent, type Hist
 import { QUEUE_MS, timelineProgress, runMsFor } from './progress.ts';
 
 /**
- * The model of decisions §6 for Historics queries: a query is prepared, started, paused, resumed,
+ * The model of docs/contract.md#states for Historics queries: a query is prepared, started, paused, resumed,
  * stopped, renamed or deleted; an active query owes a fixed amount of clock time and succeeds when it
  * has had it. Only what decides an answer is kept.
  */

@@ -6,7 +6,7 @@ import { own } from '../calls/input-limits.ts';
 import { checkHolding } from '../accounting/holding-limits.ts';
 
 /**
- * Historics queries (seed §4.6, decisions §6): a filter run over past data. All of an account's
+ * Historics queries (docs/contract.md#endpoints-and-costs, docs/contract.md#states): a filter run over past data. All of an account's
  * queries share one stream. `init` after prepare; start puts it in the queue, then it runs and
  * succeeds on the clock (see `progress.ts`); pause, resume and stop act on a queued or running query;
  * delete makes it gone (404 afterwards).

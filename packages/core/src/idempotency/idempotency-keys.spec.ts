@@ -115,7 +115,7 @@ describe('idempotency keys', () => {
     expect(executed()).toBe(3);
   });
 
-  it('an unexpected failure answers 500 with the rate-limit figures and charges nothing (decisions §1)', async () => {
+  it('an unexpected failure answers 500 with the rate-limit figures and charges nothing (docs/contract.md#judgement-order)', async () => {
     const { engine } = setup();
     await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
     await compile(engine, 'a');

@@ -5,7 +5,7 @@ import type { ApiCall, CallAnswer } from '../handling/handler.ts';
 import { checkHolding } from '../accounting/holding-limits.ts';
 
 /**
- * Idempotency keys (server.md, Toolbox): a POST, PUT or DELETE call sent with `Idempotency-Key` is
+ * Idempotency keys (docs/contract.md#toolbox): a POST, PUT or DELETE call sent with `Idempotency-Key` is
  * executed and charged once per account and key. The answer is recorded in the same atomic write as the
  * call's charge and effects, under the expected version of the account's key stream, so two writers
  * racing with one key (two server processes on PostgreSQL) cannot both execute: the loser retries, finds

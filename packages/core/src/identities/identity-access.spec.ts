@@ -8,7 +8,7 @@ const HOUR = 3_600_000;
 const MINUTE = 60_000;
 const COST = 5; // account.identity.list
 
-/** A window as decisions §2 opens it: at the minute mark of the first charged call, for one hour. */
+/** A window as docs/contract.md#hourly-allowances opens it: at the minute mark of the first charged call, for one hour. */
 interface Window {
   reset: number;
   used: number;

@@ -19,7 +19,7 @@ export function identityLimitService(account: Account, params: Params): string |
 }
 
 /**
- * The narrower allowances a call made with an identity's key also draws from (decisions §2). They are
+ * The narrower allowances a call made with an identity's key also draws from (docs/contract.md#hourly-allowances). They are
  * extra lines beside the account's own, so the account-wide limit still applies on top:
  * - `total_allowance`: credits an hour, for calls on the general allowance;
  * - `analyze_queries`: analyze calls an hour (each counts 1), for calls on the analyze allowance.

@@ -5,7 +5,7 @@ import { DomainError } from '../calls/errors.ts';
 import { callingIdentity, identitiesDecider, type Identities, type IdentityCommand, type IdentityEvent } from './identity.ts';
 
 /**
- * The model: what the seed and decisions §6 say about identities, with none of the aggregate's
+ * The model: what the seed and docs/contract.md#states say about identities, with none of the aggregate's
  * bookkeeping. Each command predicts either the event type or the refusal status.
  */
 interface ModelIdentity {

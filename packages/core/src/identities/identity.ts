@@ -6,9 +6,9 @@ import { checkHolding } from '../accounting/holding-limits.ts';
 import { own } from '../calls/input-limits.ts';
 
 /**
- * An account's identities (seed §4.3): each has its own API key (kept only as a salted digest), a
+ * An account's identities (docs/contract.md#endpoints-and-costs): each has its own API key (kept only as a salted digest), a
  * status, and per service an access token and a limit that narrows what calls made with its key may
- * use (decisions §2). One stream per account, so a label stays unique and a key maps to one identity.
+ * use (docs/contract.md#hourly-allowances). One stream per account, so a label stays unique and a key maps to one identity.
  */
 export type IdentityStatus = 'active' | 'disabled';
 export const IDENTITY_STATUSES: readonly IdentityStatus[] = ['active', 'disabled'];

@@ -31,10 +31,9 @@ export type CommitListener = (notice: CommitNotice) => void;
 const OWN_WRITES_HELD = 65_536;
 
 /**
- * The watchers of one store and the notices they are owed. A store calls `notify` after each commit it
- * makes (once durable) and whenever it learns of another writer's; the listeners run once per turn of
- * the event loop however many commits came in it, never inside the append, so a slow watcher cannot
- * delay an answer.
+ * The watchers of one store and the notices they are owed. A store calls `wrote` after each append it
+ * makes (once durable) and `notify` whenever it learns of another writer's; the listeners run once for
+ * all the commits answered together, never inside the append.
  */
 export class CommitSignal {
   private readonly listeners = new Set<CommitListener>();
@@ -80,7 +79,8 @@ export class CommitSignal {
   notify(): void {
     if (this.due || this.listeners.size === 0) return;
     this.due = true;
-    setImmediate(() => {
+    // A microtask: after the append that notified has answered, before any timer (the core owns none).
+    queueMicrotask(() => {
       this.due = false;
       const notice: CommitNotice = { ownWrites: this.ownWrites };
       this.ownWrites = [];
@@ -95,38 +95,40 @@ export class CommitSignal {
   }
 }
 
+/** Calls `tick` every so often until the returned function is called (an adapter's timer, unref'd). */
+export type Poll = (tick: () => void) => () => void;
+
 /**
  * Polls a cheap question ("has anyone else written?") while the signal is watched, and notifies when the
  * answer is yes. Stores whose other writers are other processes (a SQLite file, a PostgreSQL database)
- * use it; the timer never keeps a process alive.
+ * use it, each with its own timer (`poll`): the core keeps none.
  */
 export class ForeignWrites {
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private stopPolling: (() => void) | undefined;
   private asking = false;
 
   constructor(
     private readonly signal: CommitSignal,
     /** Answers true when another writer committed since it last answered. */
     private readonly changed: () => boolean | Promise<boolean>,
-    private readonly everyMs: number,
+    private readonly poll: Poll,
   ) {}
 
   /** Starts or stops polling as the signal gains its first watcher or loses its last. */
   follow(): void {
-    if (this.signal.watched && !this.timer) {
-      this.timer = setInterval(() => void this.ask(), this.everyMs);
-      this.timer.unref?.();
+    if (this.signal.watched && !this.stopPolling) {
+      this.stopPolling = this.poll(() => void this.ask());
       // The first answer only sets what "changed" is measured from; a commit that came between the
       // watcher's own first read and it would go unheard, so the watchers are told once regardless.
       void this.ask().then(() => this.signal.notify());
-    } else if (!this.signal.watched && this.timer) {
+    } else if (!this.signal.watched && this.stopPolling) {
       this.stop();
     }
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopPolling?.();
+    this.stopPolling = undefined;
   }
 
   private async ask(): Promise<void> {

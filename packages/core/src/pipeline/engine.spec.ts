@@ -29,7 +29,7 @@ function setup(startIso = '2026-01-01T08:05:37Z') {
 
 const creds = { username: 'alice', apiKey: 'k-0123456789' };
 
-describe('engine.call: the order of judgement (decisions §1)', () => {
+describe('engine.call: the order of judgement (docs/contract.md#judgement-order)', () => {
   it('charges the cost and reports the five figures, reset on the minute mark an hour on', async () => {
     const { engine } = setup();
     await engine.openAccount({ username: 'alice', api_key: creds.apiKey });

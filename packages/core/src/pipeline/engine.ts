@@ -114,11 +114,11 @@ export interface AccountView {
 
 const DEFAULT_SETTINGS: EngineSettings = { limitingDay: 'pst', maxAttempts: 10 };
 
-/** Rate-limit refusals answer 403 before API 1.2 and 429 from 1.2 (decisions §3). */
+/** Rate-limit refusals answer 403 before API 1.2 and 429 from 1.2 (docs/contract.md#versions). */
 export const rateLimitStatus = (version: VersionId): number => (atLeast(version, '1.2') ? 429 : 403);
 
 /**
- * The engine: judges a call in the order of decisions §1 and commits its charge and its effect in one
+ * The engine: judges a call in the order of docs/contract.md#judgement-order and commits its charge and its effect in one
  * atomic write, retrying when another writer got there first.
  */
 export class Engine {
@@ -290,7 +290,7 @@ export class Engine {
   }
 
   /**
-   * Decisions §1 in order, on the states `uow` reads: the answer, and whether the unit's events are
+   * docs/contract.md#judgement-order in order, on the states `uow` reads: the answer, and whether the unit's events are
    * written; `undefined` when the call had to wait for its account's lane (the caller judges it again).
    */
   private async judge(call: ApiCall, endpoint: Endpoint, uow: UnitOfWork, lane: Lane): Promise<{ answer: CallAnswer; write: boolean } | undefined> {
@@ -388,7 +388,7 @@ export class Engine {
     try {
       if (call.unreadable) throw new DomainError(call.unreadable.status, call.unreadable.message);
       // Values that would reach an object's built-ins as keys, or nest past the limit: a 400 of step 7,
-      // charged like any other invalid parameter (decisions §1), judged before a handler reads them.
+      // charged like any other invalid parameter (docs/contract.md#judgement-order), judged before a handler reads them.
       const refused = refusedInput(call.params);
       if (refused) throw refused;
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
@@ -403,7 +403,7 @@ export class Engine {
     } catch (error) {
       if (!(error instanceof DomainError)) {
         // Another writer or the store going away is the attempt loop's to answer; any other failure is
-        // a 500 that charges nothing (decisions §1) and still reports the figures, as every answer from
+        // a 500 that charges nothing (docs/contract.md#judgement-order) and still reports the figures, as every answer from
         // authentication on does.
         if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
         this.onError?.(error, call);
@@ -488,7 +488,7 @@ export class Engine {
     return this.accountView(username);
   }
 
-  /** The stream product's usage, sharing the general allowance (seed §8.1). Throws CreditsExhausted. */
+  /** The stream product's usage, sharing the general allowance (docs/contract.md#hourly-allowances). Throws CreditsExhausted. */
   async chargeStream(username: string, cost: number): Promise<RateFigures> {
     return this.command(async (uow) => {
       const account = await this.existing(uow, username);
@@ -611,7 +611,7 @@ function figuresAfter(credits: Credits, line: AllowanceLine, cost: number, now: 
 }
 
 /**
- * The figures of the allowance that binds an identity's call (decisions §2: its limit narrows the
+ * The figures of the allowance that binds an identity's call (docs/contract.md#hourly-allowances: its limit narrows the
  * account's): of the lines counted in credits like the reported one, the one with the least left, the
  * narrower on a tie. So a client reading the headers sees the identity's limit coming, not a sudden 429.
  * (`analyze_queries` counts queries, not credits: analyze calls report the account's analyze figures.)

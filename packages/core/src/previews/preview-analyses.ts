@@ -2,7 +2,7 @@ import { BadRequest } from '../calls/errors.ts';
 import { readTarget, type Interaction } from '../filters/index.ts';
 
 /**
- * The analyses a Historics preview runs (wire-facts §3.8): `parameters` is a string of
+ * The analyses a Historics preview runs (docs/clients.md#preview): `parameters` is a string of
  * `target,analysis,argument` triples, joined by `;` or `,` (clients do both), 1 to 20 of them.
  */
 export type PreviewInterval = 'minute' | 'hour' | 'day';

@@ -5,7 +5,7 @@ import type { PreviewAnalysis, PreviewData } from './preview-analyses.ts';
 import { own } from '../calls/input-limits.ts';
 
 /**
- * Historics previews (seed §4.7, decisions §6): a quick look at what a filter finds in past data.
+ * Historics previews (docs/contract.md#endpoints-and-costs, docs/contract.md#states): a quick look at what a filter finds in past data.
  * `queued`, then `running`, then `succeeded` on the clock (a pure function of the creation and `now`);
  * the call that first finds it succeeded computes its data and records `PreviewSucceeded`.
  */

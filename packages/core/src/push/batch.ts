@@ -5,7 +5,7 @@ import type { PullFormat } from './output-types.ts';
 import { renderPage } from './pull-page.ts';
 import type { PushSubscription } from './push-subscription.ts';
 
-/** The body of a batch as sent: the same formats a pull page has (wire-facts §2.1). */
+/** The body of a batch as sent: the same formats a pull page has (docs/clients.md#core-calls-and-pull). */
 export function batchBody(batch: PushBatch): string {
   const page = renderPage(batch.format, batch.subscription as PushSubscription, batch.interactions, batch.openedAt);
   return typeof page === 'string' ? page : JSON.stringify(page);

@@ -32,7 +32,7 @@ export function userIdOf(username: string): number {
   return (fnv1a(username) % 9_000_000) + 1000;
 }
 
-/** The subscription object of wire-facts §3.3, as it stands at `now`. */
+/** The subscription object of docs/clients.md#push-subscription, as it stands at `now`. */
 export function subscriptionView(
   sub: PushSubscription,
   username: string,
@@ -76,7 +76,7 @@ function time(p: Params, name: string): number | undefined {
   return ms === 0 ? undefined : ms;
 }
 
-/** One client sends the page size as `perPage` (wire-facts, push/log). */
+/** One client sends the page size as `perPage` (docs/clients.md, push/log). */
 const PUSH_PAGING: PagingRule = { sizeParams: ['per_page', 'perPage'], defaultSize: 20, maxSize: 1000 };
 
 /** Nested settings merge one level down, so an update may name only the settings it changes. */

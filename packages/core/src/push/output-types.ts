@@ -1,6 +1,6 @@
 import { BadRequest } from '../calls/errors.ts';
 
-/** How a pull subscription's pages are written (wire-facts §2.1). */
+/** How a pull subscription's pages are written (docs/clients.md#core-calls-and-pull). */
 export const PULL_FORMATS = ['json_new_line', 'json_array', 'json_meta'] as const;
 export type PullFormat = (typeof PULL_FORMATS)[number];
 

@@ -58,7 +58,7 @@ export function rfc2822(ms: number): string {
   return new Date(ms).toUTCString().replace('GMT', '+0000');
 }
 
-/** The body of a page in the subscription's format (wire-facts §2.1). */
+/** The body of a page in the subscription's format (docs/clients.md#core-calls-and-pull). */
 export function renderPage(format: PullFormat, sub: PushSubscription, items: readonly unknown[], deliveredAt: number): unknown {
   switch (format) {
     case 'json_new_line':

@@ -53,7 +53,7 @@ async function platform(format = 'json_array') {
 
 const idsOf = (body: unknown): string[] => (body as { interaction: { id: string } }[]).map((i) => i.interaction.id);
 
-describe('pull delivery (wire-facts §2.1)', () => {
+describe('pull delivery (docs/clients.md#core-calls-and-pull)', () => {
   it('answers 204 with the format and current cursor when nothing waits, then the ingested interactions', async () => {
     const p = await platform('json_new_line');
     const empty = await p.call('push.pull', { id: p.subId });

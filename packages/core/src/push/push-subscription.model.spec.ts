@@ -7,7 +7,7 @@ import { FINISHING_MS, pushDecider, statusAt, type PushCommand, type PushEvent, 
 /**
  * The model: each subscription's status, moved eagerly when the clock moves (the system derives it
  * lazily from its events and `now`). Refusals: 404 for unknown or deleted, 409 for a transition the
- * table of decisions §6 does not list.
+ * table of docs/contract.md#states does not list.
  */
 interface ModelSub {
   status: PushStatus;

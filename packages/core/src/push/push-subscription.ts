@@ -87,7 +87,7 @@ export const pushStream = (username: string): string => `push:${username}`;
 
 export const INITIAL_STATUSES: PushStatus[] = ['active', 'paused', 'waiting_for_start'];
 
-/** Which commands each status allows; anything else answers 409 naming both (decisions §6). */
+/** Which commands each status allows; anything else answers 409 naming both (docs/contract.md#states). */
 export const PUSH_TRANSITIONS: Record<'pause' | 'resume' | 'stop' | 'update' | 'delete', PushStatus[]> = {
   pause: ['active', 'waiting_for_start'],
   resume: ['paused'],

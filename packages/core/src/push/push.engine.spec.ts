@@ -61,7 +61,7 @@ describe('push/validate', () => {
 });
 
 describe('push/create', () => {
-  it('answers the subscription object of wire-facts §3.3 with a 32-hex id, active, end 0', async () => {
+  it('answers the subscription object of docs/clients.md#push-subscription with a 32-hex id, active, end 0', async () => {
     const p = await platform();
     const a = await p.create();
     expect(a.status).toBe(200);

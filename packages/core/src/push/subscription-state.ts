@@ -1,6 +1,6 @@
 // The shape of an account's push subscriptions, read by the subscription decider and by connector delivery.
 
-/** The states of decisions §6. `deleted` ones answer 404 to every call. */
+/** The states of docs/contract.md#states. `deleted` ones answer 404 to every call. */
 export const PUSH_STATUSES = ['active', 'paused', 'waiting_for_start', 'finishing', 'finished', 'failed', 'deleted'] as const;
 export type PushStatus = (typeof PUSH_STATUSES)[number];
 export type HashType = 'stream' | 'historic';

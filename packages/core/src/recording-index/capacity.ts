@@ -3,7 +3,7 @@ import { evolveWith } from '../kernel/decider.ts';
 import type { Interaction } from '../filters/index.ts';
 
 /**
- * Daily recording capacity (seed §8.2, decisions §4): per limiting day, each recording may keep at most
+ * Daily recording capacity (docs/contract.md#filter-and-analysis-limits, docs/contract.md#limiting-day-capacity-and-retention): per limiting day, each recording may keep at most
  * 1,000,000 interactions, and all of an account's recordings together at most the daily account limit.
  * This aggregate decides which matches are kept, so the counts that bill are decided in one place and
  * persisted as events; the events also carry the kept interactions, so the index is rebuilt from the log.

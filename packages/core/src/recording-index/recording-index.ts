@@ -6,7 +6,7 @@ import { utf8Length } from '../calls/utf8.ts';
 import { GrowableFloat64, GrowableInt32, HourlyTimes, TargetColumn, firstAtOrAfter } from './columns.ts';
 import { authorOf } from './interaction-facts.ts';
 
-/** Recorded interactions stay in the index 32 days, then are dropped from analysis (decisions §4). */
+/** Recorded interactions stay in the index 32 days, then are dropped from analysis (docs/contract.md#limiting-day-capacity-and-retention). */
 export const RETENTION_MS = 32 * 24 * 3_600_000;
 
 /**

@@ -96,7 +96,7 @@ async function get(ctx: CallContext) {
 
 /**
  * `/insight/start|stop|update|get`. Before API 1.3 a recording is named by its filter `hash`; from 1.3
- * by its `id` (decisions §3). `{service}` (from 1.4) must be one of the package's services.
+ * by its `id` (docs/contract.md#versions). `{service}` (from 1.4) must be one of the package's services.
  */
 export const recordingHandlers: HandlerTable = {
   'insight.start': start,

@@ -6,7 +6,7 @@ import { RETENTION_MS, recordingIndexOf } from '../recording-index/recording-ind
 import type { Recording } from './recording.ts';
 import { epochSeconds } from '../calls/epoch.ts';
 
-/** A recording as clients read it (wire-facts §3.1); times in epoch seconds. */
+/** A recording as clients read it (docs/clients.md#recording); times in epoch seconds. */
 export interface RecordingView {
   id?: string;
   hash: string;
@@ -23,7 +23,7 @@ export interface RecordingView {
   identity_id?: string | null;
 }
 
-/** Decisions §3: from API 1.3 a recording is named by its `id`, before by its filter `hash`. */
+/** docs/contract.md#versions: from API 1.3 a recording is named by its `id`, before by its filter `hash`. */
 export const namedById = (version: VersionId): boolean => atLeast(version, '1.3');
 
 

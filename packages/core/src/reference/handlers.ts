@@ -5,7 +5,7 @@ import type { HandlerTable } from '../handling/handler.ts';
 import { referenceSet, referenceSetsOf } from './reference-sets.ts';
 
 /**
- * Reference data (wire-facts §2.10): constant tables, so the calls read no stream and write nothing.
+ * Reference data (docs/clients.md#reference-data): constant tables, so the calls read no stream and write nothing.
  * A service without reference data (the social network) lists no sets, as an empty list rather than a
  * 404, so a client that walks every service reads the same shape from each.
  */

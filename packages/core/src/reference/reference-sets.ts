@@ -1,5 +1,5 @@
 /**
- * The professional network's reference data (wire-facts §2.10): the sets of values its member
+ * The professional network's reference data (docs/clients.md#reference-data): the sets of values its member
  * dimensions take, as `GET /insight/linkedin/reference[/{slug}]` lists them. The sets, their names and
  * order are the ones the original served in 1.5 (15 sets; 1.6 added a 16th). The values are this
  * platform's own vocabulary: the synthetic firehose draws its LinkedIn members from these very lists
@@ -27,10 +27,10 @@ const titled = (entries: readonly (string | readonly [string, string])[]): Refer
     typeof e === 'string' ? { value: e, title: e.replace(/(^|[\s-])(\p{Ll})/gu, (_, sep: string, c: string) => sep + c.toUpperCase()).replace(/\bAnd\b/g, 'and') } : { value: e[0], title: e[1] },
   );
 
-/** Recorded (wire-facts §2.10). */
+/** Recorded (docs/clients.md#reference-data). */
 export const LI_SENIORITIES = titled([['cxo', 'CXO'], 'director', 'entry', 'manager', 'owner', 'partner', 'senior', 'training', 'unpaid', ['vp', 'VP']]);
 
-/** Recorded (filter-language §3.2, the .NET client's mock). */
+/** Recorded (docs/reference-data.md#the-sets, the .NET client's mock). */
 export const LI_FUNCTIONS = titled([
   'accounting', 'administrative', 'arts and design', 'business development', 'community and social services', 'consulting',
   'education', 'engineering', 'entrepreneurship', 'finance', 'healthcare services', 'human resources', 'information technology',

@@ -29,7 +29,7 @@ import { epochSeconds } from '../calls/epoch.ts';
 
 const isEmpty = (o: Record<string, unknown>): boolean => Object.keys(o).length === 0;
 
-/** The source object of wire-facts §3.4 (empty `parameters` are written `[]`, as recorded). */
+/** The source object of docs/clients.md#managed-source (empty `parameters` are written `[]`, as recorded). */
 export function sourceView(s: ManagedSource): Record<string, unknown> {
   return {
     id: s.id,

@@ -18,7 +18,7 @@ export interface IngestedBatch {
 }
 
 /**
- * Reads an ingestion body (wire-facts §2.11): JSON objects separated by `\n` or `\r\n`, or concatenated
+ * Reads an ingestion body (docs/clients.md#ingestion): JSON objects separated by `\n` or `\r\n`, or concatenated
  * with no separator at all. Any message that is not a JSON object refuses the whole request with a
  * 400 naming its line, and one over `MAX_INTERACTION_CHARS` a 413, so nothing of a bad request is kept.
  */

@@ -1,5 +1,5 @@
 /**
- * A managed source's per-minute ingestion limit (seed §7: 413 when exceeded): requests and bytes in
+ * A managed source's per-minute ingestion limit (docs/contract.md#status-codes: 413 when exceeded): requests and bytes in
  * the clock minute a request arrives in. The figures default to those the original service reported
  * (10,000 requests; 300,000,000 bytes a minute) and can be set per platform.
  */
@@ -37,7 +37,7 @@ export function ingestionRefusal(window: IngestionWindow, limits: IngestionLimit
   return null;
 }
 
-/** The `X-Ingestion-*-Ratelimit-*` headers of wire-facts §1.5, after the window counted this request. */
+/** The `X-Ingestion-*-Ratelimit-*` headers of docs/clients.md#response-headers, after the window counted this request. */
 export function ingestionHeaders(window: IngestionWindow, limits: IngestionLimits, now: number): Record<string, string> {
   const reset = window.start + INGESTION_WINDOW_MS;
   const resetSeconds = String(Math.floor(reset / 1000));

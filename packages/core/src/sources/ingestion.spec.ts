@@ -17,7 +17,7 @@ import { sourcesDecider, type SourceEvent } from './managed-source.ts';
 
 const T0 = Date.parse('2026-03-01T12:00:10Z');
 
-describe('the ingestion body (wire-facts §2.11)', () => {
+describe('the ingestion body (docs/clients.md#ingestion)', () => {
   it('reads objects one a line, with \\r\\n, and concatenated with no separator', () => {
     expect(parseIngestionBody('{"a":1}\n{"b":2}\n').interactions).toEqual([{ a: 1 }, { b: 2 }]);
     expect(parseIngestionBody('{"a":1}\r\n{"b":"x\\"}{"}\r\n').interactions).toEqual([{ a: 1 }, { b: 'x"}{' }]);

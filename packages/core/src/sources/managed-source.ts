@@ -5,7 +5,7 @@ import { ingestionRefusal, ingestionWindowAt, type IngestionLimits, type Ingesti
 import { checkStoredJson, own } from '../calls/input-limits.ts';
 import { checkHolding } from '../accounting/holding-limits.ts';
 
-/** The states of decisions §6; a `deleted` source answers 404 to every call. */
+/** The states of docs/contract.md#states; a `deleted` source answers 404 to every call. */
 export type SourceStatus = 'stopped' | 'running' | 'deleted';
 
 export interface SourceAuth {
@@ -93,7 +93,7 @@ export const sourcesStream = (username: string): string => `sources:${username}`
 
 type Action = 'start' | 'stop' | 'update' | 'delete' | 'change auth of' | 'change resources of' | 'ingest into';
 
-/** Which commands each status allows; anything else answers 409 naming both (decisions §6). */
+/** Which commands each status allows; anything else answers 409 naming both (docs/contract.md#states). */
 export const SOURCE_TRANSITIONS: Record<Action, SourceStatus[]> = {
   start: ['stopped'],
   stop: ['running'],
@@ -104,10 +104,10 @@ export const SOURCE_TRANSITIONS: Record<Action, SourceStatus[]> = {
   'ingest into': ['running'],
 };
 
-/** The message ingestion answers for a source it does not know (wire-facts §1.7). */
+/** The message ingestion answers for a source it does not know (docs/clients.md#error-bodies). */
 export const UNKNOWN_SOURCE = 'Unknown user source';
 
-/** What `/source/delete` answers for a source it does not know (wire-facts §1.7). */
+/** What `/source/delete` answers for a source it does not know (docs/clients.md#error-bodies). */
 export const SOURCE_NOT_FOUND_ON_DELETE = 'Source instance not found';
 
 /** The source `id` names; a deleted or unknown one is a 404 to every call, worded as the service did. */

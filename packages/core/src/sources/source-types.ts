@@ -14,7 +14,7 @@ export interface SourceType {
   flags: string[];
 }
 
-/** The source types real clients create (wire-facts §2.5, §3.4). */
+/** The source types real clients create (docs/clients.md#managed-source-calls, docs/clients.md#managed-source). */
 export const SOURCE_TYPES: Record<string, SourceType> = {
   facebook_page: {
     title: 'Facebook Pages',
@@ -47,8 +47,7 @@ export function sourceTypeOf(name: string | undefined): SourceType {
 }
 
 /**
- * `parameters`: an object (or `[]`, as clients send an empty one), possibly as JSON text (wire-facts
- * §1.3). Flags must be booleans (1/0 and their strings are read as such).
+ * `parameters`: an object (or `[]`, as clients send an empty one), possibly as JSON text (docs/clients.md#how-parameters-travel). Flags must be booleans (1/0 and their strings are read as such).
  */
 export function readSourceParameters(p: Params, type: SourceType): Record<string, unknown> | undefined {
   const raw = p.raw['parameters'];

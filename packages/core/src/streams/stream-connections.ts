@@ -5,7 +5,7 @@ import { streamNamer } from '../kernel/stream-names.ts';
 import { bucketDelete, bucketEntries, bucketGet, bucketSet, type Buckets } from './buckets.ts';
 
 /**
- * The stream product's connections of one account and the hashes each is subscribed to (decisions §9).
+ * The stream product's connections of one account and the hashes each is subscribed to (docs/contract.md#the-stream).
  * One stream per account holds them all with the interactions matched for them, so the order of a
  * subscription and of what was matched for it is the stream's order: a subscription receives exactly
  * the matches decided after it (`seq`), in every process that follows the log.

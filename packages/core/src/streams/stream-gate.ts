@@ -8,7 +8,7 @@ import { loadFilter } from '../filters/index.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type StreamTransport } from './stream-connections.ts';
 
-/** What a subscription costs from the general allowance: the cost of `/compile` (decisions §9). */
+/** What a subscription costs from the general allowance: the cost of `/compile` (docs/contract.md#the-stream). */
 export const STREAM_SUBSCRIBE_COST = 5;
 
 export interface StreamCredentials {

@@ -8,8 +8,8 @@ import type { RecordingIndex } from '../recording-index/recording-index.ts';
 import { audienceDimension, referenceSetsOf } from '../reference/reference-sets.ts';
 
 /**
- * Strategy tasks (wire-facts §2.9: "media strategies"): which items an audience engages with more than
- * a comparison audience does. The original never showed a strategy's result (wire-facts §5), so this is
+ * Strategy tasks (docs/clients.md#tasks: "media strategies"): which items an audience engages with more than
+ * a comparison audience does. The original never showed a strategy's result (docs/clients.md#what-no-client-shows), so this is
  * the platform's own reading, in the spirit of an analysis task: over the recording the task names and
  * the window its `start`/`end` give, the audience is the interactions whose members have the reference
  * values the request lists (and its keywords), the comparison audience (`global`) every interaction of
@@ -69,7 +69,7 @@ function keywordList(where: string, v: unknown): string[] {
 }
 
 /**
- * Checks a strategy task's `parameters` (wire-facts §2.9), so a queued strategy always runs: the
+ * Checks a strategy task's `parameters` (docs/clients.md#tasks), so a queued strategy always runs: the
  * strategy's name as `strategy` (or `insight`, as the Ruby client sends it), `version` 1, and
  * `parameters.{audience, comparison_audience, groups}`; `start`/`end` as an analysis task's.
  */

@@ -6,7 +6,7 @@ import { BadRequest, Conflict, oneOf, RateLimited } from '../calls/errors.ts';
 import { own } from '../calls/input-limits.ts';
 
 /**
- * Analysis task slots (seed §8.3, decisions §5). An account has `task_slots` slots; each works its own
+ * Analysis task slots (docs/contract.md#task-slots). An account has `task_slots` slots; each works its own
  * queue in turn, one task every 22.5 s of clock time (160 an hour), and holds at most 1,000 queued
  * tasks. A task's finish is fixed when it is queued (one task's time after the slot's previous task, or
  * after it is queued when the slot is idle), so status and queue length are pure functions of the events

@@ -18,7 +18,7 @@ import { streamConnectionsDecider, streamConnectionsStream, streamUsage } from '
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** `Tue, 16 Jan 2018 20:45:00 +0000` (wire-facts §1.9). */
+/** `Tue, 16 Jan 2018 20:45:00 +0000` (docs/clients.md#times-and-numbers-in-bodies). */
 export function usageDate(ms: number): string {
   return new Date(ms).toUTCString().replace('GMT', '+0000');
 }
@@ -130,7 +130,7 @@ async function accountUsage(ctx: CallContext) {
   return { body: usage.length === 0 ? [] : { usage } };
 }
 
-/** `/balance`: the package's allowances with what is used of them now (wire-facts §3.12, allowances form). */
+/** `/balance`: the package's allowances with what is used of them now (docs/clients.md#balance, allowances form). */
 async function balance(ctx: CallContext) {
   const pkg = ctx.account.package;
   const d = new Date(ctx.now);

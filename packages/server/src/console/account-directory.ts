@@ -1,4 +1,5 @@
-import type { EventStore, StoredEvent } from '@sdp/core';
+import { accountOfStream, asPlatformEvent, type PlatformEvent } from '@sdp/core';
+import type { EventStore, StoredEvent } from '@sdp/core/kernel';
 
 /** A charged call as the accounts view shows it: what it cost and when. */
 export interface RecentCharge {
@@ -13,6 +14,8 @@ export interface RecentCharge {
 /** Events read a page: the log's largest events (recorded interactions) are about 128 KiB, so a page stays near 64 MiB. */
 const PAGE = 500;
 const RECENT = 8;
+/** The only events the directory reads: the store is asked for nothing else. */
+const FOLDED: readonly PlatformEvent['type'][] = ['AccountOpened', 'CreditsCharged'];
 
 /**
  * The accounts the log holds, and each one's latest charges, kept by following the log from where it
@@ -21,6 +24,7 @@ const RECENT = 8;
  */
 export class AccountDirectory {
   private position = 0;
+  private readTo = 0;
   private lastId: string | undefined;
   private readonly accounts = new Map<string, RecentCharge[]>();
   private catching: Promise<void> | undefined;
@@ -38,9 +42,9 @@ export class AccountDirectory {
     return this.accounts.get(username) ?? [];
   }
 
-  /** The log position the directory has read to. */
+  /** The log position the directory has read to (events of other types up to it were passed over). */
   get head(): number {
-    return this.position;
+    return Math.max(this.position, this.readTo);
   }
 
   catchUp(): Promise<void> {
@@ -49,34 +53,42 @@ export class AccountDirectory {
   }
 
   private async read(): Promise<void> {
+    // Read first: every event at or below it is visible to the reads that follow (appends are serialized).
+    const head = await this.store.head();
     if (this.position > 0) {
       const [at] = await this.store.readAll(this.position - 1, 1);
       if (!at || at.id !== this.lastId) this.forget();
     }
     for (;;) {
-      const page = await this.store.readAll(this.position, PAGE);
+      const page = await this.store.readTypes(FOLDED, this.position, PAGE);
       for (const e of page) this.fold(e);
-      if (page.length < PAGE) return;
+      if (page.length < PAGE) {
+        this.readTo = head >= this.position ? head : this.position;
+        return;
+      }
     }
   }
 
   private forget(): void {
     this.position = 0;
+    this.readTo = 0;
     this.lastId = undefined;
     this.accounts.clear();
   }
 
-  private fold(e: StoredEvent): void {
-    this.position = e.position;
-    this.lastId = e.id;
-    if (e.type === 'AccountOpened' && e.stream.startsWith('account:')) {
-      this.accounts.set(e.stream.slice('account:'.length), []);
-    } else if (e.type === 'CreditsCharged' && e.stream.startsWith('credits:')) {
-      const recent = this.accounts.get(e.stream.slice('credits:'.length));
+  private fold(stored: StoredEvent): void {
+    this.position = stored.position;
+    this.lastId = stored.id;
+    const e = asPlatformEvent(stored);
+    if (e?.type === 'AccountOpened') {
+      const username = accountOfStream(e.stream);
+      if (username !== undefined) this.accounts.set(username, []);
+    } else if (e?.type === 'CreditsCharged') {
+      const recent = this.accounts.get(accountOfStream(e.stream) ?? '');
       if (!recent) return;
-      const data = e.data as { endpoint?: string; lines?: { key: string; cost: number }[] };
-      const line = data.lines?.find((l) => l.key === 'general' || l.key === 'analyze') ?? data.lines?.[0];
-      recent.unshift({ position: e.position, time: e.time, endpoint: data.endpoint ?? '?', allowance: line?.key ?? 'general', cost: line?.cost ?? 0 });
+      const { lines, endpoint } = e.data;
+      const line = lines.find((l) => l.key === 'general' || l.key === 'analyze') ?? lines[0];
+      recent.unshift({ position: e.position, time: e.time, endpoint, allowance: line?.key ?? 'general', cost: line?.cost ?? 0 });
       if (recent.length > RECENT) recent.pop();
     }
   }

@@ -1,6 +1,6 @@
 import {
   DomainError,
-  UnitOfWork,
+  RESOURCE_STREAMS,
   capacityStream,
   dailyAccountLimit,
   dailyCapacityDecider,
@@ -9,19 +9,18 @@ import {
   taskSlotsDecider,
   tasksStream,
   type Engine,
-  type EventStore,
   type LimitingDay,
-  type StoredEvent,
+  type ResourceKind,
 } from '@sdp/core';
+import type { EventStore, StoredEvent } from '@sdp/core/kernel';
 import { jsonResponse } from '@sdp/http';
 import type { OperatorRoute } from '../operator-api.ts';
 import { AccountDirectory } from './account-directory.ts';
 import type { WriteLog } from './write-log.ts';
 import { groupWrites, type CallOfWrite } from './page/writes.js';
 
-/** The resource kinds of an account, each one stream `kind:{username}`. */
-export const RESOURCE_KINDS = ['recordings', 'historics', 'previews', 'push', 'sources', 'identities'] as const;
-export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+/** The resource kinds of an account, each one stream (`RESOURCE_STREAMS`). */
+export const RESOURCE_KINDS = Object.keys(RESOURCE_STREAMS) as ResourceKind[];
 
 export interface Transition {
   position: number;
@@ -62,14 +61,19 @@ const STATE_OF_VERB: Record<string, string> = {
 // What a resource is when created, where its created event carries no status.
 const CREATED_AS: Partial<Record<ResourceKind, string>> = { sources: 'stopped', previews: 'queued' };
 
+/** A field of an event's data, as whatever it is (undefined where the data has no such field). */
+function field(data: unknown, key: string): unknown {
+  return typeof data === 'object' && data !== null && Object.hasOwn(data, key) ? (Reflect.get(data, key) as unknown) : undefined;
+}
+
 /**
  * The state an event leaves its resource in. Only events about the resource itself (keyed `id`) move
  * it; an identity's tokens and limits (keyed `identityId`) come and go without changing the identity.
  */
 function stateAfter(kind: ResourceKind, previous: string, e: StoredEvent): string {
-  const data = e.data as { id?: unknown; status?: unknown };
-  if (typeof data.id !== 'string') return previous;
-  if (typeof data.status === 'string') return data.status;
+  if (typeof field(e.data, 'id') !== 'string') return previous;
+  const status = field(e.data, 'status');
+  if (typeof status === 'string') return status;
   const verb = /([A-Z][a-z]+)$/.exec(e.type)?.[1];
   if (verb === 'Created') return CREATED_AS[kind] ?? 'created';
   return (verb && STATE_OF_VERB[verb]) ?? previous;
@@ -83,11 +87,11 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writ
   const directory = new AccountDirectory(engine.store);
 
   // One poll reads every account at one instant and one limiting day.
-  async function gauges(username: string, uow: UnitOfWork, day: LimitingDay) {
+  // Read, never decided on: the engine's loaded states serve, and nothing is written or guarded.
+  async function gauges(username: string, now: number, day: LimitingDay) {
     const view = await engine.accountView(username);
-    const now = uow.now;
-    const tasks = await uow.load(taskSlotsDecider, tasksStream(username));
-    const capacity = await uow.load(dailyCapacityDecider, capacityStream(username, day.key));
+    const tasks = (await engine.loader.load(taskSlotsDecider, tasksStream(username))).state;
+    const capacity = (await engine.loader.load(dailyCapacityDecider, capacityStream(username, day.key))).state;
     const slots = Math.max(1, view.package.task_slots);
     return {
       ...view,
@@ -110,13 +114,15 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writ
     const out: ResourceView[] = [];
     for (const kind of RESOURCE_KINDS) {
       const byId = new Map<string, ResourceView>();
-      for (const e of await engine.store.readStream(`${kind}:${username}`)) {
-        const data = e.data as { id?: unknown; identityId?: unknown; name?: unknown; label?: unknown };
-        const id = typeof data.id === 'string' ? data.id : typeof data.identityId === 'string' ? data.identityId : undefined;
+      for (const e of await engine.store.readStream(RESOURCE_STREAMS[kind](username))) {
+        // Every kind's events, read alike: a resource is keyed `id` (an identity's tokens and limits by
+        // `identityId`) and named `name` (or `label`); the fields are read as what they turn out to be.
+        const [ownId, identityId, named, label] = [field(e.data, 'id'), field(e.data, 'identityId'), field(e.data, 'name'), field(e.data, 'label')];
+        const id = typeof ownId === 'string' ? ownId : typeof identityId === 'string' ? identityId : undefined;
         if (id === undefined) continue;
         let r = byId.get(id);
         if (!r) byId.set(id, (r = { kind, id, name: null, state: 'created', transitions: [] }));
-        const name = typeof data.name === 'string' ? data.name : typeof data.label === 'string' && data.identityId === undefined ? data.label : undefined;
+        const name = typeof named === 'string' ? named : typeof label === 'string' && identityId === undefined ? label : undefined;
         if (name !== undefined) r.name = name;
         r.state = stateAfter(kind, r.state, e);
         r.transitions.push({ position: e.position, time: e.time, type: e.type, state: r.state, call: null });
@@ -137,11 +143,11 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writ
       path: ['accounts'],
       run: async () => {
         const usernames = await directory.usernames();
-        const uow = new UnitOfWork(engine.loader, engine.ids, engine.clock);
-        const day = limitingDayOf(uow.now, engine.settings.limitingDay);
+        const now = engine.clock.now();
+        const day = limitingDayOf(now, engine.settings.limitingDay);
         const accounts = [];
-        for (const u of usernames) accounts.push(await gauges(u, uow, day));
-        return jsonResponse(200, { now: uow.now, kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
+        for (const u of usernames) accounts.push(await gauges(u, now, day));
+        return jsonResponse(200, { now, kind: clock.kind === 'manual' ? 'manual' : 'system', head: directory.head, accounts });
       },
     },
     {

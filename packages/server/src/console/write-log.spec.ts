@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@sdp/clock';
-import { MemoryEventStore, type NewEvent } from '@sdp/core';
+import { MemoryEventStore, type NewEvent } from '@sdp/core/kernel';
 import { recordWrites, WriteLog } from './write-log.ts';
 
 const T0 = Date.parse('2026-03-02T08:05:37Z');

@@ -1,4 +1,4 @@
-import type { Clock, EventStore, StopWatching } from '@sdp/core';
+import type { Clock, EventStore, StopWatching } from '@sdp/core/kernel';
 
 /** How many recent writes are remembered (two numbers each). */
 const KEPT = 100_000;

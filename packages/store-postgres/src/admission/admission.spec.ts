@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { creditsStream, Engine, fixedClock, seededIds } from '@sdp/core';
+import { creditsStream, Engine } from '@sdp/core';
+import { fixedClock, seededIds } from '@sdp/core/kernel';
 import { PostgresEventStore } from '../postgres-store.ts';
-import { testDatabase, testSchema } from '../test-database.ts';
-import { ADMISSION_ACCOUNT, ADMISSION_TIME, admissionHandlers, BALANCE_COST } from './near-limit.ts';
+import { testDatabase, testSchema } from '../../test/test-database.ts';
+import { ADMISSION_ACCOUNT, ADMISSION_TIME, admissionHandlers, BALANCE_COST } from '../../test/near-limit.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../../..');

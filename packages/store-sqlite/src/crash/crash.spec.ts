@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { creditsStream, Engine, fixedClock, seededIds } from '@sdp/core';
+import { creditsStream, Engine } from '@sdp/core';
+import { fixedClock, seededIds } from '@sdp/core/kernel';
 import { openSqliteStore } from '../sqlite-store.ts';
-import { callsStream, CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from './served-calls.ts';
+import { callsStream, CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from '../../test/served-calls.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../../..');

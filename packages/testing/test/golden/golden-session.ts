@@ -7,7 +7,6 @@ import {
   feed,
   historicsDecider,
   historicsStream,
-  seededIds,
   switchFirehoseOff,
   switchFirehoseOn,
   type ApiCall,
@@ -15,9 +14,12 @@ import {
   type DeliveryOutcome,
   type Engine,
   type EndpointId,
-  type EventStore,
   type PushBatch,
 } from '@sdp/core';
+import {
+  seededIds,
+  type EventStore,
+} from '@sdp/core/kernel';
 
 /** Where the session starts: a Monday morning (UTC). */
 export const SESSION_START = Date.parse('2026-03-02T09:00:00Z');

@@ -4,7 +4,8 @@
 // deciders and adds, to `restated.json`, the state of each stream whose kind has none kept yet. Review the
 // diff: it is the new shape of the same facts. States already kept are never rewritten.
 import { writeFileSync } from 'node:fs';
-import { MemoryEventStore, PLATFORM_AGGREGATES, platformUpcasters, replay } from '@sdp/core';
+import { PLATFORM_AGGREGATES, platformUpcasters } from '@sdp/core';
+import { MemoryEventStore, replay } from '@sdp/core/kernel';
 import { GOLDEN_DIR, appendGoldenLog, expectedState, goldenLogs } from '../../src/golden-logs.ts';
 
 const name = process.argv[2];

@@ -3,7 +3,8 @@
 // default). A golden log is never rewritten: a version whose events changed gets a folder of its own,
 // and the logs of older versions stay, since every later version must still fold them the same.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { MemoryEventStore, PLATFORM_AGGREGATES, PLATFORM_EVENT_TYPES, platformUpcasters, replay } from '@sdp/core';
+import { PLATFORM_AGGREGATES, PLATFORM_EVENT_TYPES, platformUpcasters } from '@sdp/core';
+import { MemoryEventStore, replay } from '@sdp/core/kernel';
 import { GOLDEN_DIR, eventLine, type GoldenState } from '../../src/golden-logs.ts';
 import { runGoldenSession } from './golden-session.ts';
 

@@ -1,4 +1,5 @@
-import type { Decider, DomainEvent, HandlerTable } from '@sdp/core';
+import type { HandlerTable } from '@sdp/core';
+import type { Decider, DomainEvent } from '@sdp/core/kernel';
 
 /**
  * What the crash test serves: `core.validate` records the caller's call id in `calls:{username}`, in the

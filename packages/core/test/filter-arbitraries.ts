@@ -1,6 +1,6 @@
 import { fc } from '@fast-check/vitest';
-import type { Argument, Condition, Definition, Expr, Operator, Switch, TagRule } from './ast.ts';
-import { CASE_OPERATORS } from './parser.ts';
+import type { Argument, Condition, Definition, Expr, Operator, Switch, TagRule } from '../src/filters/ast.ts';
+import { CASE_OPERATORS } from '../src/filters/parser.ts';
 
 /**
  * Generators of well-formed filter trees in the parser's normal form (n-ary groups never directly hold

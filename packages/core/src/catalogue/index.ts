@@ -1,3 +1,0 @@
-export * from './versions.ts';
-export * from './endpoints.ts';
-export * from './routes.ts';
