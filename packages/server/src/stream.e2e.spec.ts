@@ -151,3 +151,20 @@ describe('stream refusals', () => {
     (await WsClient.open(wsUrl(sdp, `/?username=ada&api_key=${ada.key}`))).ws.close();
   });
 });
+
+describe('--stream-port', () => {
+  it('serves the stream alone on a second port, beside the API port that serves it too', async () => {
+    const sdp = await start({ streamPort: 0 });
+    expect(sdp.streamUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const ada = await account(sdp, 'ada');
+    const hash = await ada.compile('fb.content contains "coffee"');
+    const client = await WsClient.open(`${sdp.streamUrl!.replace(/^http/, 'ws')}/${hash}?username=ada&api_key=${ada.key}`);
+    await client.until((m) => m.status === 'success');
+    await ada.ingest(['coffee one']);
+    const [got] = await client.until((m) => m.data !== undefined);
+    expect(got).toMatchObject({ hash, data: { fb: { content: 'coffee one' } } });
+    const api = await fetch(`${sdp.streamUrl}/v1.5/balance`, { method: 'POST', headers: { authorization: `ada:${ada.key}` } });
+    expect(api.status).toBe(404);
+    client.ws.close();
+  });
+});
