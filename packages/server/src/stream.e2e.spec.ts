@@ -168,3 +168,22 @@ describe('--stream-port', () => {
     client.ws.close();
   });
 });
+
+describe('the synthetic firehose', () => {
+  it('what the account\'s firehose feeds as the clock moves reaches its subscriptions, nothing from before', async () => {
+    const sdp = await start();
+    const ada = await account(sdp, 'ada');
+    // Every synthetic facebook interaction has a type: this filter matches them all.
+    const hash = await ada.compile('interaction.type == "facebook"');
+    await admin(sdp, 'POST', '/accounts/ada/firehose', { service: 'facebook', perMinute: 6, seed: 3, backfillMinutes: 5 });
+    const client = await WsClient.open(wsUrl(sdp, `/?username=ada&api_key=${ada.key}`));
+    client.send({ action: 'subscribe', hash });
+    await client.until((m) => m.status === 'success');
+    await pause(200);
+    expect(client.messages.filter((m) => m.data)).toEqual([]);
+    await admin(sdp, 'POST', '/clock', { advance_ms: 60_000 });
+    const got = await client.until((m) => m.data !== undefined, 6);
+    expect(got.every((m) => m.hash === hash && m.data.interaction.type === 'facebook')).toBe(true);
+    client.ws.close();
+  });
+});
