@@ -17,6 +17,9 @@ describe('the stream over WebSocket', () => {
     await ada.ingest(['coffee before']);
     const before = await ada.remaining();
     const client = await WsClient.open(wsUrl(sdp, `/multi?username=ada&api_key=${ada.key}`));
+    // The handshake's 101 carries the allowance's figures, as every API answer does.
+    expect(client.upgradeHeaders['x-ratelimit-remaining']).toBe(String(before));
+    expect(client.upgradeHeaders['x-ratelimit-limit']).toBe('10000');
     client.send({ action: 'subscribe', hash });
     await client.until((m) => m.status === 'success');
     expect(client.messages[0]).toEqual({ status: 'success', message: `Successfully subscribed to hash ${hash}`, hash });

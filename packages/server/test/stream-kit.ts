@@ -58,6 +58,8 @@ export async function account(sdp: RunningSdp, username: string, pkg?: Record<st
 /** A WebSocket client that keeps every message it receives, and waits for those it expects. */
 export class WsClient {
   readonly messages: Json[] = [];
+  /** The headers of the handshake's 101. */
+  upgradeHeaders: Record<string, string | string[] | undefined> = {};
   private waiters: (() => void)[] = [];
   constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
@@ -72,6 +74,7 @@ export class WsClient {
   static async open(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
     const ws = new WebSocket(url, { headers });
     const client = new WsClient(ws);
+    ws.once('upgrade', (res) => (client.upgradeHeaders = res.headers));
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);

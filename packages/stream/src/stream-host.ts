@@ -23,6 +23,7 @@ import {
   invalidActionWarning,
   rateLimitWarning,
   refusedWarning,
+  slowFailure,
   stopFailure,
   subscribedMessage,
   tickMessage,
@@ -52,6 +53,8 @@ export interface StreamHostOptions {
 
 const HASH = /^[0-9a-f]{32}$/i;
 const STREAMS_PREFIX = 'streams:';
+/** Matches held for one subscription while it is being decided, at most. */
+const MAX_HELD = 10_000;
 /** Real time between looks for connections owed a tick. */
 const TICK_CHECK_MS = 250;
 
@@ -459,7 +462,13 @@ export class StreamHost {
           let text = texts.get(key);
           if (text === undefined) texts.set(key, (text = messageText(hash, item.interaction, json, conn.wrapped)));
           if (sub.seq === undefined) {
+            // Held while the subscription is decided; a decision that takes for ever (the store away)
+            // does not make the server hold for ever: past the connection's bound it is cut as slow.
             sub.held.push({ version: event.version, text });
+            if (sub.held.length > MAX_HELD) {
+              conn.send(slowFailure(), now);
+              void this.end(conn, 'slow consumer');
+            }
             continue;
           }
           if (event.version <= sub.seq) continue;
