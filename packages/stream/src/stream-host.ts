@@ -8,18 +8,17 @@ import {
   StreamGate,
   type Engine,
   type RateFigures,
-  type StreamCredentials,
   type StreamMatch,
   type StreamTransport,
 } from '@sdp/core';
 import type { Clock, StoredEvent } from '@sdp/core/kernel';
-import { readCredentials } from '@sdp/http';
 import { ActionSplitter, readAction, type StreamAction } from './action-splitter.ts';
 import { LiveConnection, type ConnectionView, type MessageSink } from './live-connection.ts';
 import { MatchFeed } from './match-feed.ts';
+import { messageText, pacedChunks, rateHeaders, refuseHttp, refuseUpgrade, refuseUpgradeWith } from './stream-answers.ts';
+import { HASH, streamTarget, type StreamTarget } from './stream-target.ts';
 import {
   closingFailure,
-  interactionMessage,
   invalidActionWarning,
   rateLimitWarning,
   refusedWarning,
@@ -28,7 +27,6 @@ import {
   subscribedMessage,
   tickMessage,
   unknownHashWarning,
-  type StreamMessage,
 } from './stream-messages.ts';
 
 export interface StreamHostOptions {
@@ -51,52 +49,11 @@ export interface StreamHostOptions {
   onError?: (error: unknown) => void;
 }
 
-const HASH = /^[0-9a-f]{32}$/i;
 const STREAMS_PREFIX = 'streams:';
 /** Matches held for one subscription while it is being decided, at most. */
 const MAX_HELD = 10_000;
 /** Real time between looks for connections owed a tick. */
 const TICK_CHECK_MS = 250;
-
-/** What a request asks of the stream, read from its method, path and headers. */
-export interface StreamTarget {
-  /** `single`: `/<hash>`; `multi`: `/multi` (and a WebSocket's `/`); `duplex`: `GET /` with a chunked body. */
-  kind: 'single' | 'multi' | 'duplex';
-  hash?: string;
-  /** `hashes=` of the query: the connection's first subscriptions. */
-  hashes: string[];
-  credentials: StreamCredentials | undefined;
-}
-
-/** The stream's reading of a request, or `undefined` when it is not the stream's (the API's, then). */
-export function streamTarget(req: IncomingMessage, upgrade: boolean): StreamTarget | undefined {
-  if (req.method !== 'GET') return undefined;
-  const url = new URL(req.url ?? '/', 'http://stream.invalid');
-  const path = url.pathname;
-  let kind: StreamTarget['kind'];
-  let hash: string | undefined;
-  if (path === '/multi' || path === '/multi/') kind = 'multi';
-  else if (path === '/' || path === '') {
-    if (upgrade) kind = 'multi';
-    else if (/chunked/i.test(req.headers['transfer-encoding'] ?? '')) kind = 'duplex';
-    else return undefined;
-  } else {
-    const segment = path.slice(1).replace(/\/$/, '');
-    if (!HASH.test(segment)) return undefined;
-    kind = 'single';
-    hash = segment.toLowerCase();
-  }
-  const list = url.searchParams.get('hashes');
-  const hashes = list ? [...new Set(list.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0))] : [];
-  const username = url.searchParams.get('username');
-  const apiKey = url.searchParams.get('api_key');
-  const header = (name: string) => {
-    const v = req.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  const credentials = username && apiKey ? { username, apiKey } : readCredentials(header('authorization'), header('auth'));
-  return { kind, ...(hash ? { hash } : {}), hashes, credentials };
-}
 
 /**
  * The stream product on a node:http server: WebSocket upgrades at `/`, `/multi` and `/<hash>`, HTTP
@@ -522,94 +479,3 @@ export class StreamHost {
   }
 }
 
-/**
- * Chunks written one at a time, each once the one before has left for the network: readers that parse
- * only the first line of what one read returns (docs/clients.md#stream-clients) then meet one message per read as far
- * as this side can make it so. What waits is counted as unread, so the connection's bound covers it.
- */
-function pacedChunks(res: ServerResponse): MessageSink {
-  const socket = res.socket;
-  const queue: string[] = [];
-  let queued = 0;
-  let writing = false;
-  let ending = false;
-  const pump = (): void => {
-    if (writing || res.destroyed) return;
-    const next = queue.shift();
-    if (next === undefined) {
-      if (ending) res.end();
-      return;
-    }
-    queued -= next.length;
-    writing = true;
-    res.write(next, () => {
-      writing = false;
-      setImmediate(pump);
-    });
-  };
-  return {
-    write: (text) => {
-      if (ending) return;
-      queue.push(text + '\n');
-      queued += text.length + 1;
-      pump();
-    },
-    buffered: () => queued + res.writableLength + (socket?.writableLength ?? 0),
-    close: () => {
-      ending = true;
-      pump();
-      // A reader that stopped reading never takes the end: the socket goes after a grace.
-      setTimeout(() => socket?.destroy(), 1000).unref();
-    },
-  };
-}
-
-/** A matched interaction's message text, built around its JSON (made once for every connection). */
-function messageText(hash: string, interaction: Record<string, unknown>, json: string, wrapped: boolean): string {
-  if (!wrapped) return json;
-  if (interaction.deleted === true) return JSON.stringify(interactionMessage(hash, interaction, true));
-  return `{"hash":${JSON.stringify(hash)},"data":${json}}`;
-}
-
-export function rateHeaders(rate: RateFigures): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(rate.limit),
-    'X-RateLimit-Remaining': String(rate.remaining),
-    'X-RateLimit-Cost': String(rate.cost),
-    'X-RateLimit-Reset': String(rate.reset),
-    'X-RateLimit-Reset-Ttl': String(rate.resetTtl),
-  };
-}
-
-/** A refusal's status, body and headers: the core's status (429 for an allowance spent), JSON with `error` and `message`. */
-function refusal(error: unknown): { status: number; body: StreamMessage; headers: Record<string, string> } {
-  if (error instanceof DomainError) {
-    const status = error instanceof CreditsExhausted ? 429 : error.status;
-    const headers = error instanceof CreditsExhausted ? rateHeaders(error.figures) : {};
-    return { status, body: { error: error.message, message: error.message, status: 'failure' }, headers };
-  }
-  throw error;
-}
-
-function refuseHttp(res: ServerResponse, error: unknown): void {
-  const { status, body, headers } = refusal(error);
-  if (res.headersSent) return void res.destroy();
-  res.writeHead(status, { 'Content-Type': 'application/json', Connection: 'close', ...headers });
-  res.end(JSON.stringify(body) + '\n');
-}
-
-function refuseUpgradeWith(socket: Duplex, error: unknown): void {
-  const { status, body, headers } = refusal(error);
-  refuseUpgrade(socket, status, body.message as string, headers);
-}
-
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error' };
-
-/** An HTTP answer in place of the handshake's 101, then the socket closes. */
-function refuseUpgrade(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (socket.destroyed) return;
-  const body = JSON.stringify({ error: message, message, status: 'failure' }) + '\n';
-  const lines = [`HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
-  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  socket.end(lines.join('\r\n') + '\r\n\r\n' + body);
-}
