@@ -4,13 +4,17 @@
 // calls. Alternate old and new builds in separate processes a few times and compare medians.
 import { ManualClock } from '@sdp/clock';
 import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 const core = await import(process.argv[2] ? pathToFileURL(resolve(process.argv[2])).href : '@sdp/core');
+// The store and the ports: in the core's kernel entry where it has one (`@sdp/core/kernel`), else in its main entry.
+const kernelBeside = process.argv[2] && join(dirname(resolve(process.argv[2])), 'kernel', 'index' + (process.argv[2].endsWith('.ts') ? '.ts' : '.js'));
+const kernel = core.MemoryEventStore ? core : await import(process.argv[2] ? (existsSync(kernelBeside) ? pathToFileURL(kernelBeside).href : '@sdp/core/kernel') : '@sdp/core/kernel');
 const compact = !!process.env.COMPACT;
 const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
-const store = new core.MemoryEventStore(compact ? { compactable: core.forgettableCharge } : {});
-const engine = new core.Engine({ store, clock, ids: core.seededIds(1), handlers: { 'core.balance': () => ({ body: {} }) } });
+const store = new kernel.MemoryEventStore(compact ? { compactable: core.forgettableCharge } : {});
+const engine = new core.Engine({ store, clock, ids: kernel.seededIds(1), handlers: { 'core.balance': () => ({ body: {} }) } });
 await engine.openAccount({ username: 'bench', api_key: 'bench-key-0001', package: { credits_per_hour: 1e12 } });
 const call = { version: '1.5', endpoint: 'core.balance', credentials: { username: 'bench', apiKey: 'bench-key-0001' }, params: {} };
 const N = Number(process.env.N ?? 400_000);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchLine, BenchReport } from './lib.ts';
 import { SDP_SERVE, autocannon, startServerProcess, stopServerProcess, type LoadResult } from './server-process.ts';
+import { measureContention } from './contention.ts';
 
 const SECONDS = Number(process.env.WORKERS_BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
@@ -55,9 +56,42 @@ export default async function workersBench(): Promise<BenchReport> {
         }
       }
     }
+    // Where the conflicts come from, without HTTP: engines in 1, 2 ... processes over one store, each
+    // with 12 calls in flight (as the issue's load: 12 connections a load process), their attempt loops'
+    // counts summed. PostgreSQL with WORKERS_BENCH_POSTGRES=URL (its own schema: the bench clears it).
+    const stores: [string, string][] = [['SQLite', `sqlite:${join(dir, 'contention.db')}`]];
+    const pg = process.env.WORKERS_BENCH_POSTGRES;
+    if (pg) stores.push(['PostgreSQL', pg.includes('schema=') ? pg : `${pg}${pg.includes('?') ? '&' : '?'}schema=bench_workers`]);
+    for (const [kind, store] of stores) {
+      for (const users of [8, 1]) {
+        for (const n of counts) {
+          const c = await measureContention(store, n, users, 12, SECONDS);
+          const name = `engines over ${kind}, ${users === 1 ? 'one account' : `${users} accounts`}, ${n} process${n > 1 ? 'es' : ''} (no HTTP)`;
+          const non200 = Object.entries(c.statuses).filter(([st]) => st !== '200').map(([st, k]) => `${k} × ${st}`);
+          if (non200.length > 0) notes.push(`${name}: ${non200.join(', ')}`);
+          lines.push({
+            name,
+            opsPerSec: c.callsPerSec,
+            extra: {
+              conflicts_per_call: c.conflictsPerCall.toFixed(3),
+              retries_per_call: c.retriesPerCall.toFixed(3),
+              lane_waits_per_call: c.laneWaitsPerCall.toFixed(2),
+              ...(kind === 'SQLite' ? { write_lock_wait: `${(c.lockWaitShare * 100).toFixed(1)}%` } : {}),
+              loop_busy: `${(c.busyShare * 100).toFixed(0)}%`,
+            },
+          });
+        }
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  notes.push(`${availableParallelism()} cores shared with the load generator; ${CONNECTIONS} connections, ${SECONDS} s each`);
-  return { title: 'workers: throughput per worker count (SQLite, 50 accounts and one, same run)', baseline: lines[0]!, subjects: lines.slice(1), notes };
+  const cores = availableParallelism();
+  notes.push(`${cores} cores shared with the load generator; ${CONNECTIONS} connections, ${SECONDS} s each`);
+  notes.push(
+    cores < 16
+      ? `scaling figures need more cores: issue 27's goals (SQLite --workers 4 at least 2x one worker; 8 PostgreSQL processes at least 5x one) are measured with every server process and every load generator on a core of its own, 16 cores in all; on ${cores} cores the processes share cores, so these lines show contention (conflicts and retries per call), not scaling`
+      : 'processes are not pinned here: for the issue\'s goals pin each server process and each load generator to a core of its own',
+  );
+  return { title: 'workers: throughput per worker count (SQLite, 50 accounts and one, same run), and the conflicts per call behind it', baseline: lines[0]!, subjects: lines.slice(1), notes };
 }

@@ -152,6 +152,10 @@ await check('a misspelt endpoint id does not compile', () => {
   if (others.length) throw new Error(`other errors too:\n${others.join('\n')}`);
 });
 await check("the testing kit's README property under vitest", () => run(process.execPath, [join(project, 'node_modules/vitest/vitest.mjs'), 'run', 'kit.spec.ts'], project));
+// Last: the docs' install lines re-resolve what the project depends on.
+await check('the install lines the docs print, run as printed in the project', () =>
+  run(process.execPath, ['--test', '--test-reporter=dot', 'docs-commands.mjs'], project, { env: { ...process.env, SDP_REPO: root, SDP_TARBALLS: tarballs } }),
+);
 
 // 4. Package metadata, as publishers check it.
 const bin = (name) => join(root, 'node_modules/.bin', name);

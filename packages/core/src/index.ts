@@ -16,7 +16,7 @@ export { ENDPOINTS, endpointById, isEndpointId, type AllowanceKind, type Endpoin
 export { pickMethod, resolvePath, type RouteMatch } from './catalogue/routes.ts';
 export { CURRENT_VERSION, VERSIONS, atLeast, findVersion, looksLikeVersion, parseVersionPrefix, type ApiVersion, type VersionId } from './catalogue/versions.ts';
 export { limitingDayOf, type LimitingDay, type LimitingDayMode } from './days/limiting-day.ts';
-export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type EngineOptions } from './pipeline/engine.ts';
+export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type AttemptCounts, type EngineOptions } from './pipeline/engine.ts';
 export { BadRequest, Conflict, DomainError, NotFound } from './calls/errors.ts';
 export { type ApiCall, type CallAnswer, type CallContext, type EngineServices, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess } from './handling/handler.ts';
 export { Params } from './calls/params.ts';
@@ -32,7 +32,7 @@ export { compileQueryFilter } from './filters/handlers.ts';
 export { FILTER_LIMITS } from './filters/limits.ts';
 export { type FilterKind } from './filters/parser.ts';
 export { readTarget, type Interaction } from './filters/target-reader.ts';
-export { catchUpFirehose, feed, firehose, FIREHOSE_SWITCH_TYPES, switchFirehoseOff, switchFirehoseOn, type FirehoseCommand, type FirehoseEvent, type FirehoseOptions, type FirehoseState } from './firehose/firehose.ts';
+export { catchUpFirehose, feed, firehose, FIREHOSE_SWITCH_TYPES, switchFirehoseOff, switchFirehoseOn, type FirehoseCommand, type FirehoseEvent, type FirehoseOptions, type FirehoseProgress, type FirehoseState, type FirehoseStep } from './firehose/firehose.ts';
 export { type FirehoseService } from './firehose/synthetic-interactions.ts';
 export { type AvailabilityWindow, type SourceAvailability } from './historics/availability.ts';
 export { historicsDecider, historicsStream, type HistoricsCommand, type HistoricsEvent, type HistoricsQueries, type HistoricsQuery } from './historics/historics-query.ts';

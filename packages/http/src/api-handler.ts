@@ -1,10 +1,19 @@
-import { CURRENT_VERSION, STORE_RETRY_AFTER_S, VERSIONS, findVersion, isStoreUnavailable, parseVersionPrefix, type ApiCall, type CallAnswer, type Engine, type VersionId } from '@sdp/core';
+import { CURRENT_VERSION, STORE_RETRY_AFTER_S, VERSIONS, findVersion, isStoreUnavailable, parseVersionPrefix, type ApiCall, type CallAnswer, type Endpoint, type VersionId } from '@sdp/core';
 import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams } from './body.ts';
 import { readCredentials } from './credentials.ts';
 import { requestId } from './request-ids.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
 import { openApiDocument } from './openapi.ts';
 import { CLIENT_GONE_STATUS, ClientGone, JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
+
+/**
+ * What the HTTP face asks of the engine, and all it asks: one call, judged and answered (`Engine.call`).
+ * `endpoint` is the catalogue's entry the route resolved, for the call's `endpoint` id. An `Engine` is
+ * one; so is anything that answers as the engine does (a wrapper that counts or traces calls).
+ */
+export interface CallAnswerer {
+  call(call: ApiCall, endpoint: Endpoint): Promise<CallAnswer>;
+}
 
 export interface HttpOptions {
   /** The product path word read as `insight` (docs/contract.md#settings `--product`). */
@@ -73,7 +82,7 @@ class AccessNote {
  * The HTTP face's single core: decodes a wire request into an engine call, and the engine's answer into a
  * wire response. Both faces (Node listener, fetch handler) are thin translations around it.
  */
-export function createApiHandler(engine: Engine, options: HttpOptions = {}): WireHandler {
+export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}): WireHandler {
   const product = options.product ?? 'insight';
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const mounts = new Map(Object.entries(options.mounts ?? {}));

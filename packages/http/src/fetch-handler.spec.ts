@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, findVersion, type Handler } from '@sdp/core';
 import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
-import { createApiHandler } from './api-handler.ts';
+import { createApiHandler, type CallAnswerer } from './api-handler.ts';
 import { createFetchHandler } from './fetch-handler.ts';
 import { serve, type RunningServer } from './node-listener.ts';
 import type { AccessEntry } from './wire.ts';
@@ -291,5 +291,24 @@ describe('encode: bodies the core has already encoded', () => {
     expect(page.split('\n').map((l) => JSON.parse(l).interaction.id)).toEqual(['a', 'b']);
     const json = encode({ status: 200, body: [{ a: 1 }] }, '1.5', {});
     expect(json.body).toBe('[{"a":1}]');
+  });
+});
+
+describe('what the HTTP face asks of the engine (CallAnswerer)', () => {
+  it('serves through anything that answers calls: only `call`, with the endpoint the route resolved', async () => {
+    const { engine } = await setup();
+    const seen: string[] = [];
+    // Not an Engine: an object with the one method the face calls, wrapping one.
+    const tracing: CallAnswerer = {
+      call: (call, endpoint) => {
+        seen.push(`${endpoint.id} ${call.credentials?.username ?? '-'}`);
+        return engine.call(call, endpoint);
+      },
+    };
+    const fetch = createFetchHandler(tracing);
+    const r = await fetch(req('/v1.5/push/get?id=' + 'b'.repeat(32), { headers: AUTH }));
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ratelimit-cost')).toBe('1');
+    expect(seen).toEqual(['push.get alice']);
   });
 });

@@ -1,12 +1,11 @@
-import type { Engine } from '@sdp/core';
-import { createApiHandler, type HttpOptions } from './api-handler.ts';
+import { createApiHandler, type CallAnswerer, type HttpOptions } from './api-handler.ts';
 import type { WireHandler, WireRequest } from './wire.ts';
 
 /**
  * The WHATWG face: `(Request) => Promise<Response>`, for embedding in Hono, Bun, Deno, Fastify or Express
  * adapters, over the same core as the Node listener.
  */
-export function createFetchHandler(engine: Engine, options: HttpOptions = {}): (request: Request) => Promise<Response> {
+export function createFetchHandler(engine: CallAnswerer, options: HttpOptions = {}): (request: Request) => Promise<Response> {
   return fetchHandlerFor(createApiHandler(engine, options));
 }
 

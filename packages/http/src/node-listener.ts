@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { CURRENT_VERSION, ENDPOINTS, type Engine } from '@sdp/core';
-import { createApiHandler, type HttpOptions } from './api-handler.ts';
+import { CURRENT_VERSION, ENDPOINTS } from '@sdp/core';
+import { createApiHandler, type CallAnswerer, type HttpOptions } from './api-handler.ts';
 import { ClientGone, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 /** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
-export function createNodeListener(engine: Engine, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createNodeListener(engine: CallAnswerer, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   return nodeListenerFor(createApiHandler(engine, options));
 }
 
@@ -372,6 +372,6 @@ export async function listen(handler: WireHandler, options: { port?: number; hos
 }
 
 /** An engine served over HTTP in one call. */
-export function serve(engine: Engine, options: HttpOptions & { port?: number; host?: string } = {}): Promise<RunningServer> {
+export function serve(engine: CallAnswerer, options: HttpOptions & { port?: number; host?: string } = {}): Promise<RunningServer> {
   return listen(createApiHandler(engine, options), options);
 }

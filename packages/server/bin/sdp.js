@@ -22,7 +22,11 @@ if (!inRepository()) {
   const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', sources, ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
-    if (signal) process.kill(process.pid, signal);
+    // Ends the way the child ended; without the forwarding listeners, or the signal would only reach them.
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
     else process.exit(code ?? 1);
   });
 }

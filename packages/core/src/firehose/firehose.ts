@@ -11,9 +11,11 @@ import { RETENTION_MS } from '../recording-index/recording-index.ts';
 import { FIREHOSE_SERVICES, firehoseBetween, firehoseWindow, type FirehoseService } from './synthetic-interactions.ts';
 
 /**
- * The synthetic firehose an operator switches on per account, so that a fresh server has data. Its
- * progress is a pure function of its events and the clock: `catchUpFirehose` feeds everything from where
- * it last stopped to now, and records how far it got in the same write as what it recorded.
+ * The synthetic firehose an operator switches on per account, so that a fresh server has data. How far
+ * it was fed follows from its events (the `FirehoseFed` marks) and, between two marks, from what its
+ * feeder holds in memory (`FirehoseProgress`): a mark is written with whatever a chunk recorded, so a
+ * crash never records a minute twice, but a span in which nothing matched is marked only once it is
+ * `FIREHOSE_MARK_SPAN_MS` long, so a quiet firehose does not fill the log with marks.
  */
 export interface FirehoseOptions {
   service: FirehoseService;
@@ -156,39 +158,93 @@ const CHUNK_MS = 10 * 60_000;
  */
 export const FIREHOSE_CHUNK_ITEMS = 5_000;
 
+/**
+ * The longest span a feeder goes on past its last mark while nothing it feeds is recorded. A restart
+ * (or another process) feeds that span again from the mark: nothing in it was recorded, so nothing is
+ * recorded twice; a recording started within it gets those minutes as a backfill would give them.
+ */
+export const FIREHOSE_MARK_SPAN_MS = 10 * 60_000;
+
+/**
+ * How far a feeder got past the firehose's last mark: `[mark, until)` was offered to the running
+ * recordings and nothing of it recorded. Held in memory between rounds; it counts only while the
+ * firehose's mark is still `mark` (a switch, or another feeder's mark, makes it stale).
+ */
+export interface FirehoseProgress {
+  mark: number;
+  until: number;
+}
+
+export interface FirehoseStep extends RecordResult {
+  /** Where the feeder stands after this step; `mark === until` when the step wrote its mark. */
+  progress: FirehoseProgress;
+}
+
 /** A chunk's span at `perMinute`: minutes are drawn alone (`firehoseMinute`), so any cut gives the same interactions. */
 const chunkMs = (perMinute: number): number => Math.max(1_000, Math.min(CHUNK_MS, Math.floor((FIREHOSE_CHUNK_ITEMS / perMinute) * 60_000)));
 
+/** Where feeding goes on from: the feeder's progress when it still stands on the firehose's mark, else the mark. */
+const fedUntil = (state: FirehoseState, progress: FirehoseProgress | undefined): number =>
+  progress && progress.mark === state.fedUntil && progress.until > state.fedUntil ? progress.until : state.fedUntil;
+
 /**
- * Feeds one chunk of a switched-on firehose towards the clock's now: the chunk's interactions and its
- * `FirehoseFed` mark commit together, so a crash never feeds a minute twice. Windows older than the index
- * retention are skipped. Answers `null` when there was nothing left to feed.
+ * Feeds one chunk of a switched-on firehose towards the clock's now, from the feeder's `progress` (or the
+ * last mark). When the chunk recorded anything, its `FirehoseFed` mark commits in the same write, so a
+ * crash never records a minute twice. When nothing matched and the caller holds progress (`progress`
+ * given, `null` before its first step), the mark waits until the unmarked span reaches
+ * `FIREHOSE_MARK_SPAN_MS` and the step answers the progress to hold instead; a caller that holds nothing
+ * (`progress` left out) gets every step marked. Windows older than the index retention are skipped.
+ * Answers `null` when there was nothing left to feed.
  */
-export async function catchUpFirehoseStep(engine: EngineServices, username: string, until?: number): Promise<RecordResult | null> {
+export async function catchUpFirehoseStep(engine: EngineServices, username: string, until?: number, progress?: FirehoseProgress | null): Promise<FirehoseStep | null> {
   return engine.command(async (uow) => {
     const account = await accountIn(uow, username);
     const state = await uow.load(firehoseDecider, firehoseStream(username));
     if (!state.on || !state.options) return null;
-    const from = Math.max(state.fedUntil, uow.now - RETENTION_MS);
+    const from = Math.max(fedUntil(state, progress ?? undefined), uow.now - RETENTION_MS);
     // Up to `until` (a catch-up's start): on the system clock the clock moves during every step, and a
     // catch-up aiming at each step's own now would feed a few milliseconds at a time for ever.
     const to = Math.min(uow.now, until ?? uow.now, from + chunkMs(state.options.perMinute));
     if (to <= from) return null;
     const items = firehoseWindow(state.options.seed, state.options.service, state.options.perMinute, from, to);
     const r = await recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, items);
+    const wrote = uow.appends().some((a) => a.events.length > 0);
+    if (progress !== undefined && !wrote && to - state.fedUntil < FIREHOSE_MARK_SPAN_MS) return { ...r, progress: { mark: state.fedUntil, until: to } };
     await uow.execute(firehoseDecider, firehoseStream(username), { type: 'MarkFed', until: to });
-    return r;
+    return { ...r, progress: { mark: to, until: to } };
   });
 }
 
-/** Feeds a switched-on firehose up to the clock's now, chunk by chunk (`catchUpFirehoseStep`). */
+/**
+ * Writes the mark a feeder's progress stands for (nothing when it is marked already or stale): before a
+ * switch, when a feeder stops, or at the end of a catch-up whose caller holds nothing between calls.
+ * Answers the progress as it now stands.
+ */
+export async function markFirehoseFed(engine: EngineServices, username: string, progress: FirehoseProgress): Promise<FirehoseProgress> {
+  if (progress.until <= progress.mark) return progress;
+  return engine.command(async (uow) => {
+    const state = await uow.load(firehoseDecider, firehoseStream(username));
+    if (!state.on || fedUntil(state, progress) !== progress.until) return { mark: state.fedUntil, until: state.fedUntil };
+    await uow.execute(firehoseDecider, firehoseStream(username), { type: 'MarkFed', until: progress.until });
+    return { mark: progress.until, until: progress.until };
+  });
+}
+
+/**
+ * Feeds a switched-on firehose up to the clock's now, chunk by chunk (`catchUpFirehoseStep`), and marks
+ * how far it got: a caller that holds no progress between calls (a simulation, a script) resumes exactly
+ * there, with one mark per catch-up rather than one per chunk.
+ */
 export async function catchUpFirehose(engine: EngineServices, username: string): Promise<RecordResult> {
   const total: RecordResult = { accepted: 0, recorded: 0 };
   const until = engine.clock.now();
-  for (let step = await catchUpFirehoseStep(engine, username, until); step; step = await catchUpFirehoseStep(engine, username, until)) {
+  let progress: FirehoseProgress | null = null;
+  for (let step = await catchUpFirehoseStep(engine, username, until, progress); step; step = await catchUpFirehoseStep(engine, username, until, progress)) {
     total.accepted += step.accepted;
     total.recorded += step.recorded;
+    progress = step.progress;
   }
+  if (progress) await markFirehoseFed(engine, username, progress);
   return total;
 }
 
@@ -203,5 +259,6 @@ export const firehose = {
   switchOff: switchFirehoseOff,
   catchUp: catchUpFirehose,
   catchUpStep: catchUpFirehoseStep,
+  mark: markFirehoseFed,
   state: firehoseState,
 };

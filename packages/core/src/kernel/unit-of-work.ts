@@ -162,8 +162,10 @@ export class UnitOfWork {
   }
 
   /**
-   * Before the write is durable: the loader learns the new states, marked pending, so the account's next
-   * call can decide on them at once. `durable` or `failed` follows when the store has answered.
+   * The loader learns the new states, marked pending, so the account's next call can decide on them at
+   * once; `durable` or `failed` follows when the store has answered. These three are the loader's side of
+   * one protocol whose order the engine's attempt loop owns (`pipeline/attempt-loop.ts`): pipelined,
+   * before the append is asked; otherwise once it is durable, just before `durable`.
    */
   settlePending(): void {
     for (const t of this.touched) {
@@ -201,11 +203,5 @@ export class UnitOfWork {
       if (t.events.length > 0 || t.pending) this.loader.forget(key);
       else this.loader.stale(key);
     }
-  }
-
-  /** After a successful write, the loader learns the new states so the next call reads nothing. */
-  settle(): Promise<void> | undefined {
-    this.settlePending();
-    return this.durable();
   }
 }

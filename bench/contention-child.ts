@@ -1,0 +1,52 @@
+/**
+ * One process of `contention.ts`: an engine over the shared store (as one `sdp serve --workers` process
+ * runs it), `CONCURRENCY` calls in flight at once for `SECONDS` after the parent says go, spread over
+ * `ACCOUNTS` accounts; prints its answers by status and its attempt loop's counts as JSON.
+ */
+import { createEngine } from '@sdp/core';
+import { SystemClock, randomIds } from '@sdp/clock';
+import { SqliteEventStore } from '@sdp/store-sqlite';
+import { connectPostgresStore } from '@sdp/store-postgres';
+
+const [store, accountsArg, concurrencyArg, secondsArg, soleArg] = process.argv.slice(2);
+const accounts = Number(accountsArg);
+const concurrency = Number(concurrencyArg);
+const seconds = Number(secondsArg);
+const KEY = 'bench-key-00000000000000000000001';
+
+const events = store!.startsWith('postgres') ? await connectPostgresStore(store!) : new SqliteEventStore(store!.replace(/^sqlite:/, ''));
+// CONTENTION_PIPELINE=0: an experiment, the lane held until each write is durable over the shared store.
+const shared = process.env.CONTENTION_PIPELINE === '0' ? Object.assign(Object.create(events) as typeof events, { checksLastEventId: false }) : events;
+const engine = createEngine({
+  store: shared,
+  clock: new SystemClock(),
+  ids: randomIds(),
+  soleWriter: soleArg === 'sole',
+  wait: (ms) => new Promise((r) => setTimeout(r, ms)),
+  yieldTurn: () => new Promise((r) => setImmediate(r)),
+});
+// Time this process's event loop spends blocked in BEGIN IMMEDIATE: SQLite's busy handler sleeps in the
+// calling thread while another process holds the write lock (better-sqlite3 is synchronous).
+let lockWaitMs = 0;
+const sql = (events as unknown as { sql?: { begin: { run(): unknown } } }).sql;
+if (sql) {
+  const begin = sql.begin;
+  sql.begin = { run: () => { const t = performance.now(); try { return begin.run(); } finally { lockWaitMs += performance.now() - t; } } };
+}
+const statuses: Record<string, number> = {};
+process.send!({ ready: true });
+await new Promise<void>((go) => process.once('message', () => go()));
+const until = performance.now() + seconds * 1000;
+const elu0 = performance.eventLoopUtilization();
+let next = process.pid;
+async function loop(): Promise<void> {
+  while (performance.now() < until) {
+    const n = next++ % accounts;
+    const a = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { username: `bench${n}`, apiKey: KEY }, params: { csdl: 'interaction.content contains "hello"' } });
+    statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+  }
+}
+await Promise.all(Array.from({ length: concurrency }, loop));
+process.send!({ statuses, counts: engine.attemptCounts(), lockWaitMs, busy: performance.eventLoopUtilization(elu0).utilization });
+await events.close();
+process.disconnect();

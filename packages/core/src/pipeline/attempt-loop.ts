@@ -1,0 +1,240 @@
+import type { AggregateLoader } from '../kernel/aggregates.ts';
+import { StoreUnavailable, type EventStore } from '../kernel/event-store.ts';
+import type { Clock, Ids } from '../kernel/ports.ts';
+import { UnitOfWork } from '../kernel/unit-of-work.ts';
+import { VersionConflict } from '../kernel/version-conflict.ts';
+import { AccountLanes } from './account-lanes.ts';
+
+/**
+ * A judge's word on one attempt: an answer (and whether the unit's events are written, or only its read
+ * guards sent), or "I must queue for my account's lane" (`LaneQueue`): what it read before waiting may
+ * have moved meanwhile, so the loop waits for the turn and has it judge again from the start.
+ */
+export type Verdict<T> = Decided<T> | LaneQueue;
+
+export interface Decided<T> {
+  readonly answer: T;
+  /** True: the unit's events and guards are appended. False: only its guards (a refusal writes nothing). */
+  readonly write: boolean;
+  readonly queued?: undefined;
+}
+
+export interface LaneQueue {
+  /** Settles when the lane is this attempt's; the judge is then asked again, holding it. */
+  readonly queued: Promise<void>;
+}
+
+/** Why the attempts ended without an answer of the judge's own. */
+export type GaveUp = 'conflicts' | 'store-away' | 'failure';
+
+/**
+ * What `Engine.call` and `Engine.command` hand the attempt loop: how to decide one attempt on the states
+ * a fresh unit of work reads, and what to answer when the attempts end in an error.
+ */
+export interface Judge<T> {
+  judge(uow: UnitOfWork, lane: LaneHold): Promise<Verdict<T>>;
+  /**
+   * The answer when the attempts end in `error`: every attempt lost to another writer (`conflicts`), the
+   * store away, or any other failure. Nothing was written. A command throws `error` again.
+   */
+  gaveUp(error: unknown, why: GaveUp): T;
+  /** Told once the attempts are over, answered or not (the lane is already left). */
+  done?(): void;
+}
+
+/**
+ * The lane one run holds, if any: entered by the judge once it knows whose call it is (after
+ * authentication), left by the loop (see `AttemptLoop.run`).
+ */
+export class LaneHold {
+  private account: string | undefined = undefined;
+  constructor(private readonly lanes: AccountLanes) {}
+
+  /**
+   * Takes the account's lane: `undefined` when it is now held (free, or held already by this run), else a
+   * queue the judge hands back as its verdict.
+   */
+  enter(account: string): LaneQueue | undefined {
+    if (this.account !== undefined) return undefined;
+    this.account = account;
+    const turn = this.lanes.enter(account);
+    return turn ? { queued: turn } : undefined;
+  }
+
+  leave(): void {
+    if (this.account === undefined) return;
+    this.lanes.leave(this.account);
+    this.account = undefined;
+  }
+}
+
+/**
+ * The pause before attempt `attempt + 1`, after `attempt` attempts lost to another writer: up to 1 ms
+ * doubling to at most 64 ms, drawn uniformly below that bound ("full jitter"), so writers that collided
+ * do not collide again in step. `unit` is a draw in [0, 1) from the ids port (the core has no randomness).
+ */
+export function retryPauseMs(attempt: number, unit: number): number {
+  const bound = Math.min(64, 2 ** (attempt - 1));
+  return Math.floor(unit * bound * 1000) / 1000;
+}
+
+/** The core's class, or an adapter's own error of that name (a second copy of the core in a bundle). */
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof StoreUnavailable || (error instanceof Error && error.name === 'StoreUnavailable');
+}
+
+/**
+ * What this engine's attempt loop has done since it started: how contended its accounts' streams are.
+ * Retries are `conflicts - gaveUp.conflicts`; attempts are `runs + conflicts - gaveUp.conflicts`.
+ */
+export interface AttemptCounts {
+  /** Calls and commands run (each answered once). */
+  runs: number;
+  /** Attempts whose append another writer beat (`VersionConflict`), each followed by a retry or a 503. */
+  conflicts: number;
+  /** Attempts that queued for their account's lane behind another of this engine's calls. */
+  laneWaits: number;
+  gaveUp: { conflicts: number; storeAway: number; failure: number };
+}
+
+export interface AttemptLoopOptions {
+  store: EventStore;
+  loader: AggregateLoader;
+  clock: Clock;
+  ids: Ids;
+  /** Read at each conflict (`EngineSettings.maxAttempts`). */
+  settings: { readonly maxAttempts: number };
+  /** See `EngineOptions.soleWriter`: states go to the cache, and the lane is left, before the write is durable. */
+  pipelined: boolean;
+  wait?: ((ms: number) => Promise<void>) | undefined;
+  onStoreAway?: ((error: unknown) => void) | undefined;
+  onStoreBack?: (() => void) | undefined;
+}
+
+/**
+ * The one way a decision reaches the store, for calls and commands alike. One run:
+ *
+ * 1. A fresh `UnitOfWork` (the clock read once: the attempt's `now`), and the judge decides on the states
+ *    it reads. A judge that must queue for its account's lane says so (`LaneQueue`); the loop waits for
+ *    the turn and asks again on a fresh unit, so nothing read before the wait stands.
+ * 2. The unit's appends (a writing verdict) or only its read guards (a refusal); none: answered.
+ * 3. Pipelined (`EngineOptions.soleWriter`): the new states go to the loader's cache marked pending
+ *    (`settlePending`), so the account's next call decides on them at once.
+ * 4. One atomic `append`; pipelined, the lane is left as soon as it is asked (the store acknowledges
+ *    writes in the order asked, and a write decided on a pending state names the event it expects).
+ * 5. The append fails: every state it put in the cache, and every pending state it read, is dropped
+ *    (`failed`), and the error goes to 7.
+ * 6. The append is durable: not pipelined, the states go to the cache now; they stop being pending
+ *    (`durable`), snapshots due are written; the store is back if it was away; the judge's answer.
+ * 7. A `VersionConflict` (another writer moved a stream the attempt read): the lane is left, a pause
+ *    drawn below a doubling bound (`retryPauseMs`), back to 1, at most `maxAttempts` times; then, or on
+ *    the store away or any other error, the judge's `gaveUp` answers. The lane is always left.
+ *
+ * The loader's side of this protocol (remember, settled, forget, stale) is `UnitOfWork`'s
+ * `settlePending`, `durable` and `failed`; nothing else calls them.
+ */
+export class AttemptLoop {
+  private readonly lanes = new AccountLanes();
+  /** Whether the last run found the store away (so its return is told once). */
+  private storeAway = false;
+  private readonly counted: AttemptCounts = { runs: 0, conflicts: 0, laneWaits: 0, gaveUp: { conflicts: 0, storeAway: 0, failure: 0 } };
+
+  constructor(private readonly o: AttemptLoopOptions) {}
+
+  /**
+   * Runs `judge` until an answer is durable or the attempts end. The attempt is written here rather than
+   * in a function of its own: an async frame and a turn of the event loop fewer on every call.
+   */
+  async run<T>(judge: Judge<T>): Promise<T> {
+    const o = this.o;
+    const counted = this.counted;
+    counted.runs++;
+    const lane = new LaneHold(this.lanes);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          let uow = new UnitOfWork(o.loader, o.ids, o.clock);
+          let verdict = await judge.judge(uow, lane);
+          while (verdict.queued !== undefined) {
+            counted.laneWaits++;
+            await verdict.queued;
+            uow = new UnitOfWork(o.loader, o.ids, o.clock);
+            verdict = await judge.judge(uow, lane);
+          }
+          const write = verdict.write;
+          const appends = write ? uow.appends() : uow.guards();
+          if (appends.length > 0) {
+            if (write && o.pipelined) uow.settlePending();
+            const written = o.store.append(appends);
+            // Over a shared store that cannot name the event a write expects, the lane is held until the
+            // write is settled (left in `finally`).
+            if (o.pipelined) lane.leave();
+            try {
+              await written;
+            } catch (error) {
+              uow.failed();
+              throw error;
+            }
+            if (write) {
+              if (!o.pipelined) uow.settlePending();
+              const snapshots = uow.durable();
+              if (snapshots) await snapshots;
+            }
+          }
+          if (this.storeAway) this.storeReturned();
+          return verdict.answer;
+        } catch (error) {
+          lane.leave();
+          if (error instanceof VersionConflict) {
+            counted.conflicts++;
+            if (attempt < o.settings.maxAttempts) {
+              await this.pause(attempt);
+              continue;
+            }
+            counted.gaveUp.conflicts++;
+            return judge.gaveUp(error, 'conflicts');
+          }
+          if (isStoreUnavailable(error)) {
+            counted.gaveUp.storeAway++;
+            this.storeWentAway(error);
+            return judge.gaveUp(error, 'store-away');
+          }
+          counted.gaveUp.failure++;
+          return judge.gaveUp(error, 'failure');
+        }
+      }
+    } finally {
+      lane.leave();
+      judge.done?.();
+    }
+  }
+
+  /** Waits before the next attempt after `attempt` lost to another writer (through the `wait` port). */
+  private pause(attempt: number): Promise<void> | undefined {
+    if (!this.o.wait) return undefined;
+    // Eight hex digits from the ids port: a uniform draw in [0, 1).
+    return this.o.wait(retryPauseMs(attempt, parseInt(this.o.ids.hex(8), 16) / 2 ** 32));
+  }
+
+  /** The first run that finds the store away tells the operator; the others stay quiet. */
+  private storeWentAway(error: unknown): void {
+    if (this.storeAway) return;
+    this.storeAway = true;
+    this.o.onStoreAway?.(error);
+  }
+
+  private storeReturned(): void {
+    this.storeAway = false;
+    this.o.onStoreBack?.();
+  }
+
+  /** A copy of the counts so far. */
+  counts(): AttemptCounts {
+    return { ...this.counted, gaveUp: { ...this.counted.gaveUp } };
+  }
+
+  /** Accounts with a run holding or waiting for their lane (for tests and metrics). */
+  get busyLanes(): number {
+    return this.lanes.busy;
+  }
+}

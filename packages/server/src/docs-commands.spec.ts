@@ -1,0 +1,207 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { curl, shellWords } from '../test/curl-command.ts';
+
+/**
+ * Every command line the docs print, run as printed in a clone: the lines of each ```sh, ```bash and
+ * ```shell block of README.md, docs/*.md and packages/*\/README.md, and each `$ ` line of their other
+ * blocks (sample sessions); then the commands `sdp serve` itself prints. A new printed command is run
+ * without editing this file; a command that cannot run here is listed in EXCLUDED with its reason, and an
+ * exclusion that no longer matches a printed line fails the test.
+ *
+ * The clone is a scratch directory of links to this checkout's files, so what commands write (`./data/`,
+ * `fixtures/`) lands there and never in the checkout. Servers get `SDP_PORT=0` and `SDP_ACCESS_LOG=off`
+ * in their environment (the printed `8080` may be taken); their lines are otherwise unchanged.
+ */
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+interface Printed {
+  where: string;
+  /** Lines of one block, in order (a server a block starts stays up for its later lines), each with its comment. */
+  lines: { command: string; note: string }[];
+}
+
+/** Commands that do not run here, each with why; the pattern must match a printed line. */
+const EXCLUDED: { pattern: RegExp; reason: string }[] = [
+  { pattern: /^npm install$/, reason: 'installs the clone this test runs in (CI\'s `npm ci`); it must not change the shared node_modules' },
+  { pattern: /^npm test$|^npm run test:e2e$/, reason: 'the suites this test belongs to' },
+  { pattern: /^SDP_DOC_IMAGES=1 npx vitest run /, reason: 'redraws docs/images from console.browser.spec.ts, which `npm run test:e2e` runs' },
+  { pattern: /^npm run pack$/, reason: 'builds and packs every package; the consumer suite (`npm run test:consumer`) packs them and runs the install lines in a blank project' },
+  { pattern: /^npm install (-D )?(\/path\/to\/sdp\/packed\/\*\.tgz|fast-check @fast-check\/vitest vitest)$/, reason: 'installs into a blank project: the consumer suite (consumer/project/docs-commands.mjs) runs it there' },
+  { pattern: /127\.0\.0\.1:8080\/(_admin|v1\.5)\//, reason: 'the worked example of docs/push.md: push-example.e2e.spec.ts runs it with a receiver, the ports substituted, each `# →` answer checked' },
+  { pattern: /^HASH=|^SOURCE=|^ID=/, reason: 'the worked example of docs/push.md (push-example.e2e.spec.ts), as above' },
+];
+
+/** Substitutions in printed lines, each with why: placeholders, and a fixed path outside the clone. */
+const SUBSTITUTED: { from: string | RegExp; to: (ctx: { port?: string; scratch: string }) => string; reason: string }[] = [
+  { from: 'PORT', to: (c) => c.port ?? 'PORT', reason: 'the placeholder for the port the server printed (started with --port 0)' },
+  { from: 'sqlite:/tmp/run.db', to: (c) => `sqlite:${join(c.scratch, 'run.db')}`, reason: 'a fixed path outside the clone: runs side by side would share it, and an import needs an empty store' },
+  { from: /\bNAME\b/g, to: () => 'newcomer', reason: 'the placeholder for an account name' },
+];
+
+function printedCommands(): Printed[] {
+  const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  for (const p of readdirSync(join(root, 'packages'))) {
+    try {
+      readFileSync(join(root, 'packages', p, 'README.md'));
+      files.push(`packages/${p}/README.md`);
+    } catch {
+      // a package without a README prints nothing
+    }
+  }
+  const out: Printed[] = [];
+  for (const file of files) {
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const m of text.matchAll(/^```([\w-]*)[^\n]*\n([\s\S]*?)^```/gm)) {
+      const lang = m[1]!;
+      const where = `${file}:${text.slice(0, m.index).split('\n').length}`;
+      const body = m[2]!.replace(/\\\n\s*/g, '');
+      let raw: string[];
+      if (['sh', 'bash', 'shell'].includes(lang)) raw = body.split('\n');
+      else raw = body.split('\n').filter((l) => l.startsWith('$ ')).map((l) => l.slice(2));
+      // A comment after the command (two spaces, #) says what it does or what it answers.
+      const lines = raw
+        .map((l) => ({ command: l.replace(/\s+#.*$/, '').trim(), note: /\s#(.*)$/.exec(l)?.[1]?.trim() ?? '' }))
+        .filter((l) => l.command && !l.command.startsWith('#'));
+      if (lines.length > 0) out.push({ where, lines });
+    }
+  }
+  return out;
+}
+
+/** The commands of a line: `a && b` runs a, then b. */
+const partsOf = (line: string): string[] => line.split(' && ').map((p) => p.trim());
+
+const scratch = mkdtempSync(join(tmpdir(), 'sdp-docs-commands-'));
+for (const entry of readdirSync(root)) {
+  if (['.git', 'data', 'fixtures', 'packed', 'reports'].includes(entry)) continue;
+  symlinkSync(join(root, entry), join(scratch, entry));
+}
+const servers: ChildProcess[] = [];
+/** Whether any process of a server's process group is left. */
+function groupAlive(child: ChildProcess): boolean {
+  try {
+    process.kill(-child.pid!, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+afterAll(() => {
+  for (const s of servers) if (groupAlive(s)) process.kill(-s.pid!, 'SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const env: Record<string, string | undefined> = { ...process.env, SDP_PORT: '0', SDP_ACCESS_LOG: 'off', npm_config_loglevel: 'error' };
+// A newcomer's shell: no store named, and none of the source condition vitest gives its own children.
+delete env.SDP_STORE;
+delete env.NODE_OPTIONS;
+
+const substitute = (line: string, port?: string): string => {
+  let out = line;
+  for (const s of SUBSTITUTED) out = typeof s.from === 'string' ? out.replaceAll(s.from, s.to({ port, scratch })) : out.replace(s.from, s.to({ port, scratch }));
+  return out;
+};
+
+/** A server command: started, its output read up to `listening on URL`, the port answered. */
+const startsServer = (command: string): boolean => /^(npm start|npx sdp serve(?! --help))/.test(command);
+
+async function startServerCommand(command: string): Promise<{ child: ChildProcess; out: () => string; url: string }> {
+  // A process group of its own, as a terminal gives a command: Ctrl-C (SIGINT) goes to all of it.
+  const child = spawn('bash', ['-c', `exec ${command}`], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  servers.push(child);
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setInterval(() => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearInterval(timer);
+        ok(m[1]!);
+      }
+    }, 50);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      fail(new Error(`${command} exited ${code} before listening:\n${out}`));
+    });
+  });
+  return { child, out: () => out, url };
+}
+
+/** Ctrl-C, as a newcomer stops a server: every process it started must be gone within ten seconds. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (groupAlive(child)) process.kill(-child.pid!, 'SIGINT');
+  for (let waited = 0; groupAlive(child) && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+  expect(groupAlive(child), 'a process of the server outlived Ctrl-C').toBe(false);
+}
+
+function runCommand(command: string): { status: number | null; out: string } {
+  const r = spawnSync('bash', ['-c', command], { cwd: scratch, env, encoding: 'utf8', timeout: 120_000 });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+describe('every command the docs print, run as printed in a clone', () => {
+  const printed = printedCommands();
+  const commands = printed.flatMap((p) => p.lines.flatMap((l) => partsOf(l.command)));
+
+  it('finds the printed commands, and every exclusion still names one', () => {
+    expect(commands).toContain('npm start');
+    expect(commands.some((c) => c.startsWith('npx sdp export'))).toBe(true);
+    for (const e of EXCLUDED) expect(commands.some((c) => e.pattern.test(c)), `${e.pattern} (${e.reason}) matches no printed command`).toBe(true);
+  });
+
+  for (const block of printed) {
+    const runnable = block.lines.flatMap((l) => partsOf(l.command).map((command) => ({ command, note: l.note }))).filter((c) => !EXCLUDED.some((e) => e.pattern.test(c.command)));
+    if (runnable.length === 0) continue;
+    it(`${block.where}: ${runnable.map((c) => c.command).join(' ; ')}`, async () => {
+      let server: Awaited<ReturnType<typeof startServerCommand>> | undefined;
+      try {
+        for (const { command, note } of runnable) {
+          const line = substitute(command, server ? new URL(server.url).port : undefined);
+          if (startsServer(line)) {
+            if (server) await stop(server.child);
+            server = await startServerCommand(line);
+            // The first line a newcomer sees names the store (after npm's own lines for `npm start`).
+            const first = server.out().split('\n').find((l) => l.trim() !== '' && !l.startsWith('> '));
+            expect(first, `${line}\n${server.out()}`).toMatch(/^store: /);
+            continue;
+          }
+          if (line.startsWith('curl ')) {
+            const answer = await curl(shellWords(line.replace('http://127.0.0.1:8080', server?.url ?? 'http://127.0.0.1:8080')));
+            // A comment that starts with a status is the status it answers.
+            const shown = /^(\d{3})\b/.exec(note);
+            expect(answer.status, `${line}: ${await answer.clone().text()}`).toBeLessThan(500);
+            if (shown) expect(answer.status, line).toBe(Number(shown[1]));
+            continue;
+          }
+          const r = runCommand(line);
+          expect(r.status, `${line}\n${r.out}`).toBe(0);
+        }
+      } finally {
+        if (server) await stop(server.child);
+      }
+      // `npm start` builds the packages first when they are not built (about a minute, more on a busy machine).
+    }, 400_000);
+  }
+
+  it('the commands `sdp serve` prints on a later start run as printed: `npx sdp accounts create NAME` and `rotate-key`', async () => {
+    const store = `sqlite:./data/printed.db`;
+    const first = await startServerCommand(`npx sdp serve --store ${store}`);
+    expect(first.out()).toMatch(/demo account created/);
+    await stop(first.child);
+    const later = await startServerCommand(`npx sdp serve --store ${store}`);
+    await stop(later.child);
+    const hint = /a working key: (.*?)\s+\(or: (.*?)\)\s*$/m.exec(later.out());
+    expect(hint, later.out()).not.toBeNull();
+    for (const printedLine of [hint![1]!, hint![2]!]) {
+      const r = runCommand(substitute(printedLine));
+      expect(r.status, `${printedLine}\n${r.out}`).toBe(0);
+      expect(r.out).toMatch(/API key \S+/);
+    }
+  }, 180_000);
+});
