@@ -129,7 +129,7 @@ await check('the installed sdp serve answers its first call', async () => {
 
 // 3. The checks, each as a user runs it.
 const nodeTest = (file) => () => run(process.execPath, ['--test', '--test-reporter=dot', file], project);
-await check('recipes: node:http on SQLite, Express (express.json() at /api), Fastify, Hono', nodeTest('check-recipes.mjs'));
+await check('recipes: node:http on SQLite, node:http with the stream, Express (express.json() at /api), Fastify, Hono', nodeTest('check-recipes.mjs'));
 await check('installed sdp: --help, --version, serve --help, serve and its curl line', nodeTest('cli.mjs'));
 await check("docs/embedding.md's first recipe, as printed, runs twice with plain node", () => {
   // The page's "An engine in a few lines" block, written where the page says to put it.

@@ -6,7 +6,7 @@
 export const PACKAGE_FLOORS: readonly (readonly string[])[] = [
   ['core'],
   ['clock', 'store-sqlite', 'store-postgres', 'http'],
-  ['testing', 'sim'],
+  ['testing', 'sim', 'stream'],
   ['server'],
 ];
 
@@ -31,7 +31,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['accounting'],
   ['handling'],
   ['filters', 'reference'],
-  ['recording-index'],
+  ['recording-index', 'streams'],
   ['recordings'],
   ['historics'],
   ['analysis'],

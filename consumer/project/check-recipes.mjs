@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { newEngine, nodeHttp, expressApp, fastifyApp, honoApp } from './recipes.mjs';
+import { newEngine, nodeHttp, nodeHttpWithStream, expressApp, fastifyApp, honoApp } from './recipes.mjs';
 
 const KEY = 'consumer-key-0001';
 const RATE = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-cost', 'x-ratelimit-reset', 'x-ratelimit-reset-ttl'];
@@ -43,3 +43,22 @@ for (const [name, recipe] of [['node:http on SQLite', nodeHttp], ['Express behin
     }
   });
 }
+
+test('node:http with the stream product: an HTTP stream of a compiled hash answers 200 and its first line acknowledges the subscription', async () => {
+  const running = await nodeHttpWithStream(engineWithAccount);
+  try {
+    const auth = { authorization: `acme:${KEY}` };
+    const compiled = await fetch(`${running.base}/v1.5/compile`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ csdl: CSDL }) });
+    const { hash } = await compiled.json();
+    const stream = await fetch(`${running.base}/${hash}`, { headers: auth });
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers.get('x-ratelimit-cost'), '5');
+    const reader = stream.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('\n')) text += (await reader.read()).value ?? '';
+    assert.deepEqual(JSON.parse(text.slice(0, text.indexOf('\n'))), { status: 'success', message: `Successfully subscribed to hash ${hash}`, hash });
+    await reader.cancel();
+  } finally {
+    await running.close();
+  }
+});

@@ -6,6 +6,7 @@ import { MemoryEventStore } from '@sdp/core/kernel';
 import { SystemClock, randomIds } from '@sdp/clock';
 import { createFetchHandler, createNodeListener } from '@sdp/http';
 import { openSqliteStore } from '@sdp/store-sqlite';
+import { StreamHost } from '@sdp/stream';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -25,6 +26,15 @@ export async function nodeHttp(engineFor, dir) {
   const server = createServer(createNodeListener(engine));
   const port = await listening(server);
   return { base: `http://127.0.0.1:${port}`, close: async () => { await closing(server)(); await store.close(); } };
+}
+
+/** node:http serving the API and, on the same port, the stream product (docs/embedding.md). */
+export async function nodeHttpWithStream(engineFor) {
+  const engine = await engineFor();
+  const server = createServer(createNodeListener(engine));
+  const streams = new StreamHost({ engine }).attach(server);
+  const port = await listening(server);
+  return { base: `http://127.0.0.1:${port}`, close: async () => { await streams.close(); await closing(server)(); } };
 }
 
 /** Express with the body parsers most apps have, the API mounted at /api. */

@@ -14,6 +14,7 @@ import { dailyCapacityDecider, type CapacityEvent } from './recording-index/capa
 import { recordingsDecider, type RecordingEvent } from './recordings/recording.ts';
 import { sourcesDecider, type SourceEvent } from './sources/managed-source.ts';
 import { taskSlotsDecider, type TaskEvent } from './tasks/task-slot.ts';
+import { streamConnectionsDecider, type StreamEvent } from './streams/stream-connections.ts';
 
 /** Every event the platform writes. */
 export type PlatformEvent =
@@ -30,6 +31,7 @@ export type PlatformEvent =
   | CapacityEvent
   | RecordingEvent
   | SourceEvent
+  | StreamEvent
   | TaskEvent;
 
 // A record, so that the type-check fails until a new event type is named here (the golden fixtures'
@@ -50,7 +52,8 @@ const EVENT_TYPES: Record<PlatformEvent['type'], true> = {
   ManagedSourceStarted: true, ManagedSourceStopped: true, ManagedSourceUpdated: true,
   ManagedSourceDeleted: true, SourceAuthAdded: true, SourceAuthRemoved: true, SourceResourcesAdded: true,
   SourceResourcesRemoved: true, IngestionAdmitted: true, TaskQueued: true, TaskCompleted: true,
-  TaskQueueFilled: true, FilterDefinitionsSpent: true,
+  TaskQueueFilled: true, FilterDefinitionsSpent: true, StreamConnected: true, StreamSubscribed: true,
+  StreamUnsubscribed: true, StreamDisconnected: true, StreamInteractionsMatched: true,
 };
 
 /** The type of every event the platform writes. */
@@ -71,6 +74,7 @@ export const PLATFORM_AGGREGATES: readonly ReplayTarget[] = Object.freeze([
   { decider: dailyCapacityDecider, prefix: 'capacity:' },
   { decider: recordingsDecider, prefix: 'recordings:' },
   { decider: sourcesDecider, prefix: 'sources:' },
+  { decider: streamConnectionsDecider, prefix: 'streams:' },
   { decider: taskSlotsDecider, prefix: 'tasks:' },
 ]);
 

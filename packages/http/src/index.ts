@@ -1,7 +1,7 @@
 // The public face of @sdp/http; what is not listed is internal (packaging/api/http.api.md shows every change).
 export { DEFAULT_BODY_LIMIT, createApiHandler, encode, type CallAnswerer, type HttpOptions } from './api-handler.ts';
 export { BodyError, bodyParams, decodeUtf8 } from './body.ts';
-export { type Credentials } from './credentials.ts';
+export { readCredentials, type Credentials } from './credentials.ts';
 export { createFetchHandler, fetchHandlerFor } from './fetch-handler.ts';
 export { createNodeListener, listen, nodeListenerFor, serve, type RunningServer } from './node-listener.ts';
 export { segmentsOf, splitUrl, type Route } from './route.ts';

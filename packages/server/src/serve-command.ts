@@ -49,6 +49,7 @@ function printStart(out: (line: string) => void, settings: ServerSettings, start
     out(`a working key: npx sdp accounts create NAME${store}  (or: npx sdp accounts rotate-key demo${store})`);
   }
   out(`listening on ${started.url}`);
+  if (started.streamUrl) out(`stream on ${started.streamUrl}`);
 }
 
 /** SIGINT or SIGTERM: stop cleanly; a second signal, or a stop still running after 10 s, exits at once. */

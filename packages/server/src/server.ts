@@ -12,6 +12,8 @@ import { noAccountsOpened, openAccountsFromFile, type OpenedAccounts } from './a
 import { StoreOutageLog } from './store-outage-log.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
+import { StreamHost } from '@sdp/stream';
+import { listenStreamOnly, streamRoutes } from './stream-routes.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
 import { PushKeeper } from './push-keeper.ts';
@@ -44,6 +46,10 @@ export interface RunningSdp {
   accounts: OpenedAccounts;
   /** The operator's injected faults (`/_admin/faults`). */
   faults: FaultInjector;
+  /** The stream product on this process (its connections: `GET /_admin/streams`). */
+  streams: StreamHost;
+  /** `--stream-port`'s own listener, when asked for. */
+  streamUrl?: string;
   /** Stops accepting, lets in-flight requests finish, then closes the store and the access log. */
   close(): Promise<void>;
 }
@@ -74,6 +80,8 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   const writes = new WriteLog();
   const stopRecordingWrites = recordWrites(store, clock, writes);
   let http: RunningServer | undefined;
+  let streamServer: RunningServer | undefined;
+  let streams: StreamHost | undefined;
   let stopKeepers = async () => {};
   const log = openAccessLog(settings.accessLog);
   try {
@@ -115,13 +123,17 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       await firehoses.stop();
     };
     const faults = new FaultInjector();
+    // A sole server ends the connections a previous run left open (with several, each holds its own).
+    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter });
+    await streams.start();
+    const liveStreams = streams;
     const resetAll = async (): Promise<void> => {
-      await engine.reset();
+      await liveStreams.reset(() => engine.reset());
       writes.forget();
       firehoses.forgetAll();
       pushes.forgetAll();
     };
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses, resetAll), ...faultRoutes(engine, faults), ...consoleReadRoutes(engine, clock, writes)] });
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses, resetAll), ...faultRoutes(engine, faults), ...streamRoutes(liveStreams), ...consoleReadRoutes(engine, clock, writes)] });
     const handler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
@@ -135,6 +147,8 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       onError,
     });
     http = await listen(handler, { port: settings.port, host: settings.host });
+    streams.attach(http.server);
+    if (settings.streamPort !== undefined) streamServer = await listenStreamOnly(streams, settings.streamPort, settings.host);
     self.listening((http.server.address() as AddressInfo).address, http.port);
     const { accounts, demo } = hooks.setup === false ? { accounts: noAccountsOpened(), demo: undefined } : await firstStartWork(engine, store, settings, firstStart);
     // Deliveries start once the port is known, so none can go out to it before it is counted as ours.
@@ -152,8 +166,13 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       ...(demo ? { demo: { ...demo, curl: demoCurl(engine, running.url, demo) } } : {}),
       accounts,
       faults,
+      streams: liveStreams,
+      ...(streamServer ? { streamUrl: streamServer.url } : {}),
       close: () =>
         (closing ??= (async () => {
+          // Open streams first: the listeners wait for every connection to end.
+          await liveStreams.close();
+          await streamServer?.close();
           await running.close();
           await stopKeepers();
           stopRecordingWrites();
@@ -162,6 +181,8 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
         })()),
     };
   } catch (error) {
+    await streams?.close();
+    await streamServer?.close();
     await http?.close();
     await stopKeepers();
     stopRecordingWrites();

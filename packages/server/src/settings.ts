@@ -25,6 +25,8 @@ export interface ServerSettings {
   pushAllowedHosts: string[];
   /** `x` (the five X-RateLimit-* fields), `ietf` (RateLimit-Policy and RateLimit), or `both`. */
   rateLimitHeaders?: RateLimitHeaders;
+  /** A second port serving the stream alone (docs/contract.md#fixed-names-of-the-server "Stream"); absent: the API's port only. */
+  streamPort?: number;
 }
 
 export class SettingsError extends Error {}
@@ -55,6 +57,14 @@ const orNone = (v: string | undefined): string => v ?? 'none';
 /** The settings of `sdp serve` (docs/contract.md#settings). Add a setting here, in `ServerSettings` and in `defaultSettings`. */
 export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
   { flag: 'port', env: 'SDP_PORT', format: 'PORT', summary: 'TCP port to listen on (0: any free port)', shown: (d) => String(d.port), read: (v, s) => void (s.port = wholeNumber('--port', v, 0, 65535)) },
+  {
+    flag: 'stream-port',
+    env: 'SDP_STREAM_PORT',
+    format: 'PORT',
+    summary: 'also serve the stream alone on this port (0: any free port); the API port serves it too',
+    shown: (d) => (d.streamPort === undefined ? 'none' : String(d.streamPort)),
+    read: (v, s) => void (s.streamPort = wholeNumber('--stream-port', v, 0, 65535)),
+  },
   { flag: 'host', env: 'SDP_HOST', format: 'HOST', summary: 'address to listen on (0.0.0.0 for every interface)', shown: (d) => d.host, read: (v, s) => void (s.host = v) },
   {
     flag: 'store',

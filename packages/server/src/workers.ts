@@ -23,6 +23,8 @@ export interface StartReport {
   accounts: OpenedAccounts;
   demo?: DemoAccount & { curl: string };
   url: string;
+  /** `--stream-port`'s listener. */
+  streamUrl?: string;
 }
 
 /**

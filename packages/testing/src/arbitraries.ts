@@ -29,6 +29,7 @@ export function packageArb(overrides: Partial<Record<keyof AccountPackage, fc.Ar
     historics_queries: fc.integer({ min: 0, max: 2000 }),
     idempotency_keys: fc.integer({ min: 0, max: 2000 }),
     filter_chars_per_day: fc.integer({ min: 0, max: 128 * 1024 * 1024 }),
+    stream_connections: fc.integer({ min: 0, max: 50 }),
   };
   return fc.record({ ...fields, ...overrides } as Record<keyof AccountPackage, fc.Arbitrary<unknown>>) as fc.Arbitrary<AccountPackage>;
 }

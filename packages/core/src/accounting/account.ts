@@ -71,7 +71,8 @@ export function checkNewAccountFields(input: { username: string; api_key?: strin
 
 export const accountDecider: Decider<Account, AccountCommand, AccountEvent> = {
   // v2: the package gained the holding limits (snapshots of v1 lack them and are not read; the log rebuilds).
-  name: 'account.v2',
+  // v3: and stream_connections (the stream product's connections at once).
+  name: 'account.v3',
   initialState: () => ({
     exists: false,
     username: '',

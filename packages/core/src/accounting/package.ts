@@ -28,6 +28,8 @@ export interface AccountPackage {
   idempotency_keys: number;
   /** Characters of filter definitions not compiled before that the account may record in a limiting day. */
   filter_chars_per_day: number;
+  /** Stream connections open at once (docs/contract.md#the-stream; each holds up to 5,000 subscribed hashes). */
+  stream_connections: number;
 }
 
 export const DEFAULT_PACKAGE: Readonly<AccountPackage> = Object.freeze({
@@ -49,6 +51,8 @@ export const DEFAULT_PACKAGE: Readonly<AccountPackage> = Object.freeze({
   historics_queries: 1000,
   idempotency_keys: 1000,
   filter_chars_per_day: 64 * 1024 * 1024,
+  // A consumer needs one connection (multi carries 5,000 hashes); one client opens one per 200 hashes.
+  stream_connections: 25,
 });
 
 const COUNT_FIELDS = [
@@ -67,6 +71,7 @@ const COUNT_FIELDS = [
   'historics_queries',
   'idempotency_keys',
   'filter_chars_per_day',
+  'stream_connections',
 ] as const;
 
 /** The package fields that bound how many of a resource an account holds. */

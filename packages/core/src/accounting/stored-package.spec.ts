@@ -43,7 +43,7 @@ describe('packages kept whole in account events', () => {
     // taken before lacks it and the fold above never runs on it. Bump accountDecider.name with the
     // field (snapshots of another kind are ignored), then update this list.
     expect({ name: accountDecider.name, fields: [...FIELDS].sort() }).toEqual({
-      name: 'account.v2',
+      name: 'account.v3',
       fields: [
         'analyze_credits_per_hour',
         'concurrent_recordings',
@@ -60,6 +60,7 @@ describe('packages kept whole in account events', () => {
         'redaction_audience_min',
         'redaction_bucket_min',
         'services',
+        'stream_connections',
         'task_slots',
       ],
     });

@@ -8,6 +8,7 @@ import { namedFilter, REGEX_WORK_PER_TURN, type WorkMeter } from '../filters/ind
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
+import { offerToStreams } from '../streams/match-streams.ts';
 
 /** What recording needs of a call: a `CallContext` has it, and so has an operator's unit of work. */
 export interface RecordingContext {
@@ -29,10 +30,12 @@ export interface RecordResult {
 /**
  * Offers interactions to the account's running recordings: each recording's filter decides whether it
  * matches and which tags it gets; the day's capacity aggregate decides what is kept. Everything is
- * staged in `ctx.uow`, so it commits with the call (or the operator's command) or not at all.
+ * staged in `ctx.uow` (with what the account's stream subscriptions match), so it commits with the call (or the operator's command) or not at all.
  */
 export async function recordInteractions(ctx: RecordingContext, interactions: Interaction[]): Promise<RecordResult> {
   const { uow, account, now } = ctx;
+  // Whatever enters the platform reaches the account's live stream subscriptions too, in the same write.
+  await offerToStreams(ctx, interactions);
   const state = await uow.load(recordingsDecider, recordingsStream(account.username));
   const running = runningRecordings(state);
   if (running.length === 0 || interactions.length === 0) return { accepted: interactions.length, recorded: 0 };

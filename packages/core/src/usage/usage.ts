@@ -8,6 +8,7 @@ import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { recordingIndexOf } from '../recording-index/recording-index.ts';
 import { recordingsDecider, recordingsStream, type Recording } from '../recordings/recording.ts';
 import { analysisQueriesOf } from './analysis-queries.ts';
+import { streamConnectionsDecider, streamConnectionsStream, streamUsage } from '../streams/stream-connections.ts';
 
 /**
  * Usage and balance as projections over the event log: interactions kept come from the recording index
@@ -70,6 +71,13 @@ async function coreUsage(ctx: CallContext) {
     s.licenses.interaction! += n;
     s.licenses[r.service] = (s.licenses[r.service] ?? 0) + n;
     s.seconds += seconds;
+  }
+  // The stream product's subscriptions: seconds subscribed, interactions delivered by licence type.
+  const live = await ctx.uow.load(streamConnectionsDecider, streamConnectionsStream(ctx.account.username));
+  for (const [hash, u] of streamUsage(live, from, to)) {
+    const s = (streams[hash] ??= { licenses: { interaction: 0 }, seconds: 0 });
+    for (const [type, n] of Object.entries(u.licenses)) s.licenses[type] = (s.licenses[type] ?? 0) + n;
+    s.seconds += u.seconds;
   }
   if (Object.keys(streams).length === 0) return { body: atLeast(ctx.version, '1.1') ? {} : [] };
   return { body: { start: usageDate(from), end: usageDate(to), streams } };

@@ -169,6 +169,18 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await page.waitForSelector('text=no rules');
   });
 
+  it('lists an open stream connection with its account, transport and hashes', async () => {
+    const hash = ((await (await call('/v1.5/compile', { csdl: 'fb.content contains "stream"' })).json()) as { hash: string }).hash;
+    const stream = await fetch(`${sdp.url}/${hash}`, { headers: { authorization: `console-dev:${apiKey}` } });
+    expect(stream.status).toBe(200);
+    await page.keyboard.press('Alt+S');
+    await page.waitForSelector('#streams-h');
+    await page.waitForSelector('table.streams td >> text=console-dev');
+    expect(await page.textContent('table.streams tbody tr')).toContain('http');
+    await stream.body?.cancel();
+    await page.waitForSelector('text=no stream connection is open');
+  });
+
   it("filters the event log to one account and finds the call's CreditsCharged in its write", async () => {
     await page.keyboard.press('Alt+E');
     await page.waitForSelector('#log-h');

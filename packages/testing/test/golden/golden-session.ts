@@ -1,5 +1,6 @@
 import {
   PushDelivery,
+  StreamGate,
   applySemanticFault,
   catchUpFirehose,
   createEngine,
@@ -35,7 +36,7 @@ export interface GoldenSession {
  * A scripted session of two accounts that makes the platform write every event type it has: accounts
  * and their packages, charges, filters, recordings fed by the firehose and by a managed source, the
  * daily capacity, historics, previews, tasks, identities, push subscriptions (pulled, and delivered by
- * a connector that fails and then abandons), idempotency keys and the operator's semantic faults. Ids
+ * a connector that fails and then abandons), a stream connection's subscriptions, idempotency keys and the operator's semantic faults. Ids
  * come from a seed and time from a clock the script moves, so two runs write the same log.
  */
 export async function runGoldenSession(store: EventStore): Promise<GoldenSession> {
@@ -96,8 +97,17 @@ export async function runGoldenSession(store: EventStore): Promise<GoldenSession
   const withResources = body(await call('source.resource.add', { id: source, resources: [{ parameters: { mapping: 'gnip_2' } }] }));
   await call('source.resource.remove', { id: source, resource_ids: JSON.stringify([withResources.resources.at(-1).resource_id]) });
   await call('source.start', { id: source });
+  // The stream product: a connection subscribed to a hash while an ingestion matches for it (the repeat
+  // charges nothing), unsubscribed, a second hash left to the disconnect.
+  const streams = new StreamGate(engine);
+  const connection = await streams.open('ada', 'websocket');
+  await streams.subscribe('ada', connection, coffee);
+  await streams.subscribe('ada', connection, coffee);
+  await streams.subscribe('ada', connection, tea);
   const ingested = ['g1', 'g2', 'g3'].map((i) => JSON.stringify({ interaction: { id: i, created_at: Math.floor(time.now / 1000) }, fb: { content: `coffee ${i}`, author: { id: `a-${i}` } } })).join('\n');
   await call('ingest', { source_id: source }, 2, { body: ingested, mediaType: 'application/json' });
+  await streams.unsubscribe('ada', connection, coffee);
+  await streams.close('ada', connection, 'client closed');
 
   // Push: a pull subscription pulled, paused, resumed, updated, stopped, deleted; a connector's
   // subscription delivered, then failing until it is abandoned.

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { admin, ApiError, token } from './api.js';
-import { AccountsView, ClockView, EventLogView, FaultsView, ResourcesView, html, iso } from './views.js';
+import { AccountsView, ClockView, EventLogView, FaultsView, ResourcesView, StreamsView, html, iso } from './views.js';
 
 const VIEWS = [
   ['accounts', 'Accounts', 'a'],
@@ -9,6 +9,7 @@ const VIEWS = [
   ['events', 'Event log', 'e'],
   ['clock', 'Clock', 'c'],
   ['faults', 'Faults', 'f'],
+  ['streams', 'Streams', 's'],
 ];
 
 function TokenGate({ onAccepted, problem }) {
@@ -98,6 +99,7 @@ function Console({ onLocked }) {
       ${view === 'events' && html`<${EventLogView} ...${props} />`}
       ${view === 'clock' && html`<${ClockView} ...${props} />`}
       ${view === 'faults' && html`<${FaultsView} ...${props} />`}
+      ${view === 'streams' && html`<${StreamsView} ...${props} />`}
     </main>
   </div>`;
 }

@@ -341,6 +341,37 @@ export function ClockView({ snapshot, now, refresh, onError }) {
   </section>`;
 }
 
+// ---------------------------------------------------------------- streams
+
+/** The stream connections open on the process that answers, polled each second (`GET /_admin/streams`). */
+export function StreamsView({ onError }) {
+  const [connections, setConnections] = useState(null);
+  useEffect(() => {
+    const load = () => admin('GET', '/streams').then((r) => setConnections(r.connections), (e) => onError(e.message));
+    load();
+    const timer = setInterval(() => document.hidden || load(), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return html`<section aria-labelledby="streams-h">
+    <h2 id="streams-h">Streams</h2>
+    ${connections === null
+      ? html`<p>…</p>`
+      : html`<table class="streams"><thead><tr><th>connection</th><th>username</th><th>transport</th><th>hashes</th><th>opened</th><th>delivered</th></tr></thead><tbody>
+          ${connections.length === 0 && html`<tr><td colspan="6" class="none">no stream connection is open on this process</td></tr>`}
+          ${connections.map(
+            (c) => html`<tr key=${c.id}>
+              <td><code>${c.id}</code></td>
+              <td>${c.username}</td>
+              <td>${c.transport}</td>
+              <td title=${c.hashes.join('\n')}>${c.hashes.length}${c.hashes.length > 0 ? html` <code>${c.hashes[0].slice(0, 8)}…</code>` : ''}</td>
+              <td><time>${iso(c.opened_at * 1000)}</time></td>
+              <td>${c.delivered}</td>
+            </tr>`,
+          )}
+        </tbody></table>`}
+  </section>`;
+}
+
 // ---------------------------------------------------------------- faults
 
 export function FaultsView({ onError }) {

@@ -1,0 +1,117 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { createEngine, type ApiCall } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
+import { ManualClock } from '@sdp/clock';
+import { createNodeListener } from '@sdp/http';
+import { StreamHost } from '@sdp/stream';
+import type { BenchReport } from './lib.ts';
+
+const CONNECTIONS = 100;
+const HASHES = 10;
+const BATCH = 100;
+const BATCHES = 40;
+
+/**
+ * Issue 25's measure: ingested interactions fanned out to 1,000 subscriptions (100 WebSocket connections,
+ * each subscribed to the same 10 hashes; every interaction matches one hash, so it reaches 100
+ * subscriptions), on one process with the memory store. Beside it, the same ingestion with nothing
+ * subscribed. Clients run in the same process, so their parsing is part of the cost.
+ */
+export default async function streamBench(): Promise<BenchReport> {
+  const clock = new ManualClock(Date.parse('2026-03-02T08:05:37Z'));
+  const engine = createEngine({ store: new MemoryEventStore(), clock, ids: seededIds(5), yieldTurn: () => new Promise((r) => setImmediate(r)) });
+  const credentials = { username: 'ada', apiKey: 'ada-key-0000000000000001' };
+  await engine.openAccount({ username: 'ada', api_key: credentials.apiKey, package: { credits_per_hour: 1_000_000, stream_connections: CONNECTIONS } });
+  const call = async (endpoint: ApiCall['endpoint'], params: Record<string, unknown>, extra: Partial<ApiCall> = {}) => {
+    const a = await engine.call({ version: '1.5', endpoint, credentials, params, mediaType: 'application/json', ...extra });
+    if (a.status >= 300) throw new Error(`${endpoint}: ${a.status} ${JSON.stringify(a.body)}`);
+    return a.body as Record<string, any>;
+  };
+  const hashes: string[] = [];
+  for (let h = 0; h < HASHES; h++) hashes.push((await call('core.compile', { csdl: `fb.content contains "word${h}"` })).hash);
+  const source = (await call('source.create', { source_type: 'twitter_gnip', name: 'bench', resources: [{ parameters: { mapping: 'gnip_1' } }] })).id as string;
+  await call('source.start', { id: source });
+  let serial = 0;
+  const ingestBatch = async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < BATCH; i++, serial++) lines.push(JSON.stringify({ interaction: { id: `i${serial}`, content: `word${serial % HASHES} and more`, sent: performance.now() }, fb: { content: `word${serial % HASHES} and more` } }));
+    await call('ingest', { source_id: source }, { body: lines.join('\n') });
+  };
+  const ingestRate = async (): Promise<number> => {
+    const t = performance.now();
+    for (let b = 0; b < BATCHES; b++) await ingestBatch();
+    return (BATCHES * BATCH * 1000) / (performance.now() - t);
+  };
+
+  // Baseline: ingestion alone, nothing subscribed.
+  await ingestBatch();
+  const alone = await ingestRate();
+
+  const server = createServer(createNodeListener(engine));
+  const streams = new StreamHost({ engine, bufferBytes: 64 * 1024 * 1024 }).attach(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  let delivered = 0;
+  const latencies: number[] = [];
+  const sockets: WebSocket[] = [];
+  for (let c = 0; c < CONNECTIONS; c++) {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/multi?username=ada&api_key=${credentials.apiKey}`);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    let acks = 0;
+    const subscribed = new Promise<void>((resolve) => {
+      ws.on('message', (data) => {
+        const m = JSON.parse(String(data));
+        if (m.data) {
+          delivered++;
+          latencies.push(performance.now() - m.data.interaction.sent);
+        } else if (m.status === 'success' && ++acks === HASHES) resolve();
+      });
+    });
+    for (const hash of hashes) ws.send(JSON.stringify({ action: 'subscribe', hash }));
+    await subscribed;
+    sockets.push(ws);
+  }
+  const settle = async (want: number) => {
+    const from = performance.now();
+    while (delivered < want && performance.now() - from < 120_000) await new Promise((r) => setTimeout(r, 5));
+  };
+  // Saturated: batches as fast as ingestion takes them; delivery rate is what the subscribers get.
+  const t = performance.now();
+  const withStreams = await ingestRate();
+  const want = BATCHES * BATCH * CONNECTIONS;
+  await settle(want);
+  const seconds = (performance.now() - t) / 1000;
+  const saturated = delivered;
+  // Paced below that: 10 interactions every 100 ms (10,000 deliveries a second): the latency a subscriber sees.
+  latencies.length = 0;
+  for (let b = 0; b < 30; b++) {
+    const lines: string[] = [];
+    for (let i = 0; i < 10; i++, serial++) lines.push(JSON.stringify({ interaction: { id: `i${serial}`, content: `word${serial % HASHES}`, sent: performance.now() }, fb: { content: `word${serial % HASHES}` } }));
+    await call('ingest', { source_id: source }, { body: lines.join('\n') });
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await settle(want + 300 * CONNECTIONS);
+  latencies.sort((a, b) => a - b);
+  const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? NaN;
+  const p50 = latencies[Math.floor(latencies.length * 0.5)] ?? NaN;
+  for (const ws of sockets) ws.terminate();
+  await streams.close();
+  await new Promise<void>((r) => server.close(() => r()));
+  return {
+    title: `stream: fan-out of ingested interactions to ${CONNECTIONS * HASHES} subscriptions over ${CONNECTIONS} WebSocket connections (one process, memory store)`,
+    baseline: { name: `ingestion alone (batches of ${BATCH}), interactions/s`, opsPerSec: alone },
+    subjects: [
+      { name: 'ingestion with the subscriptions live, interactions/s', opsPerSec: withStreams },
+      { name: 'interactions delivered to subscribers, per second (saturated)', opsPerSec: saturated / seconds, extra: { delivered: saturated, expected: want } },
+      { name: 'delivery at 100 interactions/s (10,000 deliveries/s)', opsPerSec: 100, extra: { 'p50 ms': p50.toFixed(1), 'p99 ms': p99.toFixed(1), delivered: delivered - saturated, expected: 300 * CONNECTIONS } },
+    ],
+    notes: [
+      'each interaction matches one of 10 hashes, so it is written to 100 connections; latency is from the ingest call building it to a client parsing it',
+    ],
+  };
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
+import { deciderSpec } from '@sdp/testing';
+import { fold } from '../kernel/decider.ts';
+import {
+  MAX_HASHES_PER_CONNECTION,
+  STREAM_USAGE_KEPT_MS,
+  liveHashes,
+  subscriptionOf,
+  streamConnectionsDecider,
+  streamUsage,
+  type StreamCommand,
+  type StreamEvent,
+} from './stream-connections.ts';
+
+const H1 = 'a'.repeat(32);
+const H2 = 'b'.repeat(32);
+const spec = () => deciderSpec(streamConnectionsDecider);
+const connected = (connection = 'c1', at = 1000): StreamEvent => ({ type: 'StreamConnected', data: { connection, transport: 'websocket', at } });
+const subscribed = (hash = H1, connection = 'c1', at = 1000): StreamEvent => ({ type: 'StreamSubscribed', data: { connection, hash, at } });
+const open = (connection = 'c1', limit = 25): StreamCommand => ({ type: 'OpenStreamConnection', connection, transport: 'websocket', at: 1000, limit });
+const fb = { interaction: { type: 'facebook', content: 'x' } };
+
+describe('stream connections: given / when / then', () => {
+  it('opens a connection', () => {
+    const state = spec().given([]).when(open()).then([connected()]);
+    expect(state.connections.c1).toMatchObject({ transport: 'websocket', openedAt: 1000, count: 0 });
+  });
+
+  it('refuses a connection past the package field stream_connections with 429', () => {
+    spec().given([connected('c1'), connected('c2')]).when(open('c3', 2)).thenThrows(429, /stream_connections/);
+  });
+
+  it('a closed connection frees its place', () => {
+    spec()
+      .given([connected('c1'), { type: 'StreamDisconnected', data: { connection: 'c1', at: 2000, reason: 'closed' } }])
+      .when(open('c2', 1))
+      .then([connected('c2')]);
+  });
+
+  it('subscribes a connection to a hash', () => {
+    const state = spec().given([connected()]).when({ type: 'SubscribeStream', connection: 'c1', hash: H1, at: 1000 }).then([subscribed()]);
+    expect(liveHashes(state)).toEqual([H1]);
+    expect(subscriptionOf(state, 'c1', H1)).toEqual({ since: 1000, seq: 2 });
+  });
+
+  it('a repeated subscribe changes nothing (and so charges nothing)', () => {
+    spec().given([connected(), subscribed()]).when({ type: 'SubscribeStream', connection: 'c1', hash: H1, at: 2000 }).then([]);
+  });
+
+  it('refuses a subscribe on a connection that is not open with 404', () => {
+    spec().given([]).when({ type: 'SubscribeStream', connection: 'c9', hash: H1, at: 1000 }).thenThrows(404, /c9/);
+  });
+
+  it(`refuses the ${MAX_HASHES_PER_CONNECTION + 1}st hash of a connection with 400`, () => {
+    const given: StreamEvent[] = [connected()];
+    for (let k = 0; k < MAX_HASHES_PER_CONNECTION; k++) given.push(subscribed(k.toString(16).padStart(32, '0')));
+    spec().given(given).when({ type: 'SubscribeStream', connection: 'c1', hash: H2, at: 1000 }).thenThrows(400, /5000 hashes/);
+  });
+
+  it('unsubscribes, and an unsubscribe of a hash not held changes nothing', () => {
+    const state = spec()
+      .given([connected(), subscribed()])
+      .when({ type: 'UnsubscribeStream', connection: 'c1', hash: H1, at: 5000 })
+      .then([{ type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: 5000 } }]);
+    expect(liveHashes(state)).toEqual([]);
+    expect(state.ended).toEqual([{ hash: H1, from: 1000, to: 5000 }]);
+    spec().given([connected()]).when({ type: 'UnsubscribeStream', connection: 'c1', hash: H1, at: 5000 }).then([]);
+  });
+
+  it('a disconnect ends every subscription of the connection; a second is no change', () => {
+    const state = spec()
+      .given([connected(), subscribed(H1), subscribed(H2)])
+      .when({ type: 'CloseStreamConnection', connection: 'c1', at: 9000, reason: 'closed' })
+      .then([{ type: 'StreamDisconnected', data: { connection: 'c1', at: 9000, reason: 'closed' } }]);
+    expect(state.connections).toEqual({});
+    expect(state.ended.map((e) => e.hash).sort()).toEqual([H1, H2]);
+    spec().given([]).when({ type: 'CloseStreamConnection', connection: 'c1', at: 9000, reason: 'closed' }).then([]);
+  });
+
+  it('records matches as one event, counting a delivery per live subscription of each hash', () => {
+    const state = spec()
+      .given([connected('c1'), connected('c2'), subscribed(H1, 'c1'), subscribed(H1, 'c2'), subscribed(H2, 'c1')])
+      .when({ type: 'RecordStreamMatches', at: 61_000, items: [{ hashes: [H1, H2], interaction: fb }] })
+      .then([{ type: 'StreamInteractionsMatched', data: { at: 61_000, items: [{ hashes: [H1, H2], interaction: fb }] } }]);
+    expect(state.delivered[H1]).toEqual({ '60000': { interaction: 2, facebook: 2 } });
+    expect(state.delivered[H2]).toEqual({ '60000': { interaction: 1, facebook: 1 } });
+  });
+
+  it('records nothing when nothing matched', () => {
+    spec().given([connected()]).when({ type: 'RecordStreamMatches', at: 1, items: [] }).then([]);
+  });
+});
+
+describe('stream usage', () => {
+  it('reports seconds subscribed within the window and licences delivered', () => {
+    const state = fold(streamConnectionsDecider, [
+      connected('c1', 0),
+      subscribed(H1, 'c1', 0),
+      { type: 'StreamInteractionsMatched', data: { at: 30_000, items: [{ hashes: [H1], interaction: fb }] } },
+      { type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: 90_000 } },
+      subscribed(H2, 'c1', 100_000),
+    ]);
+    const usage = streamUsage(state, 0, 120_000);
+    expect(usage.get(H1)).toEqual({ seconds: 90, licenses: { interaction: 1, facebook: 1 } });
+    expect(usage.get(H2)).toEqual({ seconds: 20, licenses: { interaction: 0 } });
+    expect(streamUsage(state, 95_000, 120_000).has(H1)).toBe(false);
+  });
+
+  test.prop([fc.array(fc.integer({ min: 0, max: 3 * STREAM_USAGE_KEPT_MS }), { minLength: 1, maxLength: 60 })])(
+    'what is kept for usage is bounded by a day: nothing older than STREAM_USAGE_KEPT_MS stays after a later event',
+    (gaps) => {
+      const events: StreamEvent[] = [connected('c1', 0)];
+      let at = 0;
+      for (const gap of gaps) {
+        at += gap;
+        events.push(subscribed(H1, 'c1', at), { type: 'StreamInteractionsMatched', data: { at, items: [{ hashes: [H1], interaction: fb }] } });
+        events.push({ type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: at + 1 } });
+      }
+      const state = fold(streamConnectionsDecider, events);
+      for (const e of state.ended) expect(e.to).toBeGreaterThanOrEqual(at + 1 - STREAM_USAGE_KEPT_MS);
+      for (const minute of Object.keys(state.delivered[H1] ?? {})) expect(Number(minute)).toBeGreaterThanOrEqual(at - STREAM_USAGE_KEPT_MS - 60_000);
+    },
+  );
+});

@@ -1,0 +1,280 @@
+import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import { BadRequest, DomainError, NotFound } from '../calls/errors.ts';
+import { own } from '../calls/input-limits.ts';
+import { streamNamer } from '../kernel/stream-names.ts';
+import { bucketDelete, bucketEntries, bucketGet, bucketSet, type Buckets } from './buckets.ts';
+
+/**
+ * The stream product's connections of one account and the hashes each is subscribed to (docs/contract.md#the-stream).
+ * One stream per account holds them all with the interactions matched for them, so the order of a
+ * subscription and of what was matched for it is the stream's order: a subscription receives exactly
+ * the matches decided after it (`seq`), in every process that follows the log.
+ */
+export type StreamTransport = 'websocket' | 'http' | 'http-duplex';
+
+/** Licences by type: `interaction` counts every interaction delivered, each source its own. */
+export type Licences = Record<string, number>;
+
+export interface StreamSubscription {
+  /** Unix ms it began. */
+  since: number;
+  /** The stream's `seq` after the event that began it: matches with a greater `seq` are its own. */
+  seq: number;
+}
+
+export interface StreamConnection {
+  transport: StreamTransport;
+  openedAt: number;
+  /** Subscribed hashes. */
+  hashes: Buckets<StreamSubscription>;
+  /** How many hashes are subscribed (`hashes` has this many keys). */
+  count: number;
+}
+
+/** An ended subscription's time, kept for `/usage` (whose longest period is a day). */
+export interface EndedSubscription {
+  hash: string;
+  from: number;
+  to: number;
+}
+
+export interface StreamConnections {
+  /** Events folded so far: the order of subscriptions and matches (the stream's version). */
+  seq: number;
+  connections: Record<string, StreamConnection>;
+  /** Live subscriptions by hash: how many connections hold each (what is matched, and counted). */
+  live: Buckets<number>;
+  ended: EndedSubscription[];
+  /** Interactions delivered by hash, then by minute (Unix ms of its start), then by licence type. */
+  delivered: Record<string, Record<string, Licences>>;
+}
+
+/** One matched interaction and the subscribed hashes whose filters it matched. */
+export interface StreamMatch {
+  hashes: string[];
+  interaction: Record<string, unknown>;
+}
+
+export type StreamEvent =
+  | DomainEvent<'StreamConnected', { connection: string; transport: StreamTransport; at: number }>
+  | DomainEvent<'StreamSubscribed', { connection: string; hash: string; at: number }>
+  | DomainEvent<'StreamUnsubscribed', { connection: string; hash: string; at: number }>
+  | DomainEvent<'StreamDisconnected', { connection: string; at: number; reason: string }>
+  | DomainEvent<'StreamInteractionsMatched', { at: number; items: StreamMatch[] }>;
+
+export type StreamCommand =
+  | { type: 'OpenStreamConnection'; connection: string; transport: StreamTransport; at: number; limit: number }
+  | { type: 'SubscribeStream'; connection: string; hash: string; at: number }
+  | { type: 'UnsubscribeStream'; connection: string; hash: string; at: number }
+  | { type: 'CloseStreamConnection'; connection: string; at: number; reason: string }
+  | { type: 'RecordStreamMatches'; at: number; items: StreamMatch[] };
+
+export const streamConnectionsStream: (username: string) => string = streamNamer('streams:');
+
+/** At most this many hashes on one connection (the original's documented multi-stream limit). */
+export const MAX_HASHES_PER_CONNECTION = 5_000;
+
+/** Usage is kept this long after a subscription ends or an interaction is delivered (`/usage` reads a day). */
+export const STREAM_USAGE_KEPT_MS = 25 * 3_600_000;
+
+const MINUTE = 60_000;
+
+/** The connection limit's refusal (package field `stream_connections`). */
+export class StreamConnectionsExceeded extends DomainError {
+  constructor(limit: number) {
+    super(429, `Your package allows ${limit} stream connection${limit === 1 ? '' : 's'} at once (stream_connections); close one before opening another`);
+  }
+}
+
+export class TooManyHashes extends DomainError {
+  constructor() {
+    super(400, `A connection may subscribe to at most ${MAX_HASHES_PER_CONNECTION} hashes; unsubscribe from one first`);
+  }
+}
+
+function connectionOf(state: StreamConnections, id: string): StreamConnection {
+  const c = own(state.connections, id);
+  if (!c) throw new NotFound(`No stream connection ${id}`);
+  return c;
+}
+
+export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand, StreamEvent> = {
+  name: 'streams.v1',
+  initialState: () => ({ seq: 0, connections: {}, live: {}, ended: [], delivered: {} }),
+  decide(command, state) {
+    switch (command.type) {
+      case 'OpenStreamConnection': {
+        if (own(state.connections, command.connection)) throw new BadRequest(`Stream connection ${command.connection} is already open`);
+        if (Object.keys(state.connections).length >= command.limit) throw new StreamConnectionsExceeded(command.limit);
+        return [{ type: 'StreamConnected', data: { connection: command.connection, transport: command.transport, at: command.at } }];
+      }
+      case 'SubscribeStream': {
+        const c = connectionOf(state, command.connection);
+        // Clients resubscribe on reconnect and one sends subscribe to unsubscribe: a repeat is no change.
+        if (bucketGet(c.hashes, command.hash)) return [];
+        if (c.count >= MAX_HASHES_PER_CONNECTION) throw new TooManyHashes();
+        return [{ type: 'StreamSubscribed', data: { connection: command.connection, hash: command.hash, at: command.at } }];
+      }
+      case 'UnsubscribeStream': {
+        const c = connectionOf(state, command.connection);
+        if (!bucketGet(c.hashes, command.hash)) return [];
+        return [{ type: 'StreamUnsubscribed', data: { connection: command.connection, hash: command.hash, at: command.at } }];
+      }
+      case 'CloseStreamConnection': {
+        if (!own(state.connections, command.connection)) return [];
+        return [{ type: 'StreamDisconnected', data: { connection: command.connection, at: command.at, reason: command.reason } }];
+      }
+      case 'RecordStreamMatches': {
+        if (command.items.length === 0) return [];
+        return [{ type: 'StreamInteractionsMatched', data: { at: command.at, items: command.items } }];
+      }
+    }
+  },
+  // By hand rather than through immer: a connection holds up to 5,000 hashes, and a draft per event
+  // (proxies, then a deep freeze) made subscribing them quadratic in earnest. Each event copies only the
+  // records it changes; nothing held is ever changed in place (cached states are shared).
+  evolve(state, event) {
+    const s: StreamConnections = { ...state, seq: state.seq + 1 };
+    switch (event.type) {
+      case 'StreamConnected': {
+        const d = event.data;
+        s.connections = { ...s.connections, [d.connection]: { transport: d.transport, openedAt: d.at, hashes: {}, count: 0 } };
+        prune(s, d.at);
+        return s;
+      }
+      case 'StreamSubscribed': {
+        const d = event.data;
+        const c = own(s.connections, d.connection);
+        if (!c) return s;
+        s.connections = { ...s.connections, [d.connection]: { ...c, hashes: bucketSet(c.hashes, d.hash, { since: d.at, seq: s.seq }), count: c.count + 1 } };
+        s.live = bucketSet(s.live, d.hash, (bucketGet(s.live, d.hash) ?? 0) + 1);
+        return s;
+      }
+      case 'StreamUnsubscribed': {
+        const d = event.data;
+        const c = own(s.connections, d.connection);
+        const sub = c && bucketGet(c.hashes, d.hash);
+        if (!c || !sub) return s;
+        s.connections = { ...s.connections, [d.connection]: { ...c, hashes: bucketDelete(c.hashes, d.hash), count: c.count - 1 } };
+        s.ended = [...s.ended];
+        end(s, d.hash, sub.since, d.at);
+        prune(s, d.at);
+        return s;
+      }
+      case 'StreamDisconnected': {
+        const d = event.data;
+        const c = own(s.connections, d.connection);
+        if (!c) return s;
+        s.ended = [...s.ended];
+        for (const [hash, sub] of bucketEntries(c.hashes)) end(s, hash, sub.since, d.at);
+        s.connections = { ...s.connections };
+        delete s.connections[d.connection];
+        prune(s, d.at);
+        return s;
+      }
+      case 'StreamInteractionsMatched': {
+        const d = event.data;
+        const minute = String(Math.floor(d.at / MINUTE) * MINUTE);
+        const counts = new Map<string, Licences>();
+        for (const item of d.items) {
+          const type = licenceTypeOf(item.interaction);
+          for (const hash of item.hashes) {
+            // Each live subscription of the hash receives it: that many deliveries.
+            const n = bucketGet(s.live, hash) ?? 0;
+            if (n === 0) continue;
+            let l = counts.get(hash);
+            if (!l) counts.set(hash, (l = {}));
+            l.interaction = (l.interaction ?? 0) + n;
+            if (type) l[type] = (l[type] ?? 0) + n;
+          }
+        }
+        if (counts.size === 0) return s;
+        s.delivered = { ...s.delivered };
+        for (const [hash, add] of counts) {
+          const byMinute = { ...own(s.delivered, hash) };
+          const l = { ...own(byMinute, minute) };
+          for (const [type, n] of Object.entries(add)) l[type] = (l[type] ?? 0) + n;
+          byMinute[minute] = l;
+          s.delivered[hash] = byMinute;
+        }
+        return s;
+      }
+    }
+    return s;
+  },
+};
+
+/**
+ * A subscription's end: its time is kept for usage, and the hash leaves the live set with its last
+ * holder. `s.ended` is the event's own copy.
+ */
+function end(s: StreamConnections, hash: string, from: number, to: number): void {
+  s.ended.push({ hash, from, to });
+  const n = (bucketGet(s.live, hash) ?? 1) - 1;
+  s.live = n > 0 ? bucketSet(s.live, hash, n) : bucketDelete(s.live, hash);
+}
+
+/** Forgets usage older than `/usage` can ask for, so the state stays the size of a day's use. */
+function prune(s: StreamConnections, at: number): void {
+  const horizon = at - STREAM_USAGE_KEPT_MS;
+  if (s.ended.some((e) => e.to < horizon)) s.ended = s.ended.filter((e) => e.to >= horizon);
+  let delivered: Record<string, Record<string, Licences>> | undefined;
+  for (const hash of Object.keys(s.delivered)) {
+    const byMinute = s.delivered[hash]!;
+    const old = Object.keys(byMinute).filter((minute) => Number(minute) < horizon);
+    if (old.length === 0) continue;
+    delivered ??= { ...s.delivered };
+    const kept = { ...byMinute };
+    for (const minute of old) delete kept[minute];
+    if (Object.keys(kept).length === 0) delete delivered[hash];
+    else delivered[hash] = kept;
+  }
+  if (delivered) s.delivered = delivered;
+}
+
+/** The source an interaction's licence is counted under (`interaction.type`, or the service of its data). */
+export function licenceTypeOf(interaction: Record<string, unknown>): string | undefined {
+  const meta = interaction.interaction;
+  if (typeof meta === 'object' && meta !== null && typeof (meta as { type?: unknown }).type === 'string') return (meta as { type: string }).type;
+  if (typeof interaction.fb === 'object' && interaction.fb !== null) return 'facebook';
+  if (typeof interaction.li === 'object' && interaction.li !== null) return 'linkedin';
+  return undefined;
+}
+
+/** The hashes some connection of the account is subscribed to now. */
+export const liveHashes = (state: StreamConnections): string[] => [...bucketEntries(state.live)].map(([hash]) => hash);
+
+/** Whether the connection is open and subscribed to the hash, and since which `seq`. */
+export const subscriptionOf = (state: StreamConnections, connection: string, hash: string): StreamSubscription | undefined => {
+  const c = own(state.connections, connection);
+  return c && bucketGet(c.hashes, hash);
+};
+
+/** What `/usage` reports of streams in `[from, to)`: seconds subscribed and licences delivered, by hash. */
+export function streamUsage(state: StreamConnections, from: number, to: number): Map<string, { seconds: number; licenses: Licences }> {
+  const out = new Map<string, { seconds: number; licenses: Licences }>();
+  const entry = (hash: string) => {
+    let e = out.get(hash);
+    if (!e) out.set(hash, (e = { seconds: 0, licenses: { interaction: 0 } }));
+    return e;
+  };
+  const ms = new Map<string, number>();
+  const add = (hash: string, a: number, b: number) => {
+    const lo = Math.max(a, from);
+    const hi = Math.min(b, to);
+    if (hi > lo) ms.set(hash, (ms.get(hash) ?? 0) + (hi - lo));
+  };
+  for (const e of state.ended) add(e.hash, e.from, e.to);
+  for (const c of Object.values(state.connections)) for (const [hash, sub] of bucketEntries(c.hashes)) add(hash, sub.since, to);
+  for (const [hash, n] of ms) entry(hash).seconds = Math.floor(n / 1000);
+  for (const [hash, byMinute] of Object.entries(state.delivered)) {
+    for (const [minute, licences] of Object.entries(byMinute)) {
+      const m = Number(minute);
+      if (m < from - MINUTE + 1 || m >= to) continue;
+      const e = entry(hash);
+      for (const [type, n] of Object.entries(licences)) e.licenses[type] = (e.licenses[type] ?? 0) + n;
+    }
+  }
+  for (const [hash, e] of out) if (e.seconds === 0 && Object.values(e.licenses).every((n) => n === 0)) out.delete(hash);
+  return out;
+}

@@ -1,0 +1,109 @@
+import type { StreamTransport } from '@sdp/core';
+import type { StreamMessage } from './stream-messages.ts';
+import { slowFailure, slowWarning } from './stream-messages.ts';
+
+/** Where a connection's messages go: a WebSocket, or a chunked HTTP response. */
+export interface MessageSink {
+  /** Writes one message's text (a WebSocket frame, or one chunk `<text>\n`). */
+  write(text: string): void;
+  /** Bytes written but not yet taken by the client. */
+  buffered(): number;
+  /** Ends the transport (after what was written, if the client still reads). */
+  close(): void;
+}
+
+/** A subscription on this process: its place in the account's stream once known, matches held until then. */
+export interface LocalSubscription {
+  seq: number | undefined;
+  held: { version: number; text: string }[];
+}
+
+export interface ConnectionView {
+  id: string;
+  username: string;
+  transport: StreamTransport;
+  hashes: string[];
+  opened_at: number;
+  delivered: number;
+}
+
+/**
+ * One open stream connection on this process: the hashes it is subscribed to, what it has sent, and the
+ * bound on what it may leave unread. Past half the bound it is warned once; past the bound it gets a
+ * `failure` and is cut, so a consumer that stops reading holds at most `bufferBytes` of this server.
+ */
+export class LiveConnection {
+  readonly subs = new Map<string, LocalSubscription>();
+  delivered = 0;
+  lastSent: number;
+  closed = false;
+  private warned = false;
+  /** Messages decided before the transport is open (the 101 or the 200 not yet sent), sent by `ready`. */
+  private early: string[] | undefined = [];
+  private queue: Promise<void> = Promise.resolve();
+  private pending = 0;
+
+  constructor(
+    readonly id: string,
+    readonly username: string,
+    readonly transport: StreamTransport,
+    /** Whether interactions come wrapped with their hash (every connection but a single-hash HTTP stream). */
+    readonly wrapped: boolean,
+    readonly openedAt: number,
+    private readonly sink: MessageSink,
+    private readonly bufferBytes: number,
+    private readonly onSlow: (connection: LiveConnection) => void,
+  ) {
+    this.lastSent = openedAt;
+  }
+
+  send(message: StreamMessage, now: number): void {
+    this.sendText(JSON.stringify(message), now);
+  }
+
+  sendText(text: string, now: number): void {
+    if (this.closed) return;
+    if (this.early) {
+      this.early.push(text);
+      return;
+    }
+    this.sink.write(text);
+    this.lastSent = now;
+    const buffered = this.sink.buffered();
+    if (buffered > this.bufferBytes) {
+      this.sink.write(JSON.stringify(slowFailure()));
+      this.onSlow(this);
+    } else if (buffered > this.bufferBytes / 2 && !this.warned) {
+      this.warned = true;
+      this.sink.write(JSON.stringify(slowWarning()));
+    } else if (buffered <= this.bufferBytes / 4) this.warned = false;
+  }
+
+  /** Runs the connection's actions one at a time, in the order received; `false` when too many wait. */
+  enqueue(work: () => Promise<void>, maxPending: number): boolean {
+    if (this.pending >= maxPending) return false;
+    this.pending++;
+    this.queue = this.queue.then(work).finally(() => this.pending--);
+    return true;
+  }
+
+  /** Waits for the actions queued so far. */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  /** The transport is open: what waited goes out, in order. */
+  ready(now: number): void {
+    const early = this.early;
+    this.early = undefined;
+    for (const text of early ?? []) this.sendText(text, now);
+  }
+
+  closeSink(): void {
+    this.sink.close();
+  }
+
+  view(): ConnectionView {
+    return { id: this.id, username: this.username, transport: this.transport, hashes: [...this.subs.keys()], opened_at: Math.floor(this.openedAt / 1000), delivered: this.delivered };
+  }
+}

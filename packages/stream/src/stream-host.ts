@@ -1,0 +1,481 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import {
+  CreditsExhausted,
+  DomainError,
+  MAX_HASHES_PER_CONNECTION,
+  StreamGate,
+  type Engine,
+  type RateFigures,
+  type StreamMatch,
+  type StreamTransport,
+} from '@sdp/core';
+import type { Clock, StoredEvent } from '@sdp/core/kernel';
+import { ActionSplitter, readAction, type StreamAction } from './action-splitter.ts';
+import { LiveConnection, type ConnectionView, type MessageSink } from './live-connection.ts';
+import { MatchFeed } from './match-feed.ts';
+import { messageText, pacedChunks, rateHeaders, refuseHttp, refuseUpgrade, refuseUpgradeWith } from './stream-answers.ts';
+import { HASH, streamTarget, type StreamTarget } from './stream-target.ts';
+import {
+  closingFailure,
+  invalidActionWarning,
+  rateLimitWarning,
+  refusedWarning,
+  slowFailure,
+  stopFailure,
+  subscribedMessage,
+  tickMessage,
+  unknownHashWarning,
+} from './stream-messages.ts';
+
+export interface StreamHostOptions {
+  engine: Engine;
+  /** The clock ticks are measured on (the engine's by default): on a manual clock they come as it moves. */
+  clock?: Clock;
+  /** Bytes a connection may leave unread before it is warned (half) and cut (all). Default 1 MiB. */
+  bufferBytes?: number;
+  /** Clock time without a message before a tick. Default 30 s. */
+  tickMs?: number;
+  /** Actions of one connection waiting their turn; more are refused with a warning. Default 64. */
+  maxPendingActions?: number;
+  /**
+   * At start, end the connections the log still holds open (a process that stopped without closing
+   * them, a crash): only for the store's sole server, since with several each holds its own. Their
+   * subscriptions would otherwise be matched for, and count against `stream_connections`, for ever.
+   */
+  endLeftOpen?: boolean;
+  /** Told of unexpected failures (a store away while a connection closes, say). */
+  onError?: (error: unknown) => void;
+}
+
+const STREAMS_PREFIX = 'streams:';
+/** Matches held for one subscription while it is being decided, at most. */
+const MAX_HELD = 10_000;
+/** Real time between looks for connections owed a tick. */
+const TICK_CHECK_MS = 250;
+
+/**
+ * The stream product on a node:http server: WebSocket upgrades at `/`, `/multi` and `/<hash>`, HTTP
+ * streams at `GET /<hash>` and `GET /multi?hashes=`, and the duplex `GET /` whose chunked request body
+ * carries actions. Decisions (who may stream, what a subscription costs, the limits) are the core's
+ * `StreamGate`; this holds the sockets, follows the log for matches and writes them out.
+ */
+export class StreamHost {
+  private readonly engine: Engine;
+  private readonly clock: Clock;
+  private readonly gate: StreamGate;
+  private readonly bufferBytes: number;
+  private readonly tickMs: number;
+  private readonly maxPending: number;
+  private readonly onError: (error: unknown) => void;
+  private readonly byUser = new Map<string, Set<LiveConnection>>();
+  private readonly byId = new Map<string, LiveConnection>();
+  private readonly feed: MatchFeed;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+  private ticker: NodeJS.Timeout | undefined;
+  private started: Promise<void> | undefined;
+  private closing = false;
+  private readonly endLeftOpen: boolean;
+  /** Rate figures for the 101 of an upgrade in progress (the `headers` event sees only the request). */
+  private readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
+
+  constructor(options: StreamHostOptions) {
+    this.engine = options.engine;
+    this.clock = options.clock ?? options.engine.clock;
+    this.gate = new StreamGate(options.engine);
+    this.bufferBytes = options.bufferBytes ?? 1024 * 1024;
+    this.tickMs = options.tickMs ?? 30_000;
+    this.maxPending = options.maxPendingActions ?? 64;
+    this.endLeftOpen = options.endLeftOpen ?? false;
+    this.onError = options.onError ?? ((e) => console.error('stream:', e));
+    this.feed = new MatchFeed(this.engine.store, (e) => this.deliver(e), this.onError);
+    this.wss.on('headers', (headers, req) => {
+      const rate = this.upgradeRates.get(req);
+      if (rate) for (const [name, value] of Object.entries(rateHeaders(rate))) headers.push(`${name}: ${value}`);
+    });
+  }
+
+  /** Starts following the log (once); `attach` and the handlers call it themselves. */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      if (this.endLeftOpen) await this.endConnectionsLeftOpen();
+      this.feed.start();
+      await this.feed.caughtUp();
+      this.ticker = setInterval(() => this.tick(), TICK_CHECK_MS);
+      this.ticker.unref();
+    })();
+    return this.started;
+  }
+
+  /**
+   * Serves the stream on `server` beside what it serves already: stream requests and upgrades go here,
+   * every other request to the listeners it had.
+   */
+  attach(server: Server): this {
+    void this.start();
+    const previous = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (this.handleRequest(req, res)) return;
+      for (const listener of previous) listener.call(server, req, res);
+    });
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (!this.handleUpgrade(req, socket, head)) refuseUpgrade(socket, 404, 'Not a stream path: use /, /multi or /<hash>');
+    });
+    return this;
+  }
+
+  /** Reads only the connect and disconnect events (start-up never reads the whole log). */
+  private async endConnectionsLeftOpen(): Promise<void> {
+    const open = new Map<string, { username: string; connection: string }>();
+    for (let after = 0; ; ) {
+      const page = await this.engine.store.readTypes(['StreamConnected', 'StreamDisconnected'], after, 1_000);
+      if (page.length === 0) break;
+      for (const e of page) {
+        if (!e.stream.startsWith(STREAMS_PREFIX)) continue;
+        const connection = (e.data as { connection: string }).connection;
+        const key = `${e.stream}\n${connection}`;
+        if (e.type === 'StreamConnected') open.set(key, { username: e.stream.slice(STREAMS_PREFIX.length), connection });
+        else open.delete(key);
+      }
+      after = page[page.length - 1]!.position;
+    }
+    for (const { username, connection } of open.values()) await this.gate.close(username, connection, 'server restarted').catch((e) => this.quietly(e));
+  }
+
+  /** Takes the request if it is a stream's (`true`), else leaves it untouched (`false`). */
+  handleRequest(req: IncomingMessage, res: ServerResponse): boolean {
+    const target = streamTarget(req, false);
+    if (!target || this.closing) return false;
+    void this.serveHttp(req, res, target).catch((error) => this.failed(error, res));
+    return true;
+  }
+
+  /** Takes the upgrade if it is a stream's (`true`). */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const target = /websocket/i.test(req.headers.upgrade ?? '') ? streamTarget(req, true) : undefined;
+    if (!target || this.closing) return false;
+    void this.serveWebSocket(req, socket, head, target).catch((error) => {
+      this.onError(error);
+      refuseUpgrade(socket, 500, 'There was a problem starting your connection. Please reconnect.');
+    });
+    return true;
+  }
+
+  /** The connections open on this process (`GET /_admin/streams`). */
+  connections(): ConnectionView[] {
+    return [...this.byId.values()].map((c) => c.view());
+  }
+
+  /** Ends every connection (each told with a `failure`) and stops following the log. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.feed.stop();
+    if (this.ticker) clearInterval(this.ticker);
+    const now = this.clock.now();
+    await Promise.all([...this.byId.values()].map((c) => {
+      c.send(closingFailure(), now);
+      return this.end(c, 'server closing');
+    }));
+    this.wss.close();
+  }
+
+  /**
+   * The operator's reset: every connection ends (its subscriptions went with the store), then
+   * `emptyStore` runs; the feed follows the emptied log from its start.
+   */
+  async reset(emptyStore: () => Promise<void>): Promise<void> {
+    const now = this.clock.now();
+    for (const c of [...this.byId.values()]) {
+      c.send(closingFailure(), now);
+      c.closed = true;
+      this.forget(c);
+      c.closeSink();
+    }
+    await emptyStore();
+  }
+
+  /** Resolves once every match committed before the call has been delivered. */
+  caughtUp(): Promise<void> {
+    return this.feed.caughtUp();
+  }
+
+  // ---- transports ----
+
+  private async serveHttp(req: IncomingMessage, res: ServerResponse, target: StreamTarget): Promise<void> {
+    await this.start();
+    let account;
+    try {
+      account = await this.gate.authenticate(target.credentials);
+    } catch (error) {
+      return refuseHttp(res, error);
+    }
+    const transport: StreamTransport = target.kind === 'duplex' ? 'http-duplex' : 'http';
+    let id: string;
+    try {
+      id = await this.gate.open(account.username, transport);
+    } catch (error) {
+      return refuseHttp(res, error);
+    }
+    const sink = pacedChunks(res);
+    const conn = new LiveConnection(id, account.username, transport, target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
+    let rate: RateFigures | undefined;
+    if (target.kind === 'single') {
+      try {
+        const r = await this.subscribeFirst(conn, target.hash!);
+        rate = r;
+      } catch (error) {
+        this.forget(conn);
+        await this.gate.close(account.username, id, 'refused').catch((e) => this.quietly(e));
+        return refuseHttp(res, error);
+      }
+    }
+    rate ??= await this.gate.rate(account.username);
+    if (res.destroyed || req.socket.destroyed) return void this.end(conn, 'client gone');
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', 'Transfer-Encoding': 'chunked', ...rateHeaders(rate) });
+    res.flushHeaders();
+    this.register(conn);
+    res.on('close', () => void this.end(conn, 'client closed'));
+    const now = this.clock.now();
+    if (target.kind === 'single') {
+      conn.send(subscribedMessage(target.hash!), now);
+      this.flushHeld(conn, target.hash!);
+    }
+    conn.ready(now);
+    for (const hash of target.hashes.slice(0, MAX_HASHES_PER_CONNECTION)) this.act(conn, { action: 'subscribe', hash });
+    if (target.kind === 'multi' && target.hashes.length === 0) conn.send(tickMessage(now), now);
+    if (target.kind === 'duplex') {
+      const splitter = new ActionSplitter();
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => this.actionsFrom(conn, splitter, chunk));
+    }
+  }
+
+  private async serveWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer, target: StreamTarget): Promise<void> {
+    await this.start();
+    let account;
+    try {
+      account = await this.gate.authenticate(target.credentials);
+    } catch (error) {
+      return refuseUpgradeWith(socket, error);
+    }
+    let id: string;
+    try {
+      id = await this.gate.open(account.username, 'websocket');
+    } catch (error) {
+      return refuseUpgradeWith(socket, error);
+    }
+    let ws: WebSocket | undefined;
+    const sink: MessageSink = {
+      write: (text) => ws?.send(text),
+      buffered: () => ws?.bufferedAmount ?? 0,
+      close: () => {
+        ws?.close(1000);
+        setTimeout(() => ws?.terminate(), 1000).unref();
+      },
+    };
+    const conn = new LiveConnection(id, account.username, 'websocket', true, this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
+    let rate: RateFigures | undefined;
+    if (target.kind === 'single') {
+      try {
+        rate = await this.subscribeFirst(conn, target.hash!);
+      } catch (error) {
+        this.forget(conn);
+        await this.gate.close(account.username, id, 'refused').catch((e) => this.quietly(e));
+        return refuseUpgradeWith(socket, error);
+      }
+    }
+    rate ??= await this.gate.rate(account.username);
+    if (socket.destroyed) return void this.end(conn, 'client gone');
+    this.upgradeRates.set(req, rate);
+    this.wss.handleUpgrade(req, socket, head, (opened) => {
+      ws = opened;
+      this.register(conn);
+      opened.on('close', () => void this.end(conn, 'client closed'));
+      opened.on('error', () => void this.end(conn, 'socket error'));
+      opened.on('message', (data, isBinary) => {
+        const text = isBinary ? '' : data.toString();
+        this.act(conn, readAction(text));
+      });
+      const now = this.clock.now();
+      if (target.kind === 'single') {
+        conn.send(subscribedMessage(target.hash!), now);
+        this.flushHeld(conn, target.hash!);
+      }
+      conn.ready(now);
+      for (const hash of target.hashes.slice(0, MAX_HASHES_PER_CONNECTION)) this.act(conn, { action: 'subscribe', hash });
+    });
+  }
+
+  private actionsFrom(conn: LiveConnection, splitter: ActionSplitter, chunk: string): void {
+    const { objects, junk } = splitter.push(chunk);
+    if (junk) this.act(conn, { invalid: 'not a JSON object' });
+    for (const text of objects) this.act(conn, readAction(text));
+  }
+
+  // ---- actions ----
+
+  /** Actions take effect, and are answered, in the order they came. */
+  private act(conn: LiveConnection, action: StreamAction | { invalid: string }): void {
+    if (conn.closed) return;
+    if ('invalid' in action) {
+      const queued = conn.enqueue(async () => conn.send(invalidActionWarning(action.invalid), this.clock.now()), this.maxPending);
+      if (!queued) conn.send(invalidActionWarning(action.invalid), this.clock.now());
+      return;
+    }
+    if (action.action === 'stop') {
+      conn.enqueue(async () => {
+        conn.send(stopFailure(), this.clock.now());
+        void this.end(conn, 'stop');
+      }, Number.MAX_SAFE_INTEGER);
+      return;
+    }
+    if (action.action === 'unsubscribe') {
+      // Nothing more reaches it from now on, whatever the write's fate.
+      const hash = action.hash.toLowerCase();
+      if (!conn.subs.delete(hash)) return;
+      conn.enqueue(() => this.gate.unsubscribe(conn.username, conn.id, hash).catch((e) => this.quietly(e)), Number.MAX_SAFE_INTEGER);
+      return;
+    }
+    const hash = action.hash.toLowerCase();
+    const queued = conn.enqueue(() => this.subscribe(conn, hash), this.maxPending);
+    if (!queued) conn.send(refusedWarning(hash, `more than ${this.maxPending} actions are waiting on this connection`), this.clock.now());
+  }
+
+  private async subscribe(conn: LiveConnection, hash: string): Promise<void> {
+    if (conn.closed) return;
+    const now = () => this.clock.now();
+    if (conn.subs.has(hash)) {
+      conn.send(subscribedMessage(hash), now());
+      return;
+    }
+    if (!HASH.test(hash)) return conn.send(unknownHashWarning(hash), now());
+    if (conn.subs.size >= MAX_HASHES_PER_CONNECTION) {
+      return conn.send(refusedWarning(hash, `a connection may subscribe to at most ${MAX_HASHES_PER_CONNECTION} hashes`), now());
+    }
+    try {
+      await this.subscribeFirst(conn, hash);
+    } catch (error) {
+      if (error instanceof CreditsExhausted) return conn.send(rateLimitWarning(hash, error.message), now());
+      if (error instanceof DomainError && error.status === 404) return conn.send(unknownHashWarning(hash), now());
+      if (error instanceof DomainError) return conn.send(refusedWarning(hash, error.message), now());
+      this.onError(error);
+      return conn.send(refusedWarning(hash, 'the server could not subscribe it; try again'), now());
+    }
+    conn.send(subscribedMessage(hash), now());
+    this.flushHeld(conn, hash);
+  }
+
+  /**
+   * Subscribes with the core, holding the matches the feed reads meanwhile: once the subscription's place
+   * in the account's stream is known, those after it are its own. Throws the core's refusal.
+   */
+  private async subscribeFirst(conn: LiveConnection, hash: string): Promise<RateFigures> {
+    const local = { seq: undefined as number | undefined, held: [] as { version: number; text: string }[] };
+    conn.subs.set(hash, local);
+    // The connection is registered for the feed from the first subscription on (its matches are held).
+    this.register(conn, false);
+    try {
+      const r = await this.gate.subscribe(conn.username, conn.id, hash);
+      local.seq = r.seq;
+      local.held = local.held.filter((h) => h.version > r.seq);
+      return r.rate;
+    } catch (error) {
+      if (conn.subs.get(hash) === local) conn.subs.delete(hash);
+      throw error;
+    }
+  }
+
+  /** Sends what was held for a subscription while it was being decided. */
+  private flushHeld(conn: LiveConnection, hash: string): void {
+    const local = conn.subs.get(hash);
+    if (!local || local.held.length === 0) return;
+    const now = this.clock.now();
+    for (const h of local.held) {
+      conn.sendText(h.text, now);
+      conn.delivered++;
+    }
+    local.held = [];
+  }
+
+  // ---- delivery ----
+
+  private deliver(event: StoredEvent): void {
+    if (!event.stream.startsWith(STREAMS_PREFIX)) return;
+    const conns = this.byUser.get(event.stream.slice(STREAMS_PREFIX.length));
+    if (!conns || conns.size === 0) return;
+    const items = (event.data as { items?: StreamMatch[] }).items ?? [];
+    const now = this.clock.now();
+    const texts = new Map<string, string>();
+    for (const item of items) {
+      let json: string | undefined;
+      for (const hash of item.hashes) {
+        for (const conn of conns) {
+          const sub = conn.subs.get(hash);
+          if (!sub || conn.closed) continue;
+          json ??= JSON.stringify(item.interaction);
+          const key = `${conn.wrapped ? 'w' : 'b'}${hash}`;
+          let text = texts.get(key);
+          if (text === undefined) texts.set(key, (text = messageText(hash, item.interaction, json, conn.wrapped)));
+          if (sub.seq === undefined) {
+            // Held while the subscription is decided; a decision that takes for ever (the store away)
+            // does not make the server hold for ever: past the connection's bound it is cut as slow.
+            sub.held.push({ version: event.version, text });
+            if (sub.held.length > MAX_HELD) {
+              conn.send(slowFailure(), now);
+              void this.end(conn, 'slow consumer');
+            }
+            continue;
+          }
+          if (event.version <= sub.seq) continue;
+          conn.sendText(text, now);
+          conn.delivered++;
+        }
+      }
+      texts.clear();
+    }
+  }
+
+  private tick(): void {
+    const now = this.clock.now();
+    for (const conn of this.byId.values()) if (now - conn.lastSent >= this.tickMs) conn.send(tickMessage(now), now);
+  }
+
+  // ---- connections ----
+
+  private register(conn: LiveConnection, listed = true): void {
+    let set = this.byUser.get(conn.username);
+    if (!set) this.byUser.set(conn.username, (set = new Set()));
+    set.add(conn);
+    if (listed) this.byId.set(conn.id, conn);
+  }
+
+  /** Takes the connection out of this process' lists (the feed no longer sees it). */
+  private forget(conn: LiveConnection): void {
+    this.byId.delete(conn.id);
+    const set = this.byUser.get(conn.username);
+    set?.delete(conn);
+    if (set?.size === 0) this.byUser.delete(conn.username);
+  }
+
+  private async end(conn: LiveConnection, reason: string): Promise<void> {
+    if (conn.closed) return;
+    conn.closed = true;
+    this.forget(conn);
+    conn.closeSink();
+    await conn.settled();
+    await this.gate.close(conn.username, conn.id, reason).catch((e) => this.quietly(e));
+  }
+
+  private quietly(error: unknown): void {
+    if (!(error instanceof DomainError)) this.onError(error);
+  }
+
+  private failed(error: unknown, res: ServerResponse): void {
+    this.onError(error);
+    if (!res.headersSent) refuseHttp(res, error);
+    else res.destroy();
+  }
+}
+

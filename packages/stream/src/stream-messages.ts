@@ -1,0 +1,50 @@
+/**
+ * What the server says on a stream, worded as the original's clients read it (docs/clients.md#stream-clients and
+ * §5.1): every status message carries `status` and `message` (one client reads a message only with
+ * both), ticks included; nothing ever carries `reconnect` alone.
+ */
+export type StreamMessage = Record<string, unknown>;
+
+export const subscribedMessage = (hash: string): StreamMessage => ({ status: 'success', message: `Successfully subscribed to hash ${hash}`, hash });
+
+export const tickMessage = (nowMs: number): StreamMessage => ({ tick: Math.floor(nowMs / 1000), status: 'connected', message: 'Waiting for data' });
+
+/** An unknown hash on a multi connection: the hash is the message's third word (one old client reads it there). */
+export const unknownHashWarning = (hash: string): StreamMessage => ({ status: 'warning', message: `The hash ${hash} doesn't exist`, hash });
+
+export const rateLimitWarning = (hash: string, detail: string): StreamMessage => ({
+  status: 'warning',
+  message: `The hash ${hash} was not subscribed: ${detail}`,
+  hash,
+});
+
+export const refusedWarning = (hash: string, detail: string): StreamMessage => ({ status: 'warning', message: `The hash ${hash} was not subscribed: ${detail}`, hash });
+
+export const invalidActionWarning = (detail?: string): StreamMessage => ({
+  status: 'warning',
+  message: `The JSON received from the message was invalid${detail ? `: ${detail}` : ''}`,
+});
+
+export const slowWarning = (): StreamMessage => ({
+  status: 'warning',
+  message: 'You are consuming data too slowly. If you do not consume data faster you will be disconnected.',
+});
+
+export const slowFailure = (): StreamMessage => ({ status: 'failure', message: 'You are consuming data too slowly and have been disconnected' });
+
+export const stopFailure = (): StreamMessage => ({ status: 'failure', message: 'A stop message was received. You will now be disconnected' });
+
+export const closingFailure = (): StreamMessage => ({ status: 'failure', message: 'The server is shutting down. Please reconnect.' });
+
+export const problemFailure = (): StreamMessage => ({ status: 'failure', message: 'There was a problem starting your connection. Please reconnect.' });
+
+/**
+ * An interaction for a subscription. On a multi connection (every WebSocket, `/multi`, the duplex `/`) it
+ * comes wrapped with its hash; on a single-hash HTTP stream bare. A deletion carries `deleted: true` at
+ * the top and in `data`, since clients disagree on where they look.
+ */
+export function interactionMessage(hash: string, interaction: Record<string, unknown>, wrapped: boolean): StreamMessage {
+  const deleted = interaction.deleted === true;
+  if (!wrapped) return interaction;
+  return deleted ? { hash, deleted: true, data: interaction } : { hash, data: interaction };
+}

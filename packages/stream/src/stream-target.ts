@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import type { StreamCredentials } from '@sdp/core';
+import { readCredentials } from '@sdp/http';
+
+export const HASH = /^[0-9a-f]{32}$/i;
+
+/** What a request asks of the stream, read from its method, path and headers. */
+export interface StreamTarget {
+  /** `single`: `/<hash>`; `multi`: `/multi` (and a WebSocket's `/`); `duplex`: `GET /` with a chunked body. */
+  kind: 'single' | 'multi' | 'duplex';
+  hash?: string;
+  /** `hashes=` of the query: the connection's first subscriptions. */
+  hashes: string[];
+  credentials: StreamCredentials | undefined;
+}
+
+/** The stream's reading of a request, or `undefined` when it is not the stream's (the API's, then). */
+export function streamTarget(req: IncomingMessage, upgrade: boolean): StreamTarget | undefined {
+  if (req.method !== 'GET') return undefined;
+  const url = new URL(req.url ?? '/', 'http://stream.invalid');
+  const path = url.pathname;
+  let kind: StreamTarget['kind'];
+  let hash: string | undefined;
+  if (path === '/multi' || path === '/multi/') kind = 'multi';
+  else if (path === '/' || path === '') {
+    if (upgrade) kind = 'multi';
+    else if (/chunked/i.test(req.headers['transfer-encoding'] ?? '')) kind = 'duplex';
+    else return undefined;
+  } else {
+    const segment = path.slice(1).replace(/\/$/, '');
+    if (!HASH.test(segment)) return undefined;
+    kind = 'single';
+    hash = segment.toLowerCase();
+  }
+  const list = url.searchParams.get('hashes');
+  const hashes = list ? [...new Set(list.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0))] : [];
+  const username = url.searchParams.get('username');
+  const apiKey = url.searchParams.get('api_key');
+  const header = (name: string) => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const credentials = username && apiKey ? { username, apiKey } : readCredentials(header('authorization'), header('auth'));
+  return { kind, ...(hash ? { hash } : {}), hashes, credentials };
+}
