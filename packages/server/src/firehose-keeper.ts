@@ -1,4 +1,4 @@
-import { DomainError, firehose, FIREHOSE_SWITCH_TYPES, type Engine, type FirehoseProgress, type FirehoseState } from '@sdp/core';
+import { accountOfStream, asPlatformEvent, DomainError, firehose, FIREHOSE_SWITCH_TYPES, type Engine, type FirehoseProgress, type FirehoseState } from '@sdp/core';
 
 /**
  * Keeps switched-on synthetic firehoses fed up to the clock: after every move of the manual clock, and
@@ -36,10 +36,12 @@ export class FirehoseKeeper {
     for (let after = 0; ; ) {
       const page = await this.engine.store.readTypes(FIREHOSE_SWITCH_TYPES, after, 1_000);
       if (page.length === 0) break;
-      for (const e of page) {
-        if (!e.stream.startsWith('firehose:')) continue;
-        if (e.type === 'FirehoseSwitchedOn') last.set(e.stream.slice('firehose:'.length), true);
-        if (e.type === 'FirehoseSwitchedOff') last.set(e.stream.slice('firehose:'.length), false);
+      for (const stored of page) {
+        const e = asPlatformEvent(stored);
+        const username = accountOfStream(stored.stream);
+        if (username === undefined) continue;
+        if (e?.type === 'FirehoseSwitchedOn') last.set(username, true);
+        if (e?.type === 'FirehoseSwitchedOff') last.set(username, false);
       }
       after = page[page.length - 1]!.position;
     }

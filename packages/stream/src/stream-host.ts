@@ -4,11 +4,12 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import {
   CreditsExhausted,
   DomainError,
+  accountOfStream,
+  asPlatformEvent,
   MAX_HASHES_PER_CONNECTION,
   StreamGate,
   type Engine,
   type RateFigures,
-  type StreamMatch,
   type StreamTransport,
 } from '@sdp/core';
 import type { Clock, StoredEvent } from '@sdp/core/kernel';
@@ -49,7 +50,6 @@ export interface StreamHostOptions {
   onError?: (error: unknown) => void;
 }
 
-const STREAMS_PREFIX = 'streams:';
 /** Matches held for one subscription while it is being decided, at most. */
 const MAX_HELD = 10_000;
 /** Real time between looks for connections owed a tick. */
@@ -132,11 +132,13 @@ export class StreamHost {
     for (let after = 0; ; ) {
       const page = await this.engine.store.readTypes(['StreamConnected', 'StreamDisconnected'], after, 1_000);
       if (page.length === 0) break;
-      for (const e of page) {
-        if (!e.stream.startsWith(STREAMS_PREFIX)) continue;
-        const connection = (e.data as { connection: string }).connection;
-        const key = `${e.stream}\n${connection}`;
-        if (e.type === 'StreamConnected') open.set(key, { username: e.stream.slice(STREAMS_PREFIX.length), connection });
+      for (const stored of page) {
+        const e = asPlatformEvent(stored);
+        const username = accountOfStream(stored.stream);
+        if (username === undefined || (e?.type !== 'StreamConnected' && e?.type !== 'StreamDisconnected')) continue;
+        const connection = e.data.connection;
+        const key = `${username}\n${connection}`;
+        if (e.type === 'StreamConnected') open.set(key, { username, connection });
         else open.delete(key);
       }
       after = page[page.length - 1]!.position;
@@ -401,11 +403,12 @@ export class StreamHost {
 
   // ---- delivery ----
 
-  private deliver(event: StoredEvent): void {
-    if (!event.stream.startsWith(STREAMS_PREFIX)) return;
-    const conns = this.byUser.get(event.stream.slice(STREAMS_PREFIX.length));
+  private deliver(stored: StoredEvent): void {
+    const event = asPlatformEvent(stored);
+    if (event?.type !== 'StreamInteractionsMatched') return;
+    const conns = this.byUser.get(accountOfStream(event.stream) ?? '');
     if (!conns || conns.size === 0) return;
-    const items = (event.data as { items?: StreamMatch[] }).items ?? [];
+    const items = event.data.items;
     const now = this.clock.now();
     const texts = new Map<string, string>();
     for (const item of items) {
