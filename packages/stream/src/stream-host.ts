@@ -239,13 +239,7 @@ export class StreamHost {
     res.flushHeaders();
     this.register(conn);
     res.on('close', () => void this.end(conn, 'client closed'));
-    const now = this.clock.now();
-    if (target.kind === 'single') {
-      conn.send(subscribedMessage(target.hash!), now);
-      this.flushHeld(conn, target.hash!);
-    }
-    conn.ready(now);
-    for (const hash of target.hashes.slice(0, MAX_HASHES_PER_CONNECTION)) this.act(conn, { action: 'subscribe', hash });
+    const now = this.begin(conn, target);
     if (target.kind === 'multi' && target.hashes.length === 0) conn.send(tickMessage(now), now);
     if (target.kind === 'duplex') {
       const splitter = new ActionSplitter();
@@ -300,14 +294,24 @@ export class StreamHost {
         const text = isBinary ? '' : data.toString();
         this.act(conn, readAction(text));
       });
-      const now = this.clock.now();
-      if (target.kind === 'single') {
-        conn.send(subscribedMessage(target.hash!), now);
-        this.flushHeld(conn, target.hash!);
-      }
-      conn.ready(now);
-      for (const hash of target.hashes.slice(0, MAX_HASHES_PER_CONNECTION)) this.act(conn, { action: 'subscribe', hash });
+      this.begin(conn, target);
     });
+  }
+
+  /**
+   * What every transport does once its connection is registered: a single-hash stream is told it is
+   * subscribed (and gets what matched while that was decided), then the hashes the request named are
+   * subscribed. Answers the instant it began.
+   */
+  private begin(conn: LiveConnection, target: StreamTarget): number {
+    const now = this.clock.now();
+    if (target.kind === 'single') {
+      conn.send(subscribedMessage(target.hash!), now);
+      this.flushHeld(conn, target.hash!);
+    }
+    conn.ready(now);
+    for (const hash of target.hashes.slice(0, MAX_HASHES_PER_CONNECTION)) this.act(conn, { action: 'subscribe', hash });
+    return now;
   }
 
   private actionsFrom(conn: LiveConnection, splitter: ActionSplitter, chunk: string): void {
