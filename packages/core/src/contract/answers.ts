@@ -54,9 +54,10 @@ export const Task = z
 export const taskAnswers = { created: z.looseObject({ id: hexId(40) }), list: page('tasks', Task) };
 
 // Insight -------------------------------------------------------------------------------------------
-export const Recording = (byId: boolean) =>
-  z.looseObject({
-    ...(byId ? { id: hexId(40), identity_id: z.string().nullable() } : {}),
+// A field present in some versions only is added with `extend`, never by a conditional spread: the spread
+// leaves an optional key typed `X | undefined`, which a consumer's `exactOptionalPropertyTypes` refuses
+// in the declarations we publish.
+const RecordingFields = z.looseObject({
     hash: z.string(),
     name: z.string(),
     service: z.string(),
@@ -69,6 +70,7 @@ export const Recording = (byId: boolean) =>
     remaining_index_capacity: count(),
     remaining_account_capacity: count(),
   });
+export const Recording = (byId: boolean) => (byId ? RecordingFields.extend({ id: hexId(40), identity_id: z.string().nullable() }) : RecordingFields);
 const dpuText = () => z.string().regex(/^\d+(\.\d+)?$/).meta({ description: 'DPU as decimal text', examples: ['0.1'] });
 export const AnalysisResult = z.looseObject({
   interactions: count(),
@@ -142,8 +144,7 @@ const Availability = z.looseObject({
   end: z.int(),
   sources: z.record(z.string(), z.looseObject({ status: z.number().min(0).max(100), versions: z.array(z.string()), augmentations: z.union([z.array(z.unknown()), z.record(z.string(), z.number())]) })),
 });
-export const HistoricsQuery = (withDeliveryCount: boolean) =>
-  z.looseObject({
+const HistoricsQueryFields = z.looseObject({
     id: hexId(20),
     definition_id: z.string(),
     name: z.string(),
@@ -155,9 +156,9 @@ export const HistoricsQuery = (withDeliveryCount: boolean) =>
     sources: z.array(z.string()),
     sample: z.number(),
     estimated_completion: seconds(),
-    ...(withDeliveryCount ? { delivery_count: count() } : {}),
     dpus: z.number().min(0),
   });
+export const HistoricsQuery = (withDeliveryCount: boolean) => (withDeliveryCount ? HistoricsQueryFields.extend({ delivery_count: count() }) : HistoricsQueryFields);
 export const historicsAnswers = {
   prepared: z.looseObject({ id: hexId(20), dpus: z.number().min(0), availability: Availability }),
   get: (withDeliveryCount: boolean) => z.union([HistoricsQuery(withDeliveryCount), z.looseObject({ data: z.array(HistoricsQuery(withDeliveryCount)), count: count() })]),
