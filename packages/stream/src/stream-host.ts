@@ -207,9 +207,9 @@ export class StreamHost {
 
   private async serveHttp(req: IncomingMessage, res: ServerResponse, target: StreamTarget): Promise<void> {
     await this.start();
-    let account;
+    let account, identityId: string | null;
     try {
-      account = await this.gate.authenticate(target.credentials);
+      ({ account, identityId } = await this.gate.authenticate(target.credentials));
     } catch (error) {
       return refuseHttp(res, error);
     }
@@ -222,6 +222,7 @@ export class StreamHost {
     }
     const sink = pacedChunks(res);
     const conn = new LiveConnection(id, account.username, transport, target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
+    conn.identityId = identityId;
     let rate: RateFigures | undefined;
     if (target.kind === 'single') {
       try {
@@ -233,7 +234,7 @@ export class StreamHost {
         return refuseHttp(res, error);
       }
     }
-    rate ??= await this.gate.rate(account.username);
+    rate ??= await this.gate.rate(account.username, identityId);
     if (res.destroyed || req.socket.destroyed) return void this.end(conn, 'client gone');
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', 'Transfer-Encoding': 'chunked', ...rateHeaders(rate) });
     res.flushHeaders();
@@ -256,9 +257,9 @@ export class StreamHost {
 
   private async serveWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer, target: StreamTarget): Promise<void> {
     await this.start();
-    let account;
+    let account, identityId: string | null;
     try {
-      account = await this.gate.authenticate(target.credentials);
+      ({ account, identityId } = await this.gate.authenticate(target.credentials));
     } catch (error) {
       return refuseUpgradeWith(socket, error);
     }
@@ -278,6 +279,7 @@ export class StreamHost {
       },
     };
     const conn = new LiveConnection(id, account.username, 'websocket', true, this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
+    conn.identityId = identityId;
     let rate: RateFigures | undefined;
     if (target.kind === 'single') {
       try {
@@ -288,7 +290,7 @@ export class StreamHost {
         return refuseUpgradeWith(socket, error);
       }
     }
-    rate ??= await this.gate.rate(account.username);
+    rate ??= await this.gate.rate(account.username, identityId);
     if (socket.destroyed) return void this.end(conn, 'client gone');
     this.upgradeRates.set(req, rate);
     this.wss.handleUpgrade(req, socket, head, (opened) => {
@@ -379,7 +381,7 @@ export class StreamHost {
     // The connection is registered for the feed from the first subscription on (its matches are held).
     this.register(conn, false);
     try {
-      const r = await this.gate.subscribe(conn.username, conn.id, hash);
+      const r = await this.gate.subscribe(conn.username, conn.id, hash, conn.identityId);
       local.seq = r.seq;
       local.held = local.held.filter((h) => h.version > r.seq);
       return r.rate;
