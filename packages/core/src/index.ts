@@ -60,7 +60,7 @@ export { LINKEDIN_REFERENCE_SETS, referenceSetsOf, type ReferenceSet, type Refer
 export { TASK_QUEUE_LIMIT, queuedAt, taskSlotsDecider, tasksStream, type AnalysisTask, type TaskCommand, type TaskEvent, type TaskOutcome, type TaskSlot, type TaskSlots, type TaskStatus, type TaskType } from './tasks/task-slot.ts';
 export { type AccountPeriod, type CorePeriod } from './usage/usage.ts';
 export { MAX_HASHES_PER_CONNECTION, StreamConnectionsExceeded, TooManyHashes, streamConnectionsDecider, streamConnectionsStream, streamUsage, type Licences, type StreamCommand, type StreamConnections, type StreamEvent, type StreamMatch, type StreamTransport } from './streams/stream-connections.ts';
-export { StreamGate, STREAM_SUBSCRIBE_COST, type StreamCredentials, type Subscribed } from './streams/stream-gate.ts';
+export { StreamGate, STREAM_SUBSCRIBE_COST, type StreamCaller, type StreamCredentials, type Subscribed } from './streams/stream-gate.ts';
 // Push delivery by connectors: the connector interface an embedder implements, the outbound HTTP port,
 // the http connector and the delivery runner.
 export { type DeliveryEvent } from './push/delivery.ts';

@@ -19,7 +19,7 @@ const busyDay = validateScenario({
   accounts: [{ username: 'agency', package: { credits_per_hour: 3000, index_capacity_per_month: 0 } }],
   actors: [
     { name: 'poller', endpoint: 'core.validate', params: { csdl: 'fb.content contains "tea"' }, schedule: { type: 'steady', rate: 1, per: 'second' } },
-    { name: 'stream', kind: 'stream', cost: 10, schedule: { type: 'steady', rate: 2, per: 'minute' } },
+    { name: 'stream', kind: 'stream', filters: ['fb.content contains "tea"', 'fb.content contains "coffee"'], schedule: { type: 'steady', rate: 2, per: 'minute' } },
     {
       name: 'analysts',
       endpoint: 'tasks.create',

@@ -7,7 +7,8 @@ import { comparePackages } from './compare-packages.ts';
 import { validateScenario } from './scenario.ts';
 import { hoursCsv } from './report-data.ts';
 import { parseScenario } from './scenario.ts';
-import { MemoryEventStore } from '@sdp/core/kernel';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
+import { createEngine } from '@sdp/core';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const validate = { endpoint: 'core.validate', params: { csdl: 'interaction.content contains "coffee"' } };
@@ -58,14 +59,58 @@ describe('scenarios worked out by hand', () => {
     ]);
   });
 
-  it('stream-product usage shares the general allowance: 200 credits a minute leaves 10 of 60 charges refused each hour', async () => {
-    const s = validateScenario({ duration: '2h', accounts: [{ username: 'alice' }], actors: [{ kind: 'stream', cost: 200, schedule: { type: 'steady', rate: 1, per: 'minute' } }] });
-    const r = await runScenario(s);
-    expect(r.hours.map((h) => [h.credits.stream, h.refusedStream, h.rateLimitedSeconds])).toEqual([
-      [10_000, 10, 600],
-      [10_000, 10, 600],
+  it('a stream consumer reconnecting each minute to 40 hashes shares the general allowance through the real stream gate: 5 credits a subscription, the unpayable ones refused', async () => {
+    const s = validateScenario({ duration: '2h', accounts: [{ username: 'alice' }], actors: [{ kind: 'stream', hashes: 40, schedule: { type: 'steady', rate: 1, per: 'minute' } }] });
+    const store = new MemoryEventStore();
+    const r = await runScenario(s, { store });
+    // Hour 1: 40 compiles (200 credits) at the start, then 49 reconnects paid in full (9,800), 11 × 40 subscribes refused;
+    // hour 2: 50 reconnects (10,000), 10 × 40 refused.
+    expect(r.hours.map((h) => [h.credits.core ?? 0, h.credits.stream, h.refusedStream])).toEqual([
+      [200, 9_800, 440],
+      [0, 10_000, 400],
     ]);
-    expect(r.totals[0]!.streamCharges).toBe(120);
+    expect(r.totals[0]!.streamCharges).toBe(120 * 40);
+    expect(r.notes).toEqual([]);
+    // Every reconnect is a connection of the real stream, closed by the next one or at the actor's stop.
+    const types = (await store.readTypes(['StreamConnected', 'StreamSubscribed', 'StreamDisconnected'])).map((e) => e.type);
+    expect(types.filter((t) => t === 'StreamConnected')).toHaveLength(120);
+    expect(types.filter((t) => t === 'StreamDisconnected')).toHaveLength(120);
+    expect(types.filter((t) => t === 'StreamSubscribed')).toHaveLength(120 * 40 - 440 - 400);
+  });
+
+  it('the deprecated cost: 5N of a stream actor is read as hashes: N, and a cost that is no multiple of 5 is refused naming the new fields', async () => {
+    const actor = (fields: Record<string, unknown>) => validateScenario({ duration: '1h', accounts: [{ username: 'alice' }], actors: [{ kind: 'stream', schedule: { type: 'steady', rate: 1, per: 'minute' }, ...fields }] });
+    const [byCost, byHashes] = await Promise.all([runScenario(actor({ cost: 200 })), runScenario(actor({ hashes: 40 }))]);
+    expect(byCost.hours).toEqual(byHashes.hours);
+    expect(() => actor({ cost: 12 })).toThrow(/actors\[0\]\.cost: is deprecated and read as hashes: cost \/ 5 .* write hashes: N or filters: \[CSDL, \.\.\.\] instead/);
+    expect(() => actor({})).toThrow(/actors\[0\]\.hashes: is required \(or filters, a list of CSDL\)/);
+    expect(() => actor({ hashes: 2, filters: ['fb.content contains "x"'] })).toThrow(/actors\[0\]\.hashes: cannot be given with filters|actors\[0\]\.filters: cannot be given with hashes/);
+    expect(() => actor({ hashes: 5001 })).toThrow(/actors\[0\]\.hashes: must be at most 5000/);
+  });
+
+  it("a stream consumer's seconds subscribed and the firehose's interactions it matched show in /usage as the real stream's do", async () => {
+    const csdl = 'fb.content contains_any "coffee, tea, espresso"';
+    const s = validateScenario({
+      duration: '2h',
+      accounts: [{ username: 'alice' }],
+      actors: [
+        { name: 'reader', kind: 'stream', filters: [csdl], schedule: { type: 'once', at: ['0s', '1h'] }, stop: '90m' },
+        { name: 'firehose', kind: 'firehose', per_minute: 30, every: '1m' },
+      ],
+    });
+    const store = new MemoryEventStore();
+    const r = await runScenario(s, { store });
+    expect(r.notes).toEqual([]);
+    const matched = (await store.readTypes(['StreamInteractionsMatched'])).reduce((n, e) => n + (e.data as { items: unknown[] }).items.length, 0);
+    expect(matched).toBeGreaterThan(0);
+    const engine = createEngine({ store, clock: { now: () => s.start + s.duration }, ids: seededIds(1) });
+    const usage = await engine.call({ version: '1.5', endpoint: 'core.usage', credentials: { username: 'alice', apiKey: s.accounts[0]!.apiKey }, params: { period: 'day' } });
+    const streams = (usage.body as { streams: Record<string, { seconds: number; licenses: Record<string, number> }> }).streams;
+    const [hash, u] = Object.entries(streams)[0]!;
+    expect(Object.keys(streams)).toEqual([hash]);
+    // Subscribed from the start to the reconnect at 1h, then again until its stop at 90m (closed at its last millisecond).
+    expect(u!.seconds).toBe(90 * 60 - 1);
+    expect(u!.licenses.interaction).toBe(matched);
   });
 
   it('a client that waits out X-RateLimit-Reset-Ttl gets its refused call in one second after the reset', async () => {

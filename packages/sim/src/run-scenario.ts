@@ -4,7 +4,7 @@ import { MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
 import { SimClient, type SetupOutcome } from './sim-client.ts';
-import { StreamUsage } from './stream-usage.ts';
+import { StreamConsumer } from './stream-consumer.ts';
 import { FirehoseFeed } from './firehose-feed.ts';
 import { UsageLedger, type AccountTotals, type HourRow } from './usage-ledger.ts';
 
@@ -88,7 +88,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
       const c = new SimClient(actor, keys.get(actor.account)!, engine, clock, ledger, scenario.start, end);
       clients.push(c);
       c.start();
-    } else if (actor.kind === 'stream') new StreamUsage(actor, engine, clock, ledger, scenario.start).start();
+    } else if (actor.kind === 'stream') new StreamConsumer(actor, keys.get(actor.account)!, engine, clock, ledger, scenario.start, notes).start();
     else new FirehoseFeed(actor, engine, clock, scenario.start, notes).start();
   }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_PACKAGE, ENDPOINTS, VERSIONS } from '@sdp/core';
+import { DEFAULT_PACKAGE, ENDPOINTS, MAX_HASHES_PER_CONNECTION, VERSIONS } from '@sdp/core';
 import { parseDuration } from './duration.ts';
 import { DEFAULT_CURRENCY, DEFAULT_PRICE_PERIOD, PRICE_PERIODS, isCurrency } from './price.ts';
 
@@ -108,7 +108,17 @@ const callsActor = fields(
   },
   'Calls to an endpoint on a schedule (kind: calls, the default)',
 );
-const streamActor = fields({ ...actorBase, kind: z.literal('stream'), schedule: scheduleSchema, cost: whole.min(1) }, 'Stream-product usage sharing the general allowance');
+const streamActor = fields(
+  {
+    ...actorBase,
+    kind: z.literal('stream'),
+    schedule: scheduleSchema.meta({ description: 'When it (re)connects: each time it opens a new connection and subscribes to every hash again' }),
+    hashes: whole.min(1).max(MAX_HASHES_PER_CONNECTION).optional().meta({ description: 'How many hashes it streams (filters of its own that nothing matches)' }),
+    filters: z.array(text).min(1).max(MAX_HASHES_PER_CONNECTION).optional().meta({ description: 'The CSDL of each hash it streams, compiled at its start' }),
+    cost: whole.min(1).optional().meta({ description: 'Deprecated: read as hashes: cost / 5', deprecated: true }),
+  },
+  'A stream consumer through the real stream\'s decisions: subscriptions charge the general allowance (5 credits each)',
+);
 const firehoseActor = fields(
   { ...actorBase, kind: z.literal('firehose'), service: text.optional(), per_minute: whole.min(1), seed: whole.optional(), every: duration.optional() },
   "The core's synthetic firehose for the account's running recordings",

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_PACKAGE, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
+import { DEFAULT_PACKAGE, STREAM_SUBSCRIBE_COST, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
 import { actorSchemas, scenarioFileSchema } from './scenario-schema.ts';
 import { parseDuration } from './duration.ts';
 import { isCurrency, readPrice, type Price } from './price.ts';
@@ -59,10 +59,14 @@ export interface CallActor extends ActorBase {
   retry?: RetryPolicy;
 }
 
-/** Stream-product usage: charges the account's general allowance through `engine.chargeStream`. */
+/**
+ * A stream consumer, through the core's `StreamGate` as the real stream: compiles `filters` at its start,
+ * (re)connects at each scheduled instant and subscribes to every hash (5 credits each), closes at `stop`.
+ */
 export interface StreamActor extends ActorBase {
   kind: 'stream';
-  cost: number;
+  /** The CSDL of each hash it streams (from `filters`, or generated for `hashes: N`). */
+  filters: string[];
 }
 
 /**
@@ -234,13 +238,21 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
     const from = a.start === undefined ? 0 : parseDuration(a.start) ?? 0;
     const to = a.stop === undefined ? duration : parseDuration(a.stop) ?? duration;
     if (a.stop !== undefined && to <= from) bad(`${path}.stop`, 'must be later than start');
+    if (kind === 'stream') {
+      const given = (['filters', 'hashes', 'cost'] as const).filter((f) => a[f] !== undefined);
+      if (given.length === 0) bad(`${path}.hashes`, 'is required (or filters, a list of CSDL)');
+      else if (given.length > 1) bad(`${path}.${given[1]}`, `cannot be given with ${given[0]}: a stream actor has hashes (a count) or filters (a list of CSDL)`);
+      else if (given[0] === 'cost' && typeof a.cost === 'number' && a.cost % STREAM_SUBSCRIBE_COST !== 0) {
+        bad(`${path}.cost`, `is deprecated and read as hashes: cost / ${STREAM_SUBSCRIBE_COST} (a subscription's credits), so it must be a multiple of ${STREAM_SUBSCRIBE_COST}; write hashes: N or filters: [CSDL, ...] instead`);
+      }
+    }
     if (kind === 'firehose' && a.every !== undefined && parseDuration(a.every) === 0) bad(`${path}.every`, 'must be longer than 0');
     if (issues.length > 0) return;
     const base = { name: actorName, account, schedule: schedule ?? { type: 'once' as const, at: [] }, start: from, stop: Math.min(to, duration) };
     if (kind === 'firehose') {
       actors.push({ ...base, kind: 'firehose', service: (a.service as string | undefined) ?? 'facebook', perMinute: a.per_minute as number, firehoseSeed: (a.seed as number | undefined) ?? seed, every: a.every === undefined ? 10 * 60_000 : ms(a.every) });
     } else if (kind === 'stream') {
-      actors.push({ ...base, kind: 'stream', cost: a.cost as number });
+      actors.push({ ...base, kind: 'stream', filters: streamFilters(a, actorName) });
     } else {
       const actorVersion = (a.version as VersionId | undefined) ?? version;
       const body = isObj(a.body) ? { interactions: a.body.interactions as number, template: (a.body.template as Raw | undefined) ?? {} } : undefined;
@@ -270,6 +282,16 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
   const limitingDay = (root.limiting_day as Scenario['limitingDay'] | undefined) ?? 'pst';
   const refusalBudget = (root.refusal_budget as number | undefined) ?? 0;
   return { name: (root.name as string | undefined) ?? 'scenario', start, duration, seed, version, limitingDay, packages, prices, refusalBudget, compare, accounts, actors };
+}
+
+/**
+ * A stream actor's filters: its `filters`, or for `hashes: N` (and the deprecated `cost: 5N`) N filters of
+ * its own that the synthetic firehose never matches, so only the subscriptions' charges count.
+ */
+function streamFilters(a: Raw, actorName: string): string[] {
+  if (Array.isArray(a.filters)) return a.filters as string[];
+  const n = a.hashes !== undefined ? (a.hashes as number) : (a.cost as number) / STREAM_SUBSCRIBE_COST;
+  return Array.from({ length: n }, (_, i) => `fb.content contains "sim stream ${actorName} ${i + 1}"`);
 }
 
 /** `{rate: 2, per: hour}` is a steady schedule: the type may be left out there. */

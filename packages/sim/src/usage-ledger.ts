@@ -17,7 +17,7 @@ export interface HourRow {
   refusedRate: number;
   /** Task creations refused because the slot's queue was full. */
   refusedQueue: number;
-  /** Stream-product charges refused. */
+  /** Stream subscriptions refused for the allowance (each charged 5 when admitted). */
   refusedStream: number;
   retries: number;
   /** Calls a client stopped retrying. */
@@ -51,7 +51,7 @@ export interface AccountTotals {
   refusedRate: number;
   refusedQueue: number;
   refusedStream: number;
-  /** Stream-product charges attempted (admitted or refused). */
+  /** Stream subscriptions attempted (admitted or refused). */
   streamCharges: number;
   retries: number;
   gaveUp: number;
@@ -223,6 +223,7 @@ export class UsageLedger {
     return refusal;
   }
 
+  /** One subscription of a stream consumer: admitted (and charged) or refused for the allowance. */
   recordStream(account: string, at: number, figures: RateFigures, refused: boolean): void {
     const a = this.accounts.get(account)!;
     const row = a.rows[this.hourOf(at)]!;

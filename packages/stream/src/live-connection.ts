@@ -43,6 +43,9 @@ export class LiveConnection {
   private queue: Promise<void> = Promise.resolve();
   private pending = 0;
 
+  /** The identity whose key opened it (null for the account's own key): its subscriptions draw from its allowance too. */
+  identityId: string | null = null;
+
   constructor(
     readonly id: string,
     readonly username: string,

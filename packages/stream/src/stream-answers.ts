@@ -63,6 +63,50 @@ export function rateHeaders(rate: RateFigures): Record<string, string> {
   };
 }
 
+/** A refusal as a fetch `Response`, as `refuseHttp` answers it on node:http. */
+export function refusalResponse(error: unknown): Response {
+  const { status, body, headers } = refusal(error);
+  return new Response(JSON.stringify(body) + '\n', { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+/**
+ * A fetch `Response` body that carries one message per chunk (`<text>\n`), and the connection's sink
+ * writing into it. What the reader has not taken is counted as unread (the queue's byte size), so the
+ * connection's bound covers it as it covers a socket's buffer; `onCancel` is told when the reader goes.
+ */
+export function streamedBody(onCancel: () => void): { body: ReadableStream<Uint8Array>; sink: MessageSink } {
+  const encoder = new TextEncoder();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let open = true;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start: (c) => {
+        controller = c;
+      },
+      cancel: () => {
+        open = false;
+        onCancel();
+      },
+    },
+    // A high-water mark of 0: the desired size is minus the bytes queued.
+    new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+  );
+  return {
+    body,
+    sink: {
+      write: (text) => {
+        if (open) controller.enqueue(encoder.encode(text + '\n'));
+      },
+      buffered: () => (open ? -(controller.desiredSize ?? 0) : 0),
+      close: () => {
+        if (!open) return;
+        open = false;
+        controller.close();
+      },
+    },
+  };
+}
+
 /** A refusal's status, body and headers: the core's status (429 for an allowance spent), JSON with `error` and `message`. */
 function refusal(error: unknown): { status: number; body: StreamMessage; headers: Record<string, string> } {
   if (error instanceof DomainError) {

@@ -16,8 +16,8 @@ import type { Clock, StoredEvent } from '@sdp/core/kernel';
 import { ActionSplitter, readAction, type StreamAction } from './action-splitter.ts';
 import { LiveConnection, type ConnectionView, type MessageSink } from './live-connection.ts';
 import { MatchFeed } from './match-feed.ts';
-import { messageText, pacedChunks, rateHeaders, refuseHttp, refuseUpgrade, refuseUpgradeWith } from './stream-answers.ts';
-import { HASH, streamTarget, type StreamTarget } from './stream-target.ts';
+import { messageText, pacedChunks, rateHeaders, refusalResponse, refuseHttp, refuseUpgrade, refuseUpgradeWith, streamedBody } from './stream-answers.ts';
+import { HASH, fetchStreamTarget, streamTarget, type StreamTarget } from './stream-target.ts';
 import {
   closingFailure,
   invalidActionWarning,
@@ -154,6 +154,23 @@ export class StreamHost {
     return true;
   }
 
+  /**
+   * The HTTP streams (`GET /<hash>`, `GET /multi?hashes=`) for runtimes that serve fetch `Request`s: a
+   * `Response` whose body streams the messages, one per chunk, or a refusal; `undefined` when the request
+   * is not a stream's (the API's, then). The duplex `GET /` and WebSockets need `attach`.
+   */
+  async handleFetch(request: Request): Promise<Response | undefined> {
+    const target = fetchStreamTarget(request);
+    if (!target || this.closing) return undefined;
+    try {
+      return await this.serveFetch(request, target);
+    } catch (error) {
+      if (error instanceof DomainError) return refusalResponse(error);
+      this.onError(error);
+      return refusalResponse(new DomainError(500, 'There was a problem starting your connection. Please reconnect.'));
+    }
+  }
+
   /** Takes the upgrade if it is a stream's (`true`). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const target = /websocket/i.test(req.headers.upgrade ?? '') ? streamTarget(req, true) : undefined;
@@ -207,9 +224,9 @@ export class StreamHost {
 
   private async serveHttp(req: IncomingMessage, res: ServerResponse, target: StreamTarget): Promise<void> {
     await this.start();
-    let account;
+    let account, identityId: string | null;
     try {
-      account = await this.gate.authenticate(target.credentials);
+      ({ account, identityId } = await this.gate.authenticate(target.credentials));
     } catch (error) {
       return refuseHttp(res, error);
     }
@@ -222,6 +239,7 @@ export class StreamHost {
     }
     const sink = pacedChunks(res);
     const conn = new LiveConnection(id, account.username, transport, target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
+    conn.identityId = identityId;
     let rate: RateFigures | undefined;
     if (target.kind === 'single') {
       try {
@@ -233,7 +251,7 @@ export class StreamHost {
         return refuseHttp(res, error);
       }
     }
-    rate ??= await this.gate.rate(account.username);
+    rate ??= await this.gate.rate(account.username, identityId);
     if (res.destroyed || req.socket.destroyed) return void this.end(conn, 'client gone');
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', 'Transfer-Encoding': 'chunked', ...rateHeaders(rate) });
     res.flushHeaders();
@@ -248,11 +266,50 @@ export class StreamHost {
     }
   }
 
+  private async serveFetch(request: Request, target: StreamTarget): Promise<Response> {
+    await this.start();
+    const { account, identityId } = await this.gate.authenticate(target.credentials);
+    const id = await this.gate.open(account.username, 'http');
+    let conn: LiveConnection | undefined;
+    const { body, sink } = streamedBody(() => {
+      if (conn) void this.end(conn, 'client closed');
+    });
+    conn = new LiveConnection(id, account.username, 'http', target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
+    conn.identityId = identityId;
+    let rate: RateFigures | undefined;
+    if (target.kind === 'single') {
+      try {
+        rate = await this.subscribeFirst(conn, target.hash!);
+      } catch (error) {
+        this.forget(conn);
+        await this.gate.close(account.username, id, 'refused').catch((e) => this.quietly(e));
+        throw error;
+      }
+    }
+    rate ??= await this.gate.rate(account.username, identityId);
+    // A client that went while this was decided: nobody reads the answer, the connection ends at once.
+    if (request.signal.aborted) {
+      void this.end(conn, 'client gone');
+      return new Response(null, { status: 499 });
+    }
+    request.signal.addEventListener('abort', () => void this.end(conn, 'client closed'), { once: true });
+    this.register(conn);
+    const now = this.clock.now();
+    if (target.kind === 'single') {
+      conn.send(subscribedMessage(target.hash!), now);
+      this.flushHeld(conn, target.hash!);
+    }
+    conn.ready(now);
+    for (const hash of target.hashes.slice(0, MAX_HASHES_PER_CONNECTION)) this.act(conn, { action: 'subscribe', hash });
+    if (target.kind === 'multi' && target.hashes.length === 0) conn.send(tickMessage(now), now);
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', ...rateHeaders(rate) } });
+  }
+
   private async serveWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer, target: StreamTarget): Promise<void> {
     await this.start();
-    let account;
+    let account, identityId: string | null;
     try {
-      account = await this.gate.authenticate(target.credentials);
+      ({ account, identityId } = await this.gate.authenticate(target.credentials));
     } catch (error) {
       return refuseUpgradeWith(socket, error);
     }
@@ -272,6 +329,7 @@ export class StreamHost {
       },
     };
     const conn = new LiveConnection(id, account.username, 'websocket', true, this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
+    conn.identityId = identityId;
     let rate: RateFigures | undefined;
     if (target.kind === 'single') {
       try {
@@ -282,7 +340,7 @@ export class StreamHost {
         return refuseUpgradeWith(socket, error);
       }
     }
-    rate ??= await this.gate.rate(account.username);
+    rate ??= await this.gate.rate(account.username, identityId);
     if (socket.destroyed) return void this.end(conn, 'client gone');
     this.upgradeRates.set(req, rate);
     this.wss.handleUpgrade(req, socket, head, (opened) => {
@@ -383,7 +441,7 @@ export class StreamHost {
     // The connection is registered for the feed from the first subscription on (its matches are held).
     this.register(conn, false);
     try {
-      const r = await this.gate.subscribe(conn.username, conn.id, hash);
+      const r = await this.gate.subscribe(conn.username, conn.id, hash, conn.identityId);
       local.seq = r.seq;
       local.held = local.held.filter((h) => h.version > r.seq);
       return r.rate;

@@ -16,15 +16,33 @@ export interface StreamTarget {
 
 /** The stream's reading of a request, or `undefined` when it is not the stream's (the API's, then). */
 export function streamTarget(req: IncomingMessage, upgrade: boolean): StreamTarget | undefined {
-  if (req.method !== 'GET') return undefined;
-  const url = new URL(req.url ?? '/', 'http://stream.invalid');
+  const header = (name: string) => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  return readTarget(req.method, req.url ?? '/', header, upgrade);
+}
+
+/**
+ * The stream's reading of a fetch `Request` (single-hash and multi HTTP streams only: the duplex `GET /`
+ * needs a request body that streams in while the answer streams out, which fetch runtimes do not give).
+ */
+export function fetchStreamTarget(request: Request): StreamTarget | undefined {
+  const url = new URL(request.url);
+  const target = readTarget(request.method, url.pathname + url.search, (name) => (name === 'transfer-encoding' ? undefined : request.headers.get(name) ?? undefined), false);
+  return target?.kind === 'duplex' ? undefined : target;
+}
+
+function readTarget(method: string | undefined, rawUrl: string, header: (name: string) => string | undefined, upgrade: boolean): StreamTarget | undefined {
+  if (method !== 'GET') return undefined;
+  const url = new URL(rawUrl, 'http://stream.invalid');
   const path = url.pathname;
   let kind: StreamTarget['kind'];
   let hash: string | undefined;
   if (path === '/multi' || path === '/multi/') kind = 'multi';
   else if (path === '/' || path === '') {
     if (upgrade) kind = 'multi';
-    else if (/chunked/i.test(req.headers['transfer-encoding'] ?? '')) kind = 'duplex';
+    else if (/chunked/i.test(header('transfer-encoding') ?? '')) kind = 'duplex';
     else return undefined;
   } else {
     const segment = path.slice(1).replace(/\/$/, '');
@@ -36,10 +54,6 @@ export function streamTarget(req: IncomingMessage, upgrade: boolean): StreamTarg
   const hashes = list ? [...new Set(list.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0))] : [];
   const username = url.searchParams.get('username');
   const apiKey = url.searchParams.get('api_key');
-  const header = (name: string) => {
-    const v = req.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
   const credentials = username && apiKey ? { username, apiKey } : readCredentials(header('authorization'), header('auth'));
   return { kind, ...(hash ? { hash } : {}), hashes, credentials };
 }

@@ -112,6 +112,8 @@ export interface EngineServices {
   readonly settings: EngineSettings;
   /** The read models the engine owns (the recording index), as handlers see them in their context. */
   readonly projections: Projections;
+  /** How identities' keys take part (absent on an engine without identities: only account keys open anything). */
+  readonly identities?: IdentityAccess | undefined;
   command<T>(work: (uow: UnitOfWork) => T | Promise<T>): Promise<T>;
   register(handlers: HandlerTable, identities?: IdentityAccess): void;
 }

@@ -128,6 +128,10 @@ export class Engine implements EngineServices {
     this.operator = new OperatorCommands(this);
   }
 
+  get identities(): IdentityAccess | undefined {
+    return this.services.identities;
+  }
+
   /** Adds or replaces endpoint handlers (each aggregate's module registers its own). */
   register(handlers: HandlerTable, identities?: IdentityAccess): void {
     Object.assign(this.services.handlers, handlers);

@@ -30,7 +30,7 @@ describe('the stream gate over the engine', () => {
     await expect(gate.authenticate({ username: 'alice', apiKey: 'wrong-key-01' })).rejects.toMatchObject({ status: 401 });
     await expect(gate.authenticate({ username: 'nobody', apiKey: KEY })).rejects.toMatchObject({ status: 401 });
     await expect(gate.authenticate(undefined)).rejects.toMatchObject({ status: 401, message: 'A username and API key are both required' });
-    expect((await gate.authenticate({ username: 'alice', apiKey: KEY })).username).toBe('alice');
+    expect(await gate.authenticate({ username: 'alice', apiKey: KEY })).toMatchObject({ account: { username: 'alice' }, identityId: null });
     await engine.deny('alice', 'spam');
     await expect(gate.authenticate({ username: 'alice', apiKey: KEY })).rejects.toMatchObject({ status: 403 });
   });

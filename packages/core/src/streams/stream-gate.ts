@@ -1,7 +1,10 @@
 import { accountDecider, accountStream, isWellFormedApiKey, isWellFormedUsername, type Account } from '../accounting/account.ts';
 import { ApiKeyDigests, constantTimeEqual } from '../accounting/api-key.ts';
-import { creditsDecider, creditsStream, figuresOf, windowAt, type RateFigures } from '../accounting/credit-window.ts';
+import { bindingFigures } from '../accounting/binding-figures.ts';
+import { creditsDecider, creditsStream, type AllowanceLine, type RateFigures } from '../accounting/credit-window.ts';
 import { DEFAULT_PACKAGE } from '../accounting/package.ts';
+import { endpointById } from '../catalogue/endpoints.ts';
+import { Params } from '../calls/params.ts';
 import { Forbidden, NotFound, Unauthorized } from '../calls/errors.ts';
 import type { EngineServices } from '../handling/handler.ts';
 import { loadFilter } from '../filters/index.ts';
@@ -11,9 +14,18 @@ import { streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type
 /** What a subscription costs from the general allowance: the cost of `/compile` (docs/contract.md#the-stream). */
 export const STREAM_SUBSCRIBE_COST = 5;
 
+/** The endpoint a subscription is priced as, for the allowances an identity's calls draw from. */
+const SUBSCRIPTION_PRICED_AS = endpointById('core.compile');
+
 export interface StreamCredentials {
   username: string;
   apiKey: string;
+}
+
+/** Who opened a stream: the account, and the identity whose key it was (null for the account's own key). */
+export interface StreamCaller {
+  account: Account;
+  identityId: string | null;
 }
 
 export interface Subscribed {
@@ -60,20 +72,29 @@ export class StreamGate {
   }
 
   /**
-   * The account the credentials open: 401 for unknown or wrong ones (an unknown name costs the same
-   * digest), 403 for a denied account. Keys of identities do not open streams.
+   * Who the credentials are, as the REST API reads them: the account's own key, or the key of one of its
+   * identities (the engine's `IdentityAccess`). 401 for unknown or wrong ones (an unknown name costs the
+   * same digest), 403 for a denied account.
    */
-  async authenticate(credentials: StreamCredentials | undefined): Promise<Account> {
+  async authenticate(credentials: StreamCredentials | undefined): Promise<StreamCaller> {
     const creds = credentials && isWellFormedUsername(credentials.username) && isWellFormedApiKey(credentials.apiKey) ? credentials : undefined;
     if (!creds) throw new Unauthorized('A username and API key are both required');
-    const account = await this.engine.command((uow) => uow.load(accountDecider, accountStream(creds.username)));
-    if (!account.exists) {
-      constantTimeEqual(this.digests.digest(DUMMY_SALT, creds.apiKey), DUMMY_DIGEST);
-      throw new Unauthorized();
-    }
-    if (!constantTimeEqual(this.digests.digest(account.salt, creds.apiKey), account.keyHash)) throw new Unauthorized();
+    const identities = this.engine.identities;
+    const caller = await this.engine.command(async (uow): Promise<StreamCaller | undefined> => {
+      const account = await uow.load(accountDecider, accountStream(creds.username));
+      if (!account.exists) {
+        constantTimeEqual(this.digests.digest(DUMMY_SALT, creds.apiKey), DUMMY_DIGEST);
+        return undefined;
+      }
+      const keyHash = this.digests.digest(account.salt, creds.apiKey);
+      if (constantTimeEqual(keyHash, account.keyHash)) return { account, identityId: null };
+      const identityId = identities ? await identities.identityForKey(uow, account, keyHash) : null;
+      return identityId === null ? undefined : { account, identityId };
+    });
+    if (!caller) throw new Unauthorized();
+    const { account } = caller;
     if (account.denied) throw new Forbidden(`Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
-    return account;
+    return caller;
   }
 
   /** Opens a connection (bounded by the package's `stream_connections`); its id. */
@@ -90,9 +111,12 @@ export class StreamGate {
   /**
    * Subscribes the connection to a hash and charges the subscription, or refuses: 404 for a hash no
    * filter was compiled with, 403 for a denied account, 429 (`CreditsExhausted`) when the allowance
-   * cannot pay, 400 past 5,000 hashes. A refusal writes nothing.
+   * cannot pay, 400 past 5,000 hashes. A refusal writes nothing. A connection an identity opened also
+   * draws from that identity's allowance, as a REST call with its key does: a subscription is charged as a
+   * `/compile` (its cost, on the general allowance), so the identity's `total_allowance` for the package's
+   * default service applies, and the figures reported are the binding ones.
    */
-  async subscribe(username: string, connection: string, hash: string): Promise<Subscribed> {
+  async subscribe(username: string, connection: string, hash: string, identityId: string | null = null): Promise<Subscribed> {
     return this.inLane(username, () => this.engine.command(async (uow) => {
       const account = await existing(uow, username);
       if (account.denied) throw new Forbidden(`Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
@@ -101,10 +125,17 @@ export class StreamGate {
       const h = hash.toLowerCase();
       const subscribed = await uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'SubscribeStream', connection, hash: h, at: uow.now });
       const seq = subscriptionOf(subscribed.state, connection, h)!.seq;
-      if (subscribed.events.length === 0) return { charged: false, rate: await figures(uow, username, line.limit), seq };
-      const { state } = await uow.execute(creditsDecider, creditsStream(username), { type: 'ChargeCredits', at: uow.now, endpoint: 'stream', lines: [line] });
-      return { charged: true, rate: figuresOf(windowAt(state, 'general', uow.now), line.limit, STREAM_SUBSCRIBE_COST, uow.now), seq };
+      const lines = [line, ...(await this.identityLines(uow, account, identityId))];
+      if (subscribed.events.length === 0) return { charged: false, rate: bindingFigures(await uow.load(creditsDecider, creditsStream(username)), line, lines, STREAM_SUBSCRIBE_COST, uow.now), seq };
+      const { state } = await uow.execute(creditsDecider, creditsStream(username), { type: 'ChargeCredits', at: uow.now, endpoint: 'stream', lines });
+      return { charged: true, rate: bindingFigures(state, line, lines, STREAM_SUBSCRIBE_COST, uow.now), seq };
     }));
+  }
+
+  private async identityLines(uow: UnitOfWork, account: Account, identityId: string | null): Promise<AllowanceLine[]> {
+    const identities = this.engine.identities;
+    if (identityId === null || !identities) return [];
+    return identities.allowanceLines(uow, account, identityId, SUBSCRIPTION_PRICED_AS, new Params({}), STREAM_SUBSCRIBE_COST);
   }
 
   async unsubscribe(username: string, connection: string, hash: string): Promise<void> {
@@ -124,9 +155,17 @@ export class StreamGate {
     );
   }
 
-  /** The account's general allowance now, charging nothing (the headers of a stream that subscribes nothing). */
-  async rate(username: string): Promise<RateFigures> {
-    return this.engine.command(async (uow) => figures(uow, username, (await existing(uow, username)).package.credits_per_hour));
+  /**
+   * The general allowance now, charging nothing (the headers of a stream that subscribes nothing): for an
+   * identity's connection, the binding one of the account's and the identity's, as a REST call reads.
+   */
+  async rate(username: string, identityId: string | null = null): Promise<RateFigures> {
+    return this.engine.command(async (uow) => {
+      const account = await existing(uow, username);
+      const line = { key: 'general', limit: account.package.credits_per_hour, cost: STREAM_SUBSCRIBE_COST };
+      const credits = await uow.load(creditsDecider, creditsStream(username));
+      return bindingFigures(credits, line, [line, ...(await this.identityLines(uow, account, identityId))], STREAM_SUBSCRIBE_COST, uow.now);
+    });
   }
 }
 
@@ -134,9 +173,4 @@ async function existing(uow: UnitOfWork, username: string): Promise<Account> {
   const account = await uow.load(accountDecider, accountStream(username));
   if (!account.exists) throw new NotFound(`No account named ${username}`);
   return account;
-}
-
-async function figures(uow: UnitOfWork, username: string, limit: number): Promise<RateFigures> {
-  const credits = await uow.load(creditsDecider, creditsStream(username));
-  return figuresOf(windowAt(credits, 'general', uow.now), limit, STREAM_SUBSCRIBE_COST, uow.now);
 }
