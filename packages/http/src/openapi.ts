@@ -92,7 +92,12 @@ function operation(e: Endpoint, version: VersionId, method: string, template: st
   // A GET carries its parameters in the query string; the others in a body (JSON or a form).
   if (method === 'GET') for (const [name, schema] of rest) parameters.push(queryParameter(name, schema, required.has(name)));
   if (method !== 'GET') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
-  const body: JsonSchema = { type: 'object', properties: Object.fromEntries(rest), ...(rest.some(([n]) => required.has(n)) ? { required: rest.map(([n]) => n).filter((n) => required.has(n)) } : {}) };
+  const bodyOf = (props: Record<string, JsonSchema>, needed: ReadonlySet<string>): JsonSchema => {
+    const names = Object.keys(props).filter((n) => !pathNames.has(n));
+    return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, props[n]!])), ...(names.some((n) => needed.has(n)) ? { required: names.filter((n) => needed.has(n)) } : {}) };
+  };
+  // Terms that depend on one parameter (a task's `type`) are a body of one of their choices.
+  const body: JsonSchema = contract.oneOf ? { oneOf: contract.oneOf.map((o) => bodyOf(o.properties, new Set(o.required ?? []))) } : bodyOf(contract.properties, required);
   const op: Json = {
     operationId: formIndex === 0 ? `${e.id}.${method.toLowerCase()}` : `${e.id}.${method.toLowerCase()}.form${formIndex + 1}`,
     // The form's own path, so a service-scoped form is told apart from the plain one in a list of operations.

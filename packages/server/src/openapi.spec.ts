@@ -83,6 +83,30 @@ describe('the OpenAPI documents, one per version', () => {
     expect(doc.paths['/insight/start'].post.responses['200'].content['application/json'].schema.required).toEqual(['id']);
   });
 
+  it('describes the nested analysis and strategy requests: analysis types, their parameters, children, the task type choosing the request', () => {
+    const doc: Doc = openApiDocument('1.5');
+    const analyze = doc.paths['/insight/analyze'].post.requestBody.content['application/json'].schema;
+    const [freqDist, timeSeries] = analyze.properties.parameters.oneOf;
+    expect(freqDist.properties.analysis_type.const).toBe('freqDist');
+    expect(freqDist.properties.parameters.properties.threshold).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 200 });
+    expect(freqDist.properties.parameters.required).toEqual(['target']);
+    const grandchild = freqDist.properties.child.properties.child;
+    expect(grandchild.properties.parameters.properties.target.description).toMatch(/fewer than 50 values/);
+    expect(grandchild.properties.child.description).toMatch(/at most 3 levels/);
+    expect(timeSeries.properties.parameters.properties.interval.enum).toEqual(['minute', 'hour', 'day', 'week', 'month']);
+    expect(analyze.properties.filter.type).toBe('string');
+    const task = doc.paths['/insight/{service}/task'].post.requestBody.content['application/json'];
+    const [analysisTask, strategyTask] = task.schema.oneOf;
+    expect(analysisTask.properties.type.const).toBe('analysis');
+    expect(analysisTask.properties.parameters.properties.parameters.oneOf).toHaveLength(2);
+    expect(strategyTask.properties.type.const).toBe('strategy');
+    expect(strategyTask.properties.parameters.properties.parameters.properties.comparison_audience.enum).toEqual(['global']);
+    expect(strategyTask.properties.parameters.properties.parameters.required).toEqual(['audience']);
+    expect(task.example).toMatchObject({ type: 'analysis', parameters: { parameters: { analysis_type: 'freqDist', parameters: { target: 'fb.author.gender' } } } });
+    // Before 1.5 a task is an analysis: one choice.
+    expect((openApiDocument('1.4') as Doc).paths['/insight/{service}/task'].post.requestBody.content['application/json'].schema.oneOf).toHaveLength(1);
+  });
+
   it('the 1.4 service-scoped insight forms are absent from 1.3 and present from 1.4', () => {
     expect(openApiDocument('1.3').paths).not.toHaveProperty(['/insight/{service}/get']);
     expect(openApiDocument('1.4').paths).toHaveProperty(['/insight/{service}/get']);

@@ -12,14 +12,53 @@ function toJson(schema: z.ZodType): JsonSchema {
   return rest;
 }
 
+/** The parameters' schema: `properties` by name, `required`, and `oneOf` where the terms depend on one of them. */
+export type ParamsJsonSchema = JsonSchema & { properties: Record<string, JsonSchema>; required?: string[]; oneOf?: ParamsJsonSchema[] };
+
 /**
  * The parameters of an endpoint in a version, as one object schema: `properties` by name, `required`.
- * Extra keys are tolerated on the wire (clients echo path parameters), so none is refused here.
+ * Extra keys are tolerated on the wire (clients echo path parameters), so none is refused here. Where
+ * the terms depend on one parameter (a task's `type`), each choice is in `oneOf`, and `properties` holds
+ * every name of any choice (its schema the choices' own, `anyOf` where they differ), required where
+ * every choice requires it.
  */
-export function paramsJsonSchema(id: EndpointId, version: VersionId): JsonSchema & { properties: Record<string, JsonSchema>; required?: string[] } {
-  const s = toJson(termsOf(id, version).params) as JsonSchema & { properties?: Record<string, JsonSchema>; required?: string[] };
-  const { additionalProperties: _, ...open } = s;
-  return { ...open, properties: s.properties ?? {} } as JsonSchema & { properties: Record<string, JsonSchema>; required?: string[] };
+export function paramsJsonSchema(id: EndpointId, version: VersionId): ParamsJsonSchema {
+  const s = asRequest(toJson(termsOf(id, version).params)) as JsonSchema;
+  const choices = (s['oneOf'] ?? s['anyOf']) as JsonSchema[] | undefined;
+  if (!choices) return openObject(s);
+  const options = choices.map(openObject);
+  const names = [...new Set(options.flatMap((o) => Object.keys(o.properties)))];
+  const properties: Record<string, JsonSchema> = {};
+  for (const name of names) {
+    const kinds = [...new Map(options.flatMap((o) => (o.properties[name] ? [o.properties[name]] : [])).map((p) => [JSON.stringify(p), p])).values()];
+    const consts = kinds.every((k) => 'const' in k && k['type'] === 'string') ? kinds.map((k) => k['const']) : undefined;
+    properties[name] = kinds.length === 1 ? kinds[0]! : consts ? { type: 'string', enum: consts } : { anyOf: kinds };
+  }
+  const required = names.filter((n) => options.every((o) => o.required?.includes(n)));
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), oneOf: options };
+}
+
+/**
+ * The output side read as a request: a field with a default may be left out, and keys a schema does not
+ * name are dropped rather than refused, at every depth.
+ */
+function asRequest(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(asRequest);
+  if (typeof v !== 'object' || v === null) return v;
+  const out: JsonSchema = {};
+  for (const [k, x] of Object.entries(v)) if (!(k === 'additionalProperties' && x === false)) out[k] = asRequest(x);
+  const props = out['properties'] as Record<string, JsonSchema> | undefined;
+  if (props && Array.isArray(out['required'])) {
+    const required = (out['required'] as string[]).filter((n) => !(props[n] && 'default' in props[n]));
+    if (required.length > 0) out['required'] = required;
+    else delete out['required'];
+  }
+  return out;
+}
+
+function openObject(s: JsonSchema): ParamsJsonSchema {
+  const { additionalProperties: _, ...open } = s as JsonSchema & { properties?: Record<string, JsonSchema>; required?: string[] };
+  return { ...open, properties: (s['properties'] as Record<string, JsonSchema> | undefined) ?? {} } as ParamsJsonSchema;
 }
 
 /** Each success answer's schema by status (`null`: no body), as the catalogue's codes where the terms name none. */
