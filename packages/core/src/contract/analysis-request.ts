@@ -172,7 +172,7 @@ export const analysisSpecSchema = part(
       if (problem) c.issues.push({ code: 'custom', message: problem, input: c.value });
     }),
   'The analysis: `analysis_type` freqDist (with `parameters.target`, `parameters.threshold`, and an optional `child`) or timeSeries (with `parameters.interval`, `parameters.span`)',
-);
+).meta({ id: 'AnalysisSpec' });
 
 /** The request's fields besides the spec: the query filter and the window, in epoch seconds. */
 export const analysisWindowShape = {
@@ -201,7 +201,7 @@ export function analysisRequestChecks(c: z.core.ParsePayload<{ parameters: Analy
  * or digit strings; empty values mean absent, as clients send them). The query filter's text is
  * checked when it is compiled (`compileFilter(text, {kind: 'query'})`).
  */
-export const analysisRequestSchema = wireParams({ parameters: analysisSpecSchema, ...analysisWindowShape }).check(analysisRequestChecks);
+export const analysisRequestSchema = wireParams({ parameters: analysisSpecSchema, ...analysisWindowShape }).check(analysisRequestChecks).meta({ id: 'AnalysisRequest' });
 
 /** One calendar month after `ms` (UTC), the day clamped to the month's length. */
 export function addMonthUtc(ms: number, months: number): number {

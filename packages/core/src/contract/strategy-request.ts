@@ -72,7 +72,8 @@ export const strategyRequestSchema = z
   .check((c) => {
     const { start, end } = c.value;
     if (start !== undefined && end !== undefined && start >= end) c.issues.push({ code: 'custom', message: ': Start cannot be after end', input: c.value });
-  });
+  })
+  .meta({ id: 'StrategyRequest' });
 
 /** A strategy request as its schema reads it, before the service's own terms are judged. */
 export type StrategyShape = z.output<typeof strategyRequestSchema>;
