@@ -82,6 +82,7 @@ describe('the OpenAPI documents, one per version', () => {
     const before: Doc = await resolved('1.1');
     expect(before.paths['/push/create'].post.requestBody.content['application/json'].schema.properties.playback_id.pattern).toBe('^[0-9a-f]{20}$');
     expect(body.schema.properties.playback_id.description).toMatch(/Refused/);
+    expect(body.example).not.toHaveProperty('playback_id');
     expect(Object.keys(before.paths['/insight/start'].post.responses)).toContain('204');
     expect(doc.paths['/insight/start'].post.responses['200'].content['application/json'].schema.required).toEqual(['id']);
   });

@@ -158,7 +158,9 @@ export function exampleOf(given: JsonSchema | undefined, depth = 0, named: Named
     }
     case 'object': {
       const props = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
-      return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, exampleOf(v, depth + 1, named)]));
+      // A field a version refuses, or one that must be left out, is not in the example.
+      const given = Object.entries(props).filter(([, v]) => !/^(Refused|None)\b/.test(String(v['description'] ?? '')));
+      return Object.fromEntries(given.map(([k, v]) => [k, exampleOf(v, depth + 1, named)]));
     }
     default:
       return null;
