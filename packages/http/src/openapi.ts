@@ -1,4 +1,4 @@
-import { ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast, errorJsonSchema, exampleOf, findVersion, paramsJsonSchema, type Endpoint, type JsonSchema, type VersionId } from '@sdp/core';
+import { ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast, errorJsonSchema, exampleOf, findVersion, paramsJsonSchema, resolveRef, type Endpoint, type JsonSchema, type NamedSchemas, type VersionId } from '@sdp/core';
 
 /**
  * The OpenAPI 3.1 document of one API version, generated from the catalogue: every path form the version
@@ -64,35 +64,42 @@ function errorCodes(e: Endpoint, version: VersionId, method: string): number[] {
   return [...codes].sort((a, b) => a - b);
 }
 
-function operation(e: Endpoint, version: VersionId, method: string, template: string, formIndex: number, style: 'x' | 'ietf' | 'both'): Json {
+function operation(e: Endpoint, version: VersionId, method: string, template: string, formIndex: number, style: 'x' | 'ietf' | 'both', named: NamedSchemas): Json {
   const deprecated = findVersion(version).deprecation !== undefined;
   const rated = e.allowance !== 'none';
   const successHeaders: Json = { 'X-API-Version': { $ref: '#/components/headers/X-API-Version' } };
   const rateNames = [...(style !== 'ietf' ? Object.keys(RATE_HEADERS) : []), ...(style !== 'x' ? Object.keys(IETF_HEADERS) : [])];
   if (rated) for (const name of rateNames) successHeaders[name] = { $ref: `#/components/headers/${name}` };
   const responses: Json = {};
-  for (const [code, schema] of Object.entries(answerJsonSchemas(e.id, version, e.success))) {
+  for (const [code, schema] of Object.entries(answerJsonSchemas(e.id, version, e.success, named))) {
     responses[code] =
       schema === null
         ? { description: 'Done; no body.', headers: successHeaders }
-        : { description: code === '202' ? 'Accepted.' : 'Success.', headers: successHeaders, content: { 'application/json': { schema, example: exampleOf(schema) } } };
+        : { description: code === '202' ? 'Accepted.' : 'Success.', headers: successHeaders, content: { 'application/json': { schema, example: exampleOf(schema, 0, named) } } };
   }
   for (const code of errorCodes(e, version, method)) responses[String(code)] = { $ref: `#/components/responses/Error${code}` };
-  const contract = paramsJsonSchema(e.id, version);
+  const contract = paramsJsonSchema(e.id, version, named);
   const inPath = pathParamsOf(template);
   const pathNames = new Set(inPath.map((p) => p.name));
   const parameters: Json[] = inPath.map((p) => ({
     name: p.name,
     in: 'path',
     required: true,
-    schema: p.only ? { type: 'string', enum: p.only } : stripLenient(contract.properties[p.name] ?? { type: 'string' }),
+    schema: p.only ? { type: 'string', enum: p.only } : stripLenient(resolveRef(contract.properties[p.name] ?? { type: 'string' }, named)),
   }));
   const required = new Set(contract.required ?? []);
   const rest = Object.entries(contract.properties).filter(([name]) => !pathNames.has(name));
   // A GET carries its parameters in the query string; the others in a body (JSON or a form).
-  if (method === 'GET') for (const [name, schema] of rest) parameters.push(queryParameter(name, schema, required.has(name)));
+  if (method === 'GET') for (const [name, schema] of rest) parameters.push(queryParameter(name, resolveRef(schema, named), required.has(name)));
   if (method !== 'GET') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
-  const body: JsonSchema = { type: 'object', properties: Object.fromEntries(rest), ...(rest.some(([n]) => required.has(n)) ? { required: rest.map(([n]) => n).filter((n) => required.has(n)) } : {}) };
+  const bodyOf = (props: Record<string, JsonSchema>, needed: ReadonlySet<string>): JsonSchema => {
+    const names = Object.keys(props).filter((n) => !pathNames.has(n));
+    return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, props[n]!])), ...(names.some((n) => needed.has(n)) ? { required: names.filter((n) => needed.has(n)) } : {}) };
+  };
+  // Terms that depend on one parameter (a task's `type`) are a body of one of their choices.
+  const body: JsonSchema = contract.oneOf ? { oneOf: contract.oneOf.map((o) => bodyOf(o.properties, new Set(o.required ?? []))) } : bodyOf(contract.properties, required);
+  // Each endpoint's body is one named shape (its forms' bodies differ only where a path takes a parameter).
+  const bodyRef = method === 'GET' || e.body === 'raw' ? undefined : { $ref: `#/components/schemas/${nameOnce(named, `${typeName(e.id)}Body`, body)}` };
   const op: Json = {
     operationId: formIndex === 0 ? `${e.id}.${method.toLowerCase()}` : `${e.id}.${method.toLowerCase()}.form${formIndex + 1}`,
     // The form's own path, so a service-scoped form is told apart from the plain one in a list of operations.
@@ -112,7 +119,7 @@ function operation(e: Endpoint, version: VersionId, method: string, template: st
         ? { required: true, content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'application/json': { schema: {} } } }
         : {
             required: rest.some(([n]) => required.has(n)),
-            content: { 'application/json': { schema: body, example: exampleOf(body) }, 'application/x-www-form-urlencoded': { schema: body } },
+            content: { 'application/json': { schema: bodyRef, example: exampleOf(body, 0, named) }, 'application/x-www-form-urlencoded': { schema: bodyRef } },
           };
   }
   if (!rated) op.security = [];
@@ -135,6 +142,28 @@ function queryParameter(name: string, schema: JsonSchema, required: boolean): Js
   };
 }
 
+/** `push.create` → `PushCreate`: an endpoint's name as a type name for generated clients. */
+function typeName(id: string): string {
+  return id
+    .split(/[._-]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/** Puts `schema` under `name` (or `name2`, ... where another shape holds the name) and says which. */
+function nameOnce(named: NamedSchemas, name: string, schema: JsonSchema): string {
+  const text = JSON.stringify(schema);
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? name : `${name}${n}`;
+    const held = named[candidate];
+    if (held === undefined) {
+      named[candidate] = schema;
+      return candidate;
+    }
+    if (JSON.stringify(held) === text) return candidate;
+  }
+}
+
 /** A schema without the `x-sdp-lenient` note (said in the parameter's description instead). */
 function stripLenient(schema: JsonSchema): JsonSchema {
   const { 'x-sdp-lenient': _, ...rest } = schema;
@@ -153,12 +182,15 @@ export function openApiDocument(version: VersionId, options: OpenApiOptions = {}
   const product = options.product ?? 'insight';
   const v = findVersion(version);
   const paths: Record<string, Json> = {};
+  // The shapes named in the contract, each once under components/schemas and referred to from every use.
+  const named: NamedSchemas = {};
+  const errorSchema = errorJsonSchema(named);
   for (const e of ENDPOINTS) {
     e.forms.forEach((form, i) => {
       if (!atLeast(version, form.from)) return;
       const path = openApiPath(form.template, product);
       const item = (paths[path] ??= {});
-      for (const method of e.methods) item[method.toLowerCase()] = operation(e, version, method, form.template, i, options.rateLimitHeaders ?? 'x');
+      for (const method of e.methods) item[method.toLowerCase()] = operation(e, version, method, form.template, i, options.rateLimitHeaders ?? 'x', named);
     });
   }
   const headers: Json = { 'X-API-Version': { description: 'The API version that answered.', schema: { type: 'string', enum: [version] } } };
@@ -172,7 +204,7 @@ export function openApiDocument(version: VersionId, options: OpenApiOptions = {}
         'X-API-Version': { $ref: '#/components/headers/X-API-Version' },
         ...(code === '503' ? { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } } } : {}),
       },
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: description } } },
+      content: { 'application/json': { schema: errorSchema, example: { error: description } } },
     };
   }
   return {
@@ -197,9 +229,7 @@ export function openApiDocument(version: VersionId, options: OpenApiOptions = {}
         auth: { type: 'apiKey', in: 'header', name: 'Auth', description: '`username:api_key`.' },
         basic: { type: 'http', scheme: 'basic', description: 'username and API key as HTTP Basic.' },
       },
-      schemas: {
-        Error: errorJsonSchema(),
-      },
+      schemas: Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b))),
       parameters: {
         IdempotencyKey: {
           name: 'Idempotency-Key',

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CURRENT_VERSION, ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast } from '@sdp/core';
+import { CURRENT_VERSION, ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast, type VersionId } from '@sdp/core';
 import { openApiDocument } from '@sdp/http';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
@@ -12,6 +12,9 @@ beforeAll(async () => {
   sdp = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: Date.parse('2026-03-02T08:05:37Z'), adminToken: 't', accessLog: 'off', product: 'social' });
 });
 afterAll(() => sdp.close());
+
+/** A document with every `$ref` replaced by what it names, to read a nested schema directly. */
+const resolved = async (version: VersionId): Promise<Doc> => SwaggerParser.dereference(structuredClone(openApiDocument(version)) as never);
 
 const openApiPathOf = (template: string, product: string) => {
   const p = template.replace(/\{(\w+)=[\w|]+\}/g, '{$1}');
@@ -59,8 +62,8 @@ describe('the OpenAPI documents, one per version', () => {
     expect(headersOf(openApiDocument('1.5', { rateLimitHeaders: 'both' }))).toEqual(expect.arrayContaining(['RateLimit', 'X-RateLimit-Cost']));
   });
 
-  it('describes each operation from its contract: parameters, request body, answers with examples, versions told apart', () => {
-    const doc: Doc = openApiDocument('1.5');
+  it('describes each operation from its contract: parameters, request body, answers with examples, versions told apart', async () => {
+    const doc: Doc = await resolved('1.5');
     const create = doc.paths['/push/create'].post;
     const body = create.requestBody.content['application/json'];
     expect(body.schema.required).toEqual(['name']);
@@ -76,11 +79,56 @@ describe('the OpenAPI documents, one per version', () => {
     expect(get.parameters.find((x: Doc) => x.name === 'include_finished').description).toMatch(/1\/0/);
     expect(doc.paths['/historics/start'].post.responses['204'].content).toBeUndefined();
     // Breaking changes show as schema differences: playback_id is refused from 1.2, insight/start answers {id} from 1.3.
-    const before: Doc = openApiDocument('1.1');
+    const before: Doc = await resolved('1.1');
     expect(before.paths['/push/create'].post.requestBody.content['application/json'].schema.properties.playback_id.pattern).toBe('^[0-9a-f]{20}$');
     expect(body.schema.properties.playback_id.description).toMatch(/Refused/);
+    expect(body.example).not.toHaveProperty('playback_id');
     expect(Object.keys(before.paths['/insight/start'].post.responses)).toContain('204');
     expect(doc.paths['/insight/start'].post.responses['200'].content['application/json'].schema.required).toEqual(['id']);
+  });
+
+  it('describes the nested analysis and strategy requests: analysis types, their parameters, children, the task type choosing the request', async () => {
+    const doc: Doc = await resolved('1.5');
+    const analyze = doc.paths['/insight/analyze'].post.requestBody.content['application/json'].schema;
+    const [freqDist, timeSeries] = analyze.properties.parameters.oneOf;
+    expect(freqDist.properties.analysis_type.const).toBe('freqDist');
+    expect(freqDist.properties.parameters.properties.threshold).toMatchObject({ type: 'integer', minimum: 1, maximum: 200, default: 200 });
+    expect(freqDist.properties.parameters.required).toEqual(['target']);
+    const grandchild = freqDist.properties.child.properties.child;
+    expect(grandchild.properties.parameters.properties.target.description).toMatch(/fewer than 50 values/);
+    expect(grandchild.properties.child.description).toMatch(/at most 3 levels/);
+    expect(timeSeries.properties.parameters.properties.interval.enum).toEqual(['minute', 'hour', 'day', 'week', 'month']);
+    expect(analyze.properties.filter.type).toBe('string');
+    const task = doc.paths['/insight/{service}/task'].post.requestBody.content['application/json'];
+    const [analysisTask, strategyTask] = task.schema.oneOf;
+    expect(analysisTask.properties.type.const).toBe('analysis');
+    expect(analysisTask.properties.parameters.properties.parameters.oneOf).toHaveLength(2);
+    expect(strategyTask.properties.type.const).toBe('strategy');
+    expect(strategyTask.properties.parameters.properties.parameters.properties.comparison_audience.enum).toEqual(['global']);
+    expect(strategyTask.properties.parameters.properties.parameters.required).toEqual(['audience']);
+    expect(task.example).toMatchObject({ type: 'analysis', parameters: { parameters: { analysis_type: 'freqDist', parameters: { target: 'fb.author.gender' } } } });
+    // Before 1.5 a task is an analysis: one choice.
+    expect((await resolved('1.4')).paths['/insight/{service}/task'].post.requestBody.content['application/json'].schema.oneOf).toHaveLength(1);
+  });
+
+  it('names each shared shape once under components/schemas and refers to it: the error, a push subscription, a historics query, a source, an identity, each body', () => {
+    const doc: Doc = openApiDocument('1.5');
+    const schemas = doc.components.schemas;
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['Error', 'PushSubscription', 'HistoricsQueryWithDeliveryCount', 'ManagedSource', 'Identity', 'Task', 'AnalysisSpec', 'StrategyRequest', 'PushCreateBody']));
+    expect(doc.components.responses.Error404.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(doc.paths['/push/create'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PushSubscription' });
+    expect(doc.paths['/push/get'].get.responses['200'].content['application/json'].schema.anyOf[1].properties.subscriptions.items).toEqual({ $ref: '#/components/schemas/PushSubscription' });
+    const create = doc.paths['/push/create'].post.requestBody.content;
+    expect(create['application/json'].schema).toEqual({ $ref: '#/components/schemas/PushCreateBody' });
+    expect(create['application/x-www-form-urlencoded'].schema).toEqual(create['application/json'].schema);
+    // Every reference names a shape the document holds, and each shape is used.
+    const text = JSON.stringify(doc);
+    const refs = new Set([...text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]));
+    expect([...refs].filter((r) => !(r in schemas))).toEqual([]);
+    expect(Object.keys(schemas).filter((n) => !refs.has(n))).toEqual([]);
+    // Before 1.3 a recording is named by its hash, and before 1.1 a historics query has no delivery_count: shapes of their own.
+    expect(Object.keys((openApiDocument('1.2') as Doc).components.schemas)).toContain('RecordingByHash');
+    expect(Object.keys((openApiDocument('1.0') as Doc).components.schemas)).toContain('HistoricsQuery');
   });
 
   it('the 1.4 service-scoped insight forms are absent from 1.3 and present from 1.4', () => {

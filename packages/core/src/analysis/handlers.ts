@@ -7,15 +7,16 @@ import type { CallContext, HandlerTable } from '../handling/handler.ts';
 import { compileFilter, type Interaction } from '../filters/index.ts';
 import { RETENTION_MS, recordingIndexOf } from '../recording-index/recording-index.ts';
 import { namedRecording } from '../recordings/queries.ts';
-import { validateAnalysisRequest } from './analysis-request.ts';
+import { checkAnalysisTargets, type AnalysisRequest } from './analysis-request.ts';
 import { runAnalysis } from './run-analysis.ts';
 import { AuthorStamps } from './distribution.ts';
 
-/** `/insight/analyze`: `parameters` as an object, JSON text or flattened keys; `filter`, `start`, `end`. */
+/** `/insight/analyze`: the analysis request, read by its schema (`parameters` as an object, JSON text or flattened keys; `filter`, `start`, `end`). */
 async function analyze(ctx: CallContext) {
   const p = paramsOf(ctx, 'insight.analyze');
   namedService(ctx, p.service);
-  const request = validateAnalysisRequest({ parameters: p.parameters, filter: p.filter, start: p.start, end: p.end });
+  checkAnalysisTargets(p.parameters, 'parameters');
+  const request: AnalysisRequest = { parameters: p.parameters, ...(p.filter !== undefined ? { filter: p.filter } : {}), ...(p.start !== undefined ? { start: p.start } : {}), ...(p.end !== undefined ? { end: p.end } : {}) };
   const recording = await namedRecording(ctx);
   return { body: await runAnalysis({ recordingIndex: recordingIndexOf(ctx), now: ctx.now, account: ctx.account }, recording.id, request) };
 }

@@ -1,3 +1,4 @@
+import { TARGET_PATH } from '../contract/analysis-request.ts';
 import { OPEN_NAMESPACE, TAG_TREE_PREFIX, TARGETS } from '../filters/target-table.ts';
 
 /**
@@ -6,13 +7,11 @@ import { OPEN_NAMESPACE, TAG_TREE_PREFIX, TARGETS } from '../filters/target-tabl
  * network's names are not settled (§3.2), so any `li.*` path is accepted, as the filter language does; so
  * are namespaced tags.
  */
-const PATH = /^[a-z0-9_]+(\.[\p{L}\d_-]+)+$/u;
-
 const isOpen = (target: string): boolean => target.startsWith(`${OPEN_NAMESPACE}.`) || target.startsWith(TAG_TREE_PREFIX);
 
 /** Why a target cannot be analysed, or null when it can. */
 export function analysisTargetProblem(target: string, asChild: boolean): string | null {
-  if (!PATH.test(target)) return `The target ${target} does not exist`;
+  if (!TARGET_PATH.test(target)) return `The target ${target} does not exist`;
   if (isOpen(target)) return null;
   const row = TARGETS.get(target);
   if (!row?.analysis) return `The target ${target} cannot be analysed (it is not an analysis target)`;
@@ -20,5 +19,4 @@ export function analysisTargetProblem(target: string, asChild: boolean): string 
   return null;
 }
 
-/** Queries that analyse user skills have a lower nested threshold product (docs/contract.md#filter-and-analysis-limits). */
-export const isSkillsTarget = (target: string): boolean => /(^|\.)skills?(\.|$)/.test(target);
+export { isSkillsTarget } from '../contract/analysis-request.ts';

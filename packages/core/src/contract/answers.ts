@@ -11,20 +11,19 @@ const hexId = (n: number) => z.string().regex(new RegExp(`^[0-9a-f]{${n}}$`)).me
 const count = () => z.int().min(0);
 
 /** Every error: `{"error": "..."}`, with `original_error` on some. */
-export const ErrorAnswer = z.looseObject({ error: z.string().meta({ examples: ["Missing param 'hash'"] }), original_error: z.string().optional() });
+export const ErrorAnswer = z.looseObject({ error: z.string().meta({ examples: ["Missing param 'hash'"] }), original_error: z.string().optional() }).meta({ id: 'Error' });
 
 /** A page of a list: its counts and its items under the list's own key. */
 const page = <K extends string, T extends z.ZodType>(key: K, item: T) =>
   z.looseObject({ count: count(), page: z.int().min(1), pages: count(), per_page: z.int().min(1), [key]: z.array(item) } as { count: z.ZodInt; page: z.ZodInt; pages: z.ZodInt; per_page: z.ZodInt } & Record<K, z.ZodArray<T>>);
 
 // Account -------------------------------------------------------------------------------------------
-export const Identity = z
-  .looseObject({ id: hexId(32), label: z.string(), status: z.enum(['active', 'disabled']), master: z.boolean(), created_at: seconds(), updated_at: seconds(), expires_at: z.null() })
-  ;
-export const NewIdentity = Identity.extend({ api_key: hexId(32) });
-export const Token = z.looseObject({ service: z.string(), token: z.string(), created_at: seconds(), updated_at: seconds(), expires_at: z.null() });
-export const Limit = z.looseObject({ id: hexId(32), service: z.string(), total_allowance: z.int().min(0).nullable(), analyze_queries: z.int().min(0).nullable() });
-export const UsageLine = z.looseObject({ quantity: z.number(), cost: z.number(), category: z.string(), unit: z.string(), source: z.string(), timestamp: seconds() });
+const identityShape = { id: hexId(32), label: z.string(), status: z.enum(['active', 'disabled']), master: z.boolean(), created_at: seconds(), updated_at: seconds(), expires_at: z.null() };
+export const Identity = z.looseObject(identityShape).meta({ id: 'Identity' });
+export const NewIdentity = z.looseObject({ ...identityShape, api_key: hexId(32) }).meta({ id: 'NewIdentity' });
+export const Token = z.looseObject({ service: z.string(), token: z.string(), created_at: seconds(), updated_at: seconds(), expires_at: z.null() }).meta({ id: 'Token' });
+export const Limit = z.looseObject({ id: hexId(32), service: z.string(), total_allowance: z.int().min(0).nullable(), analyze_queries: z.int().min(0).nullable() }).meta({ id: 'Limit' });
+export const UsageLine = z.looseObject({ quantity: z.number(), cost: z.number(), category: z.string(), unit: z.string(), source: z.string(), timestamp: seconds() }).meta({ id: 'UsageLine' });
 export const accountAnswers = {
   identityList: page('identities', Identity),
   tokenList: page('tokens', Token),
@@ -50,10 +49,16 @@ export const Task = z
     created_at: seconds(),
     updated_at: seconds(),
   })
-  ;
+  .meta({ id: 'Task' });
 export const taskAnswers = { created: z.looseObject({ id: hexId(40) }), list: page('tasks', Task) };
 
 // Insight -------------------------------------------------------------------------------------------
+/** One schema per variant, made once, so each is one named shape in the documents. */
+function variants<T>(make: (on: boolean) => T): (on: boolean) => T {
+  const made = [make(false), make(true)] as const;
+  return (on) => made[on ? 1 : 0];
+}
+
 // A field present in some versions only is added with `extend`, never by a conditional spread: the spread
 // leaves an optional key typed `X | undefined`, which a consumer's `exactOptionalPropertyTypes` refuses
 // in the declarations we publish.
@@ -70,13 +75,16 @@ const RecordingFields = z.looseObject({
     remaining_index_capacity: count(),
     remaining_account_capacity: count(),
   });
-export const Recording = (byId: boolean) => (byId ? RecordingFields.extend({ id: hexId(40), identity_id: z.string().nullable() }) : RecordingFields);
+/** Before 1.3 a recording is named by its `hash`; from 1.3 it has an `id` (docs/contract.md#versions). */
+export const Recording = variants((byId: boolean) =>
+  (byId ? RecordingFields.extend({ id: hexId(40), identity_id: z.string().nullable() }) : RecordingFields).meta({ id: byId ? 'Recording' : 'RecordingByHash' }),
+);
 const dpuText = () => z.string().regex(/^\d+(\.\d+)?$/).meta({ description: 'DPU as decimal text', examples: ['0.1'] });
 export const AnalysisResult = z.looseObject({
   interactions: count(),
   unique_authors: count(),
   analysis: z.looseObject({ analysis_type: z.string(), parameters: z.record(z.string(), z.unknown()), redacted: z.boolean(), results: z.array(z.looseObject({ key: z.union([z.string(), z.number()]), interactions: count(), unique_authors: count() })) }),
-});
+}).meta({ id: 'AnalysisResult' });
 export const insightAnswers = {
   validated: z.looseObject({ created_at: z.string().meta({ description: 'Unix seconds as text', examples: ['1516139814'] }), dpu: dpuText() }),
   compiled: z.looseObject({ hash: hexId(32), created_at: z.string().meta({ examples: ['1516139814'] }), dpu: dpuText() }),
@@ -129,7 +137,7 @@ export const PushSubscription = z
     end: seconds().nullable(),
     interaction_count: count().optional(),
   })
-  ;
+  .meta({ id: 'PushSubscription' });
 export const pushAnswers = {
   validated: z.looseObject({ success: z.literal(true), message: z.string() }),
   log: z.looseObject({ success: z.literal(true), count: count(), log_entries: z.array(z.looseObject({ request_time: seconds(), success: z.boolean(), subscription_id: hexId(32), message: z.string() })) }),
@@ -143,7 +151,7 @@ const Availability = z.looseObject({
   start: z.int(),
   end: z.int(),
   sources: z.record(z.string(), z.looseObject({ status: z.number().min(0).max(100), versions: z.array(z.string()), augmentations: z.union([z.array(z.unknown()), z.record(z.string(), z.number())]) })),
-});
+}).meta({ id: 'Availability' });
 const HistoricsQueryFields = z.looseObject({
     id: hexId(20),
     definition_id: z.string(),
@@ -158,7 +166,9 @@ const HistoricsQueryFields = z.looseObject({
     estimated_completion: seconds(),
     dpus: z.number().min(0),
   });
-export const HistoricsQuery = (withDeliveryCount: boolean) => (withDeliveryCount ? HistoricsQueryFields.extend({ delivery_count: count() }) : HistoricsQueryFields);
+export const HistoricsQuery = variants((withDeliveryCount: boolean) =>
+  (withDeliveryCount ? HistoricsQueryFields.extend({ delivery_count: count() }) : HistoricsQueryFields).meta({ id: withDeliveryCount ? 'HistoricsQueryWithDeliveryCount' : 'HistoricsQuery' }),
+);
 export const historicsAnswers = {
   prepared: z.looseObject({ id: hexId(20), dpus: z.number().min(0), availability: Availability }),
   get: (withDeliveryCount: boolean) => z.union([HistoricsQuery(withDeliveryCount), z.looseObject({ data: z.array(HistoricsQuery(withDeliveryCount)), count: count() })]),
@@ -180,7 +190,7 @@ export const Preview = z.looseObject({
   parameters: z.string(),
   hash: z.string(),
   data: z.array(z.looseObject({ analysis: z.string(), output: z.unknown() })).optional(),
-});
+}).meta({ id: 'Preview' });
 export const previewAnswers = { created: z.looseObject({ id: hexId(40), created_at: seconds() }), get: Preview };
 
 // Managed sources -----------------------------------------------------------------------------------
@@ -195,7 +205,7 @@ export const ManagedSource = z
     resources: z.array(z.looseObject({ resource_id: hexId(32), parameters: z.record(z.string(), z.unknown()) })),
     created_at: seconds(),
   })
-  ;
+  .meta({ id: 'ManagedSource' });
 export const sourceAnswers = {
   get: z.union([ManagedSource, page('sources', ManagedSource)]),
   log: page('log_entries', z.looseObject({ id: z.int(), event_time: seconds(), success: z.boolean(), message: z.string() })),

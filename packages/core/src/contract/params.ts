@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import type { VersionId } from '../catalogue/versions.ts';
-import { anyValue, epoch, flag, hex, jsonObject, jsonValue, list, refused, text, whole, wireParams, word } from './wire.ts';
+import { analysisRequestChecks, analysisRequestSchema, analysisSpecSchema, analysisWindowShape } from './analysis-request.ts';
+import { strategyRequestSchema } from './strategy-request.ts';
+import { epoch, flag, hex, jsonObject, jsonValue, list, refused, text, whole, wireChoice, wireParams, word } from './wire.ts';
 
 /**
  * The parameters of every endpoint, one schema each (versioned where a version changed them), merged
@@ -42,14 +44,24 @@ const taskTypeIn = (v15: boolean): z.ZodType<(typeof TASK_TYPES)[number], unknow
 export const tasksParams = {
   list: (v15: boolean) => wireParams({ service: service(), type: taskTypeIn(v15).optional(), status: word(STATUS_WORDS.task).optional(), ...paging(100) }),
   get: (v15: boolean) => wireParams({ service: service(), type: taskTypeIn(v15).optional(), id: id() }),
-  create: (v15: boolean) =>
-    wireParams({
-      service: service(),
-      name: text(),
-      type: taskTypeIn(v15).optional(),
-      subscription_id: id(),
-      parameters: jsonObject().meta({ description: 'The analysis (`analysis_type`, `parameters`, `child`, `filter`, `start`, `end`) or the strategy request' }),
-    }, { flattened: ['parameters'] }),
+  /**
+   * The task's `parameters` are an analysis request or a strategy request by its `type` (analysis when
+   * none is given): one object per type, so each is documented and read by its own schema.
+   */
+  create: (v15: boolean) => {
+    const task = { service: service(), name: text(), subscription_id: id() };
+    const analysis = z.object({
+      ...task,
+      type: z.literal('analysis'),
+      parameters: jsonValue(analysisRequestSchema).meta({ description: 'The analysis request: `parameters` (the analysis), `filter`, `start`, `end`' }),
+    });
+    const strategy = z.object({
+      ...task,
+      type: z.literal('strategy'),
+      parameters: jsonValue(strategyRequestSchema).meta({ description: 'The strategy request: `strategy`, `version`, `parameters` (`audience`, `keywords`, `comparison_audience`, `groups`), `start`, `end`' }),
+    });
+    return v15 ? wireChoice('type', 'analysis', [analysis, strategy], { flattened: ['parameters'] }) : wireChoice('type', 'analysis', [analysis], { flattened: ['parameters'] });
+  },
 };
 
 // Insight -------------------------------------------------------------------------------------------
@@ -63,13 +75,7 @@ function named<S extends z.ZodRawShape>(byId: boolean, shape: S, opts: { flatten
 }
 export const insightParams = {
   filter: () => wireParams({ service: service().optional(), csdl: text() }),
-  analyze: (byId: boolean) =>
-    named(byId, {
-      parameters: jsonObject().optional(),
-      filter: anyValue().meta({ description: 'A query filter (CSDL)' }),
-      start: anyValue().meta({ description: 'Unix seconds' }),
-      end: anyValue().meta({ description: 'Unix seconds' }),
-    }, { flattened: ['parameters'] }),
+  analyze: (byId: boolean) => named(byId, { parameters: analysisSpecSchema, ...analysisWindowShape }, { flattened: ['parameters'] }).check(analysisRequestChecks),
   sample: (byId: boolean) => named(byId, { count: whole({ min: 1, max: SAMPLE_MAX }).optional(), start: epoch().optional(), end: epoch().optional(), filter: text().optional() }),
   tags: (byId: boolean) => named(byId, {}),
   start: (byId: boolean) =>

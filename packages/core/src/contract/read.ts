@@ -15,10 +15,13 @@ export function readParams<S extends z.ZodType>(schema: S, raw: Record<string, u
   throw new BadRequest(issueText((again.error ?? r.error).issues[0]!));
 }
 
-/** One issue in the words of a 400. */
+/**
+ * One issue in the words of a 400: the parameter's path, then the rule (a rule written `: ...` follows
+ * the path without a space); a rule about the parameters together (its path empty) stands alone.
+ */
 export function issueText(issue: z.core.$ZodIssue): string {
   const name = issue.path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? String(k) : `.${String(k)}`)).join('');
-  if (name === '') return 'The parameters must be a JSON object';
+  if (name === '') return issue.code === 'custom' ? issue.message.replace(/^: /, '') : 'The parameters must be a JSON object';
   if ((issue.code !== 'custom' && 'input' in issue && issue.input === undefined) || issue.message === MISSING) return `Missing param '${name}'`;
-  return `${name} ${issue.message}`;
+  return issue.message.startsWith(':') ? `${name}${issue.message}` : `${name} ${issue.message}`;
 }

@@ -60,11 +60,14 @@ export function word<const W extends readonly [string, ...string[]]>(words: W, o
   return opts.caseless ? lenient((v) => (typeof v === 'string' ? v.toLowerCase() : v), e, 'any letter case') : e;
 }
 
-/** A JSON value that may also arrive as JSON text (bounded in length and depth before it is parsed). */
-export function jsonValue<T extends z.ZodType>(inner: T) {
+/**
+ * A JSON value that may also arrive as JSON text (bounded in length and depth before it is parsed);
+ * `notJson` is the rule a text that is not JSON breaks.
+ */
+export function jsonValue<T extends z.ZodType>(inner: T, opts: { notJson?: string } = {}) {
   return lenient(
     (v, ctx) => {
-      const parsed = typeof v === 'string' ? jsonText(v, ctx) : v;
+      const parsed = typeof v === 'string' ? jsonText(v, ctx, opts.notJson) : v;
       if (parsed === undefined) return typeof v === 'string' ? z.NEVER : v;
       const deep = jsonDepthProblem(parsed);
       if (deep) {
@@ -106,9 +109,6 @@ export function list<T extends z.ZodType>(item: T, opts: { max?: number; min?: n
   );
 }
 
-/** Any JSON value, read by the rule of its own domain (the analysis request, a source's settings). */
-export const anyValue = () => z.unknown().optional();
-
 /**
  * A parameter that a version no longer takes: naming it is a 400 with `message` (a breaking change,
  * visible in the schemas of the versions that refuse it).
@@ -121,9 +121,39 @@ export const refused = (message: string) => z.undefined({ error: message }).meta
  * parameters and other extras); `flattened` names objects that may arrive as `name.key` entries.
  */
 export function wireParams<S extends z.ZodRawShape>(shape: S, opts: { flattened?: readonly (keyof S & string)[]; keepNull?: readonly (keyof S & string)[] } = {}) {
+  return z.preprocess(wireReading(opts), z.object(shape));
+}
+
+/**
+ * The parameters of an endpoint whose terms depend on one of them (`key`): one object per value, the
+ * value `fallback` when none is given, a value of none of them refused with the word list. Read as
+ * `wireParams` reads, then by the object of its value, so each value's terms are documented apart.
+ */
+export function wireChoice<K extends string, const O extends readonly [z.ZodObject, ...z.ZodObject[]]>(
+  key: K,
+  fallback: string,
+  options: O,
+  opts: { flattened?: readonly string[]; keepNull?: readonly string[] } = {},
+) {
+  const read = wireReading(opts);
+  const values = options.map((o) => (o.shape as Record<string, z.ZodType>)[key]!).flatMap((s) => [...((s as z.ZodLiteral<string>).values ?? [])]);
+  return z.preprocess((raw, ctx) => {
+    const out = read(raw, ctx);
+    if (typeof out !== 'object' || out === null || Array.isArray(out)) return out;
+    const o = out as Record<string, unknown>;
+    const value = o[key] ?? fallback;
+    if (!values.includes(value as string)) {
+      ctx.addIssue({ code: 'custom', message: `is invalid; valid values are: ${values.join(',')}`, path: [key], input: o[key] });
+      return z.NEVER;
+    }
+    return o[key] === value ? o : { ...o, [key]: value };
+  }, z.discriminatedUnion(key, options));
+}
+
+function wireReading(opts: { flattened?: readonly string[]; keepNull?: readonly string[] }) {
   const folded = opts.flattened ?? [];
   const nullable = new Set<string>(opts.keepNull ?? []);
-  return z.preprocess((raw, ctx) => {
+  return (raw: unknown, ctx: z.core.$RefinementCtx): unknown => {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
     if (folded.length === 0 && !hasEmpty(raw as Record<string, unknown>, nullable)) return raw;
     const out: Record<string, unknown> = {};
@@ -139,7 +169,7 @@ export function wireParams<S extends z.ZodRawShape>(shape: S, opts: { flattened?
       if (nested !== undefined) out[name] = nested;
     }
     return out;
-  }, z.object(shape));
+  };
 }
 
 /** Whether any value is one the reading drops (most calls send none: their object is read as it is). */
@@ -190,7 +220,7 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
 }
 
 /** JSON text a client sent in a parameter: bounded in length and depth before it is parsed. */
-function jsonText(text: string, ctx: z.core.$RefinementCtx): unknown {
+function jsonText(text: string, ctx: z.core.$RefinementCtx, notJson = 'must be valid JSON'): unknown {
   const problem = jsonTextProblem(text);
   if (problem) {
     ctx.addIssue({ code: 'custom', message: problem, input: text });
@@ -199,7 +229,7 @@ function jsonText(text: string, ctx: z.core.$RefinementCtx): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be valid JSON', input: text });
+    ctx.addIssue({ code: 'custom', message: notJson, input: text });
     return undefined;
   }
 }

@@ -84,7 +84,11 @@ describe('analysis tasks through engine.call', () => {
     expect((await call('tasks.create', { ...task, service: 'myspace' })).status).toBe(400);
     expect((await call('tasks.create', { ...task, type: 'strategy' }, { version: '1.4' })).body).toEqual({ error: 'type is invalid; valid values are: analysis' });
     expect((await call('tasks.create', { ...task, type: 'insight' })).body).toEqual({ error: 'type is invalid; valid values are: analysis,strategy' });
-    expect((await call('tasks.create', { ...task, parameters: { parameters: { analysis_type: 'pie' } } })).status).toBe(400);
+    expect((await call('tasks.create', { ...task, parameters: { parameters: { analysis_type: 'pie' } } })).body).toEqual({ error: 'parameters.parameters.analysis_type must be freqDist or timeSeries, not "pie"' });
+    // The analysis request is read by its schema inside the task's `parameters`: a refusal names the whole path.
+    const threshold = { parameters: { analysis_type: 'freqDist', parameters: { target: 'li.user.member.employer_industry_sectors', threshold: 500 } } };
+    expect((await call('tasks.create', { ...task, parameters: threshold })).body).toEqual({ error: 'parameters.parameters.parameters.threshold must be at most 200' });
+    expect((await call('tasks.create', { ...task, parameters: { ...task.parameters, start: 200, end: 100 } })).body).toEqual({ error: 'parameters: Start cannot be after end' });
     const { parameters: _omit, ...noParams } = task;
     expect((await call('tasks.create', noParams)).body).toEqual({ error: "Missing param 'parameters'" });
   });

@@ -1,5 +1,5 @@
 import { requireService } from '../accounting/package-service.ts';
-import { analysisWindow, validateAnalysisRequest } from '../analysis/analysis-request.ts';
+import { analysisWindow, checkAnalysisTargets, validateAnalysisRequest } from '../analysis/analysis-request.ts';
 import { queryFilterOf, runAnalysis } from '../analysis/run-analysis.ts';
 import { BadRequest, DomainError, NotFound, UnsupportedMediaType } from '../calls/errors.ts';
 import { paramsOf } from '../handling/params-of.ts';
@@ -26,7 +26,7 @@ import {
   type TaskSlots,
 } from './task-slot.ts';
 import { epochSeconds } from '../calls/epoch.ts';
-import { runStrategy, strategyWindow, validateStrategyRequest } from './strategy.ts';
+import { runStrategy, strategyOf, strategyWindow, validateStrategyRequest } from './strategy.ts';
 import { freshId } from '../calls/fresh-id.ts';
 import { own } from '../calls/input-limits.ts';
 
@@ -110,17 +110,16 @@ export const taskHandlers: HandlerTable = {
     }
     const p = paramsOf(ctx, 'tasks.create');
     const service = requireService(ctx, p.service);
-    const { name, subscription_id: subscriptionId, parameters } = p;
-    const taskType = p.type ?? 'analysis';
+    const { name, subscription_id: subscriptionId, parameters, type: taskType } = p;
     const recording = own((await ctx.uow.load(recordingsDecider, recordingsStream(ctx.account.username))).byId, subscriptionId);
     if (!recording) throw new BadRequest(`subscription_id ${subscriptionId} names no recording of this account`);
     if (recording.service !== service) throw new BadRequest(`subscription_id ${subscriptionId} records ${recording.service}, not ${service}`);
     // Everything an analysis or a strategy can refuse is judged now, so a queued task always runs.
-    if (taskType === 'strategy') strategyWindow(validateStrategyRequest(service, parameters), ctx.now);
+    if (p.type === 'strategy') strategyWindow(strategyOf(service, p.parameters), ctx.now);
     else {
-      const request = validateAnalysisRequest(parameters);
-      analysisWindow(request, ctx.now);
-      queryFilterOf(request);
+      checkAnalysisTargets(p.parameters.parameters, 'parameters.parameters');
+      analysisWindow(p.parameters, ctx.now);
+      queryFilterOf(p.parameters);
     }
 
     const before = await settle(ctx);

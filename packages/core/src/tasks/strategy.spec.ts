@@ -83,6 +83,16 @@ describe('strategy tasks through engine.call, in every version', () => {
     expect((await call('tasks.create', ruby)).status).toBe(202);
   });
 
+  it('keeps the request as its schema read it: the strategy named, the defaults given, keys it does not know dropped', async () => {
+    const { call, task } = await setup();
+    const sent = { ...task, parameters: JSON.stringify({ insight: 'top_urls', note: 'x'.repeat(40_000), parameters: { audience: { sectors: 'legal' } } }) };
+    const { id } = (await call('tasks.create', sent)).body as { id: string };
+    expect((await call('tasks.get', { service: 'linkedin', id })).body).toMatchObject({
+      parameters: { strategy: 'top_urls', version: 1, parameters: { audience: { sectors: ['legal'] }, comparison_audience: 'global' } },
+    });
+    expect(JSON.stringify(((await call('tasks.get', { service: 'linkedin', id })).body as { parameters: unknown }).parameters)).not.toContain('note');
+  });
+
   it('is queued 45 s, then completed with the audience against the comparison, each item with its index', async () => {
     const { call, task, time } = await setup();
     const { id } = (await call('tasks.create', task)).body as { id: string };
@@ -140,7 +150,9 @@ describe('strategy tasks through engine.call, in every version', () => {
       [inner({ comparison_audience: 'mars' }), /comparison_audience is invalid; valid values are: global/],
       [inner({ groups: { top: { sectors: 11 } } }), /groups.top.sectors/],
       [withParams({ start: T0 / 1000, end: T0 / 1000 - 10 }), /Start cannot be after end/],
-      [withParams({ note: 'x'.repeat(32 * 1024) }), /parameters is over the limit of 32768 characters of JSON/],
+      [inner({ keywords: { all: ['k'.repeat(101)] } }), /parameters.parameters.keywords.all\[0\] must be a keyword of at most 100 characters/],
+      [withParams({ strategy: undefined, insight: undefined }), /Missing param 'parameters.strategy'/],
+      [withParams({ parameters: '{"audience": ' }), /parameters.parameters must be valid JSON/],
     ];
     for (const [body, error] of cases) {
       const r = await call('tasks.create', body);

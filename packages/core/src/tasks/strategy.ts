@@ -3,9 +3,10 @@ import { analysisWindow } from '../analysis/analysis-request.ts';
 import { runAnalysis, type AnalysisEntry } from '../analysis/run-analysis.ts';
 import type { AccountPackage } from '../accounting/package.ts';
 import { BadRequest, oneOf } from '../calls/errors.ts';
-import { isJsonObject, wholeNumber } from '../calls/params.ts';
+import { readParams } from '../contract/read.ts';
 import type { RecordingIndex } from '../recording-index/recording-index.ts';
 import { audienceDimension, referenceSetsOf } from '../reference/reference-sets.ts';
+import { strategyRequestSchema, type StrategyShape } from '../contract/strategy-request.ts';
 
 /**
  * Strategy tasks (docs/clients.md#tasks: "media strategies"): which items an audience engages with more than
@@ -31,13 +32,9 @@ export function strategiesOf(service: string): Record<string, string> {
   return out;
 }
 
-export const STRATEGY_VERSIONS = [1] as const;
-/** Items a strategy shows, and groups at most. */
+export { STRATEGY_MAX_GROUPS, STRATEGY_MAX_VALUES, STRATEGY_VERSIONS } from '../contract/strategy-request.ts';
+/** Items a strategy shows. */
 export const STRATEGY_TOP = 10;
-export const STRATEGY_MAX_GROUPS = 10;
-/** Values one audience dimension or keyword list may name (an `in` or `contains_any` holds at most 100). */
-export const STRATEGY_MAX_VALUES = 100;
-const MAX_KEYWORD_CHARS = 100;
 
 export interface StrategyRequest {
   strategy: string;
@@ -53,82 +50,50 @@ export interface StrategyRequest {
   end?: number;
 }
 
-function stringList(where: string, v: unknown): string[] {
-  const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x.length > 0) : v;
-  if (!Array.isArray(list) || list.length === 0 || !list.every((x) => typeof x === 'string' && x.length > 0)) throw new BadRequest(`${where} must be a non-empty list of strings`);
-  if (list.length > STRATEGY_MAX_VALUES) throw new BadRequest(`${where} holds ${list.length} values; at most ${STRATEGY_MAX_VALUES}`);
-  return list as string[];
-}
-
-function keywordList(where: string, v: unknown): string[] {
-  const list = stringList(where, v);
-  for (const k of list) {
-    if (k.length > MAX_KEYWORD_CHARS || /[",\\]/.test(k)) throw new BadRequest(`${where} holds "${k.slice(0, 40)}": a keyword is at most ${MAX_KEYWORD_CHARS} characters, without commas, quotes or backslashes`);
-  }
-  return list;
-}
-
 /**
- * Checks a strategy task's `parameters` (docs/clients.md#tasks), so a queued strategy always runs: the
- * strategy's name as `strategy` (or `insight`, as the Ruby client sends it), `version` 1, and
- * `parameters.{audience, comparison_audience, groups}`; `start`/`end` as an analysis task's.
+ * Judges what a strategy request (read by `strategyRequestSchema`, docs/clients.md#tasks) asks of the
+ * service, so a queued strategy always runs: a strategy it offers, reference sets it has and their
+ * values, a grouping by one of its sets.
  */
-export function validateStrategyRequest(service: string, raw: unknown): StrategyRequest {
-  if (!isJsonObject(raw)) throw new BadRequest('the strategy request must be a JSON object');
+export function strategyOf(service: string, req: StrategyShape): StrategyRequest {
   const strategies = strategiesOf(service);
-  const named = raw.strategy ?? raw.insight;
-  if (typeof named !== 'string' || named.length === 0) throw new BadRequest("Missing param 'parameters.strategy'");
-  const strategy = oneOf('parameters.strategy', named, Object.keys(strategies));
-  const version = wholeNumber('parameters.version', raw.version) ?? 1;
-  if (!(STRATEGY_VERSIONS as readonly number[]).includes(version)) throw new BadRequest(`parameters.version is invalid; valid values are: ${STRATEGY_VERSIONS.join(',')}`);
-  const p = raw.parameters;
-  if (!isJsonObject(p)) throw new BadRequest("Missing param 'parameters.parameters' (an object with the audience)");
-  if (!isJsonObject(p.audience) || Object.keys(p.audience).length === 0) throw new BadRequest("Missing param 'parameters.parameters.audience' (reference values by set, or keywords)");
+  const strategy = oneOf('parameters.strategy', req.strategy, Object.keys(strategies));
+  const p = req.parameters;
   const audience: Record<string, string[]> = {};
-  let keywords: StrategyRequest['keywords'];
-  const kw = (v: unknown, where: string) => {
-    if (!isJsonObject(v) || (v.any === undefined && v.all === undefined)) throw new BadRequest(`${where} must be an object with any and/or all`);
-    return { ...(v.any !== undefined ? { any: keywordList(`${where}.any`, v.any) } : {}), ...(v.all !== undefined ? { all: keywordList(`${where}.all`, v.all) } : {}) };
-  };
   for (const [name, values] of Object.entries(p.audience)) {
-    if (name === 'keywords') {
-      keywords = kw(values, 'parameters.parameters.audience.keywords');
-      continue;
-    }
+    if (name === 'keywords') continue;
     const set = audienceDimension(service, name);
     if (!set) throw new BadRequest(`parameters.parameters.audience.${name} names no reference set of ${service}; see GET /insight/${service}/reference`);
-    const list = stringList(`parameters.parameters.audience.${name}`, values);
+    const list = values as string[];
     const known = new Set(set.values.map((v) => v.value));
     const unknown = list.find((v) => !known.has(v));
     if (unknown !== undefined) throw new BadRequest(`parameters.parameters.audience.${name} holds ${JSON.stringify(unknown)}, not a value of ${set.slug}; see GET /insight/${service}/reference${set.slug}`);
     audience[name] = [...new Set(list)];
   }
-  if (p.keywords !== undefined) keywords = kw(p.keywords, 'parameters.parameters.keywords');
-  const comparison = oneOf('parameters.parameters.comparison_audience', p.comparison_audience === undefined ? 'global' : String(p.comparison_audience), ['global'] as const);
+  const keywords = p.keywords ?? p.audience.keywords;
   let groups: StrategyRequest['groups'];
-  if (p.groups !== undefined) {
-    const top = isJsonObject(p.groups) ? p.groups.top : undefined;
-    const entries = isJsonObject(top) ? Object.entries(top) : [];
-    if (entries.length !== 1) throw new BadRequest('parameters.parameters.groups must be {"top": {"<reference set>": <how many>}} with one set');
-    const [dimension, n] = entries[0]!;
+  if (p.groups) {
+    const [dimension, top] = Object.entries(p.groups.top)[0]!;
     if (!audienceDimension(service, dimension)) throw new BadRequest(`parameters.parameters.groups.top.${dimension} names no reference set of ${service}`);
-    groups = { dimension, top: wholeNumber(`parameters.parameters.groups.top.${dimension}`, n, { min: 1, max: STRATEGY_MAX_GROUPS })! };
-    if (groups.top === undefined) throw new BadRequest(`parameters.parameters.groups.top.${dimension} must be a whole number from 1 to ${STRATEGY_MAX_GROUPS}`);
+    groups = { dimension, top };
   }
-  const start = wholeNumber('parameters.start', raw.start, { min: 0 });
-  const end = wholeNumber('parameters.end', raw.end, { min: 0 });
-  if (start !== undefined && end !== undefined && start >= end) throw new BadRequest('Start cannot be after end');
   return {
     strategy,
-    version,
+    version: req.version,
     target: strategies[strategy]!,
     audience,
-    ...(keywords ? { keywords } : {}),
-    comparison,
+    ...(keywords ? { keywords: { ...(keywords.any ? { any: keywords.any } : {}), ...(keywords.all ? { all: keywords.all } : {}) } } : {}),
+    comparison: p.comparison_audience,
     ...(groups ? { groups } : {}),
-    ...(start !== undefined ? { start } : {}),
-    ...(end !== undefined ? { end } : {}),
+    ...(req.start !== undefined ? { start: req.start } : {}),
+    ...(req.end !== undefined ? { end: req.end } : {}),
   };
+}
+
+/** Reads a stored or given strategy request through its schema, then judges it against the service. */
+export function validateStrategyRequest(service: string, raw: unknown): StrategyRequest {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadRequest('the strategy request must be a JSON object');
+  return strategyOf(service, readParams(strategyRequestSchema, raw as Record<string, unknown>));
 }
 
 const quoted = (values: readonly string[]): string => `"${values.join(',')}"`;
