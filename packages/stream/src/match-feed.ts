@@ -12,6 +12,8 @@ export const MATCHED_TYPE = 'StreamInteractionsMatched';
  */
 export class MatchFeed {
   private follower: LogFollower | undefined;
+  /** Where a paused feed resumes: the position it had handed over up to ('head' before it first ran). */
+  private resumeAfter: number | 'head' = 'head';
 
   constructor(
     private readonly store: EventStore,
@@ -19,19 +21,33 @@ export class MatchFeed {
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  /** Follows the log from where it stopped (from the head, the first time). Idempotent. */
   start(): void {
     this.follower ??= followLog(this.store, (events) => {
       for (const event of events) this.deliver(event);
-    }, { types: [MATCHED_TYPE], after: 'head', onError: this.onError });
+    }, { types: [MATCHED_TYPE], after: this.resumeAfter, onError: this.onError });
   }
 
-  /** Resolves once everything committed before the call is delivered. */
+  /**
+   * Stops reading while this process has no connection: a server nobody streams from does not read the
+   * log after every commit. Matches are written only for live subscriptions, so what a paused feed skips
+   * over when it resumes is what other processes' subscribers were sent, read once.
+   */
+  pause(): void {
+    if (!this.follower) return;
+    const position = this.follower.position;
+    this.follower.stop();
+    this.follower = undefined;
+    // Before its first read the follower has no position of its own: it would resume from the head.
+    if (position >= 0) this.resumeAfter = position;
+  }
+
+  /** Resolves once everything committed before the call is delivered (at once while paused). */
   caughtUp(): Promise<void> {
     return this.follower?.caughtUp() ?? Promise.resolve();
   }
 
   stop(): void {
-    this.follower?.stop();
-    this.follower = undefined;
+    this.pause();
   }
 }

@@ -100,8 +100,10 @@ export class StreamHost {
   start(): Promise<void> {
     this.started ??= (async () => {
       if (this.endLeftOpen) await this.endConnectionsLeftOpen();
+      // Where the feed starts: the log's head now. It reads only while a connection is registered.
       this.feed.start();
       await this.feed.caughtUp();
+      if (this.byUser.size === 0) this.feed.pause();
       this.ticker = setInterval(() => this.tick(), TICK_CHECK_MS);
       this.ticker.unref();
     })();
@@ -514,6 +516,9 @@ export class StreamHost {
     if (!set) this.byUser.set(conn.username, (set = new Set()));
     set.add(conn);
     if (listed) this.byId.set(conn.id, conn);
+    // Matches are read while this process has someone to send them to; the feed resumes where it paused,
+    // so what was committed meanwhile (held for a subscription being decided) still arrives.
+    this.feed.start();
   }
 
   /** Takes the connection out of this process' lists (the feed no longer sees it). */
@@ -522,6 +527,7 @@ export class StreamHost {
     const set = this.byUser.get(conn.username);
     set?.delete(conn);
     if (set?.size === 0) this.byUser.delete(conn.username);
+    if (this.byUser.size === 0) this.feed.pause();
   }
 
   private async end(conn: LiveConnection, reason: string): Promise<void> {

@@ -57,6 +57,9 @@ export function followLog(
     for (;;) {
       if (stopped) return;
       const page = types ? await store.readTypes(types, position, pageSize) : await store.readAll(position, pageSize);
+      // Stopped while reading: the page is not handed over and the position stays, so a follower started
+      // again from `position` reads it once.
+      if (stopped) return;
       if (page.length === 0) {
         // Nothing after our position: either nothing new, or the log was emptied and numbers again from 1.
         if ((await store.head()) < position) {
