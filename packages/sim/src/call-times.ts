@@ -1,3 +1,4 @@
+import type { ManualClock } from '@sdp/clock';
 import type { Schedule } from './scenario.ts';
 
 const HOUR = 3_600_000;
@@ -47,4 +48,21 @@ export function* callTimes(schedule: Schedule, from: number, to: number): Genera
         yield t;
       }
   }
+}
+
+/**
+ * Runs `act` at each instant of the schedule on the manual clock. Each item schedules the next before it
+ * acts, so only one item per actor waits on the clock at a time, however long the run.
+ */
+export function onSchedule(clock: ManualClock, schedule: Schedule, from: number, to: number, act: (at: number) => Promise<void>): void {
+  const times = callTimes(schedule, from, to);
+  const next = (): void => {
+    const t = times.next();
+    if (t.done) return;
+    clock.at(t.value, async (at) => {
+      next();
+      await act(at);
+    });
+  };
+  next();
 }

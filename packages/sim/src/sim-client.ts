@@ -1,6 +1,6 @@
 import type { ManualClock } from '@sdp/clock';
 import type { ApiCall, CallAnswer, Engine } from '@sdp/core';
-import { callTimes } from './call-times.ts';
+import { onSchedule } from './call-times.ts';
 import { fillTemplate, hasDynamicPlaceholders, type TemplateScope } from './params-template.ts';
 import type { CallActor } from './scenario.ts';
 import type { UsageLedger } from './usage-ledger.ts';
@@ -44,16 +44,7 @@ export class SimClient {
     this.clock.at(from, async () => {
       await this.setup();
       if (this.actor.endpoint === '') return;
-      const times = callTimes(this.actor.schedule, from, to);
-      const next = (): void => {
-        const t = times.next();
-        if (t.done) return;
-        this.clock.at(t.value, async (at) => {
-          next();
-          await this.send(at, 1);
-        });
-      };
-      next();
+      onSchedule(this.clock, this.actor.schedule, from, to, (at) => this.send(at, 1));
     });
   }
 

@@ -1,6 +1,6 @@
 import type { ManualClock } from '@sdp/clock';
 import { CreditsExhausted, DomainError, StreamGate, type Engine } from '@sdp/core';
-import { callTimes } from './call-times.ts';
+import { onSchedule } from './call-times.ts';
 import type { StreamActor } from './scenario.ts';
 import type { UsageLedger } from './usage-ledger.ts';
 
@@ -34,16 +34,7 @@ export class StreamConsumer {
     const to = this.scenarioStart + this.actor.stop;
     this.clock.at(from, async () => {
       if (!(await this.compile())) return;
-      const times = callTimes(this.actor.schedule, from, to);
-      const next = (): void => {
-        const t = times.next();
-        if (t.done) return;
-        this.clock.at(t.value, async (at) => {
-          next();
-          await this.reconnect(at);
-        });
-      };
-      next();
+      onSchedule(this.clock, this.actor.schedule, from, to, (at) => this.reconnect(at));
       // The last instant inside the actor's span: a close at `to` itself could fall after the run's end.
       this.clock.at(to - 1, async () => {
         this.stopped = true;

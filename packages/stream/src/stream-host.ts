@@ -242,18 +242,12 @@ export class StreamHost {
     const sink = pacedChunks(res);
     const conn = new LiveConnection(id, account.username, transport, target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
     conn.identityId = identityId;
-    let rate: RateFigures | undefined;
-    if (target.kind === 'single') {
-      try {
-        const r = await this.subscribeFirst(conn, target.hash!);
-        rate = r;
-      } catch (error) {
-        this.forget(conn);
-        await this.gate.close(account.username, id, 'refused').catch((e) => this.quietly(e));
-        return refuseHttp(res, error);
-      }
+    let rate: RateFigures;
+    try {
+      rate = await this.opening(conn, target);
+    } catch (error) {
+      return refuseHttp(res, error);
     }
-    rate ??= await this.gate.rate(account.username, identityId);
     if (res.destroyed || req.socket.destroyed) return void this.end(conn, 'client gone');
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', 'Transfer-Encoding': 'chunked', ...rateHeaders(rate) });
     res.flushHeaders();
@@ -278,17 +272,7 @@ export class StreamHost {
     });
     conn = new LiveConnection(id, account.username, 'http', target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
     conn.identityId = identityId;
-    let rate: RateFigures | undefined;
-    if (target.kind === 'single') {
-      try {
-        rate = await this.subscribeFirst(conn, target.hash!);
-      } catch (error) {
-        this.forget(conn);
-        await this.gate.close(account.username, id, 'refused').catch((e) => this.quietly(e));
-        throw error;
-      }
-    }
-    rate ??= await this.gate.rate(account.username, identityId);
+    const rate = await this.opening(conn, target);
     // A client that went while this was decided: nobody reads the answer, the connection ends at once.
     if (request.signal.aborted) {
       void this.end(conn, 'client gone');
@@ -332,17 +316,12 @@ export class StreamHost {
     };
     const conn = new LiveConnection(id, account.username, 'websocket', true, this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
     conn.identityId = identityId;
-    let rate: RateFigures | undefined;
-    if (target.kind === 'single') {
-      try {
-        rate = await this.subscribeFirst(conn, target.hash!);
-      } catch (error) {
-        this.forget(conn);
-        await this.gate.close(account.username, id, 'refused').catch((e) => this.quietly(e));
-        return refuseUpgradeWith(socket, error);
-      }
+    let rate: RateFigures;
+    try {
+      rate = await this.opening(conn, target);
+    } catch (error) {
+      return refuseUpgradeWith(socket, error);
     }
-    rate ??= await this.gate.rate(account.username, identityId);
     if (socket.destroyed) return void this.end(conn, 'client gone');
     this.upgradeRates.set(req, rate);
     this.wss.handleUpgrade(req, socket, head, (opened) => {
@@ -431,6 +410,22 @@ export class StreamHost {
     }
     conn.send(subscribedMessage(hash), now());
     this.flushHeld(conn, hash);
+  }
+
+  /**
+   * The figures a new connection answers with. A single-hash stream subscribes first (its refusal is the
+   * request's: the connection is closed, and the refusal thrown for the transport to answer); any other
+   * answers the allowance as it stands.
+   */
+  private async opening(conn: LiveConnection, target: StreamTarget): Promise<RateFigures> {
+    if (target.kind !== 'single') return this.gate.rate(conn.username, conn.identityId);
+    try {
+      return await this.subscribeFirst(conn, target.hash!);
+    } catch (error) {
+      this.forget(conn);
+      await this.gate.close(conn.username, conn.id, 'refused').catch((e) => this.quietly(e));
+      throw error;
+    }
   }
 
   /**
