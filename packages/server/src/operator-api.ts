@@ -87,6 +87,22 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
     // How far the engine's recording index trails the log (project addition): read, not caught up.
     { method: 'GET', path: ['recording-index'], run: async () => jsonResponse(200, await engine.recordingIndex.progress()) },
     { method: 'GET', path: ['clock'], run: async () => jsonResponse(200, { now: clock.now(), kind: manual ? 'manual' : 'system' }) },
+    // What this process's attempt loop has done (project addition): how contended its accounts' streams
+    // are. Each process answers for itself, so a test or an operator asks each one (docs/scaling.md).
+    {
+      method: 'GET',
+      path: ['attempts'],
+      run: async () => {
+        const c = engine.attemptCounts();
+        return jsonResponse(200, {
+          pid: process.pid,
+          runs: c.runs,
+          conflicts: c.conflicts,
+          lane_waits: c.laneWaits,
+          gave_up: { conflicts: c.gaveUp.conflicts, store_away: c.gaveUp.storeAway, failure: c.gaveUp.failure },
+        });
+      },
+    },
     {
       method: 'POST',
       path: ['clock'],
