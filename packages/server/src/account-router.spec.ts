@@ -12,9 +12,18 @@ describe('accountOfHead: whose calls a connection carries, read as the API reads
     expect(accountOfHead(head(['GET /v1.6/usage HTTP/1.1', `Authorization: Basic ${basic}`]))).toBe('carol');
   });
 
-  it("reads the stream's username in the query, and prefers a header", () => {
+  it("reads the stream's username and key in the query first, as the stream does, and a header without both", () => {
     expect(accountOfHead(head(['GET /multi?username=dave&api_key=k HTTP/1.1', 'Upgrade: websocket']))).toBe('dave');
-    expect(accountOfHead(head(['GET /0123?username=dave&api_key=k HTTP/1.1', 'Authorization: erin:key-0005']))).toBe('erin');
+    expect(accountOfHead(head(['GET /0123?username=dave&api_key=k HTTP/1.1', 'Authorization: erin:key-0005']))).toBe('dave');
+    expect(accountOfHead(head(['GET /0123?username=dave HTTP/1.1', 'Authorization: erin:key-0005']))).toBe('erin');
+    expect(accountOfHead(head(['GET /multi?username=d%40ve&api_key=k HTTP/1.1']))).toBe('d@ve');
+  });
+
+  it("names the account of an operator's path under /_admin/accounts, so its owner makes the change", () => {
+    expect(accountOfHead(head(['PUT /_admin/accounts/gina/package HTTP/1.1', 'Authorization: Bearer token']))).toBe('gina');
+    expect(accountOfHead(head(['GET /_admin/accounts/h%C3%A9l%C3%A8ne HTTP/1.1']))).toBe('hélène');
+    expect(accountOfHead(head(['GET /_admin/accounts HTTP/1.1']))).toBeUndefined();
+    expect(accountOfHead(head(['GET /_admin/accounts/%E0%A4%A HTTP/1.1']))).toBeUndefined();
   });
 
   it('names nobody for a head without credentials, an operator token, a bad request line or no head yet', () => {

@@ -8,10 +8,12 @@ import { readCredentials } from '@sdp/http';
 export const HEAD_LIMIT = 16 * 1024;
 
 /**
- * The username a request head carries, read the way the API and the stream read credentials: a raw,
- * `Auth` or Basic header (`readCredentials`), or `username` in the query (the stream's form). Undefined
- * when the head carries none or is not a request head: such a connection goes to any worker, which
- * answers it as it answers anything (401, the operator API, the docs).
+ * The username a request head carries, read the way the stream and the API read credentials: `username`
+ * with `api_key` in the query (the stream's form, which it reads first), else a raw, `Auth` or Basic
+ * header (`readCredentials`). An operator's path under `/_admin/accounts/{username}` names its account
+ * too, so a change or a look at an account is made by the worker that owns it. Undefined when the head
+ * carries none or is not a request head: such a connection goes to any worker, which answers it as it
+ * answers anything (401, the rest of the operator API, the docs).
  */
 export function accountOfHead(head: Buffer): string | undefined {
   const end = head.indexOf('\r\n\r\n');
@@ -29,12 +31,19 @@ export function accountOfHead(head: Buffer): string | undefined {
     if (name === 'authorization') authorization ??= line.slice(colon + 1);
     else if (name === 'auth') auth ??= line.slice(colon + 1);
   }
+  const query = target.indexOf('?');
+  const path = query < 0 ? target : target.slice(0, query);
+  if (query >= 0) {
+    const params = new URLSearchParams(target.slice(query + 1));
+    const username = params.get('username');
+    if (username && params.get('api_key')) return username;
+  }
   const fromHeaders = readCredentials(authorization, auth)?.username;
   if (fromHeaders !== undefined) return fromHeaders;
-  const query = target.indexOf('?');
-  if (query < 0) return undefined;
+  const operated = /^\/_admin\/accounts\/([^/]+)/.exec(path)?.[1];
+  if (operated === undefined) return undefined;
   try {
-    return new URLSearchParams(target.slice(query + 1)).get('username') || undefined;
+    return decodeURIComponent(operated);
   } catch {
     return undefined;
   }

@@ -83,6 +83,17 @@ export class AggregateLoader {
     await this.store.readStream(stream, snap?.version ?? 0);
   }
 
+  /**
+   * The aggregate's state with the events written since the cache's state read, even from a trusted cache:
+   * for a view that decides nothing (an operator's look at an account) in a process that trusts its cache
+   * as its accounts' one writer, when another process may own the account (`sdp serve --workers`).
+   */
+  loadCurrent<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, stream: string): Loaded<S> | Promise<Loaded<S>> {
+    const key = this.keyOf(decider, stream);
+    this.stale(key);
+    return this.load(decider, stream, key);
+  }
+
   /** Drops what the cache holds for an aggregate (see `forget`). */
   forgetStream(decider: { name: string }, stream: string): void {
     this.forget(this.keyOf(decider, stream));

@@ -118,3 +118,25 @@ describe('engine.call: the order of judgement (docs/contract.md#judgement-order)
     expect(a.rate).toMatchObject({ remaining: 9995, reset: at('2026-01-01T10:05:00Z') / 1000 });
   });
 });
+
+describe("accountView: the operator's look at an account another process owns", () => {
+  it('reads what another writer charged, though this engine trusts its cache as its accounts\' one writer', async () => {
+    const time = { now: at('2026-01-01T08:05:37Z') };
+    const clock: Clock = { now: () => time.now };
+    const store = new MemoryEventStore();
+    const handlers = { 'core.validate': () => ({ body: { ok: true } }) };
+    // Two processes over one store, each trusting its cache (as workers that own their accounts do).
+    const viewer = new Engine({ store, clock, ids: seededIds(1), handlers, soleWriter: true });
+    const owner = new Engine({ store, clock, ids: seededIds(2), handlers, soleWriter: true });
+    await viewer.openAccount({ username: 'alice', api_key: creds.apiKey });
+    expect((await viewer.accountView('alice')).allowances.general.remaining).toBe(10000);
+    for (let i = 0; i < 3; i++) expect((await owner.call({ version: '1.5', endpoint: 'core.validate', credentials: creds, params: {} })).status).toBe(200);
+    await owner.deny('alice', 'owed');
+    const seen = await viewer.accountView('alice');
+    expect(seen.allowances.general.remaining).toBe(9985);
+    expect(seen.denied).toBe(true);
+    // A call through the viewer, decided on its stale cache, is refused at append by its read guards and
+    // decided again on what the owner wrote.
+    expect((await viewer.call({ version: '1.5', endpoint: 'core.validate', credentials: creds, params: {} })).status).toBe(403);
+  });
+});

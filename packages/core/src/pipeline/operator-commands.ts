@@ -90,17 +90,20 @@ export class OperatorCommands {
   }
 
   /**
-   * What the operator sees of an account: read as the loader has it (over a store other processes share,
-   * each load reads the tail, so it is as fresh as a read can be). A view decides nothing, so it goes
-   * through no attempt loop and sends no guards: checking them against a busy account's credit stream
-   * would only keep it retrying.
+   * What the operator sees of an account: its streams read to their tails even where the cache is trusted
+   * (another process may own the account, and this one's cached state of it be behind), so it is as fresh
+   * as a read can be. A view decides nothing, so it goes through no attempt loop and sends no guards:
+   * checking them against a busy account's credit stream would only keep it retrying.
    */
   async accountView(username: string): Promise<AccountView> {
-    const uow = new UnitOfWork(this.engine.loader, this.engine.ids, this.engine.clock);
-    const account = await existing(uow, username);
-    const credits = await uow.load(creditsDecider, creditsStream(username));
+    knownShape(username);
+    const loader = this.engine.loader;
+    const account = (await loader.loadCurrent(accountDecider, accountStream(username))).state;
+    if (!account.exists) throw new NotFound(`No account named ${username}`);
+    const now = this.engine.clock.now();
+    const credits = (await loader.loadCurrent(creditsDecider, creditsStream(username))).state;
     const view = (key: string, limit: number) => {
-      const f = figuresOf(windowAt(credits, key, uow.now), limit, 0, uow.now);
+      const f = figuresOf(windowAt(credits, key, now), limit, 0, now);
       return { limit: f.limit, remaining: f.remaining, reset: f.reset };
     };
     return {

@@ -90,8 +90,8 @@ export function consoleReadRoutes(engine: Engine, clock: { kind?: string }, writ
   // Read, never decided on: the engine's loaded states serve, and nothing is written or guarded.
   async function gauges(username: string, now: number, day: LimitingDay) {
     const view = await engine.accountView(username);
-    const tasks = (await engine.loader.load(taskSlotsDecider, tasksStream(username))).state;
-    const capacity = (await engine.loader.load(dailyCapacityDecider, capacityStream(username, day.key))).state;
+    const tasks = (await engine.loader.loadCurrent(taskSlotsDecider, tasksStream(username))).state;
+    const capacity = (await engine.loader.loadCurrent(dailyCapacityDecider, capacityStream(username, day.key))).state;
     const slots = Math.max(1, view.package.task_slots);
     return {
       ...view,
