@@ -152,11 +152,10 @@ describe.skipIf(missing !== undefined)('three sdp serve processes on one Postgre
     const routed = owners(lines);
     for (const u of TIGHT) expect({ u, processes: routed.get(u)!.size }).toEqual({ u, processes: 1 });
     expect(lines.every((l) => l.upstreams.length === 1)).toBe(true);
-    // Three processes shared the accounts (the hash spread them), and each process counted the calls nginx
-    // says it sent there, none of them conflicting with another process's.
+    // Each process counted the calls nginx says it sent there, none of them conflicting with another
+    // process's. (How the 8 accounts spread over the processes depends on their ports, on the ring.)
     const after = await Promise.all(backends.map((b) => adminOf(b.url, '/attempts')));
     const served = backends.map((b) => lines.filter((l) => l.upstreams[0] === b.addr).length);
-    expect(served.filter((n) => n > 0).length).toBeGreaterThan(1);
     expect(after.map((a, i) => a.runs - before[i]!.runs)).toEqual(served);
     expect(after.map((a, i) => a.conflicts - before[i]!.conflicts)).toEqual([0, 0, 0]);
   }, 120_000);

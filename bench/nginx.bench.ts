@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchLine, BenchReport } from './lib.ts';
+import { SDP_SERVE, benchAccountsFile, startServerProcess, stopServerProcess, autocannon, BENCH_KEY, type LoadResult } from './server-process.ts';
+import { findNginx, startNginx } from '../packages/server/test/nginx-kit.ts';
+
+const SECONDS = Number(process.env.NGINX_BENCH_SECONDS ?? 5);
+const ACCOUNTS = 8;
+const CONNECTIONS = 24;
+const PROCESSES = 3;
+const TOKEN = 'bench-admin-token';
+
+interface Attempts {
+  runs: number;
+  conflicts: number;
+  gave_up: { conflicts: number };
+}
+
+const attempts = async (url: string): Promise<Attempts> => (await (await fetch(`${url}/_admin/attempts`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as Attempts;
+
+function load(url: string, seconds: number): Promise<LoadResult> {
+  let connection = 0;
+  return autocannon({
+    url: url + '/v1.5/validate',
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ csdl: 'interaction.content contains "hello"' }),
+    connections: CONNECTIONS,
+    duration: seconds,
+    setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
+      const n = connection++ % ACCOUNTS;
+      client.setHeaders({ Authorization: `bench${n}:${BENCH_KEY}${n}`, 'Content-Type': 'application/json' });
+    },
+  });
+}
+
+/**
+ * Issue 27's "many machines" on one machine: three `sdp serve` processes on one store behind nginx with
+ * the shipped configuration (deploy/nginx/sdp.conf: each account hashed to one process) and the same
+ * configuration without its `hash` line (nginx's round robin: any process takes any call), the two
+ * taken in turn twice over the same processes. `POST /v1.5/validate` from 8 accounts, 24 connections.
+ * PostgreSQL with NGINX_BENCH_POSTGRES=URL (its own schema), else one SQLite file. Needs nginx
+ * (`bash .ci/nginx.sh`).
+ */
+export default async function nginxBench(): Promise<BenchReport> {
+  const nginx = findNginx();
+  if (!nginx) throw new Error('nginx is not installed: run `bash .ci/nginx.sh`');
+  const dir = mkdtempSync(join(tmpdir(), 'sdp-nginx-bench-'));
+  const pg = process.env.NGINX_BENCH_POSTGRES;
+  const store = pg ? (pg.includes('schema=') ? pg : `${pg}${pg.includes('?') ? '&' : '?'}schema=bench_nginx_${process.pid}`) : `sqlite:${join(dir, 'nginx.db')}`;
+  const kind = pg ? 'PostgreSQL' : 'SQLite';
+  const args = ['--access-log', 'off', '--admin-token', TOKEN, '--store', store];
+  const lines: BenchLine[] = [];
+  const notes: string[] = [];
+  const first = await startServerProcess(process.execPath, [...SDP_SERVE, ...args, '--accounts', benchAccountsFile(dir, ACCOUNTS)]);
+  const servers = [first, ...(await Promise.all(Array.from({ length: PROCESSES - 1 }, () => startServerProcess(process.execPath, [...SDP_SERVE, ...args]))))];
+  try {
+    for (const byAccount of [true, false, true, false]) {
+      const proxyDir = mkdtempSync(join(dir, 'nginx-'));
+      const proxy = await startNginx(nginx, proxyDir, servers.map((s) => s.url.replace('http://', '')), byAccount);
+      try {
+        await load(proxy.url, 1);
+        const before = await Promise.all(servers.map((s) => attempts(s.url)));
+        const r = await load(proxy.url, SECONDS);
+        const after = await Promise.all(servers.map((s) => attempts(s.url)));
+        const sum = (f: (a: Attempts) => number) => after.reduce((t, a, i) => t + f(a) - f(before[i]!), 0);
+        const runs = sum((a) => a.runs);
+        const conflicts = sum((a) => a.conflicts);
+        const retries = conflicts - sum((a) => a.gave_up.conflicts);
+        const name = `${kind}, ${PROCESSES} processes behind nginx, ${byAccount ? 'hash $sdp_account consistent' : 'round robin'}`;
+        if (r.non2xx + r.errors > 0) notes.push(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        lines.push({
+          name,
+          opsPerSec: r.requests.average,
+          extra: {
+            conflicts_per_call: (conflicts / Math.max(1, runs)).toFixed(3),
+            retries_per_call: (retries / Math.max(1, runs)).toFixed(3),
+            per_process: after.map((a, i) => a.runs - before[i]!.runs).join('/'),
+            p99_ms: r.latency.p99,
+          },
+        });
+      } finally {
+        await proxy.stop();
+      }
+    }
+  } finally {
+    await Promise.all(servers.map((s) => stopServerProcess(s.child)));
+    rmSync(dir, { recursive: true, force: true });
+  }
+  notes.push(`${availableParallelism()} cores shared by nginx, the ${PROCESSES} servers, the store and the load generator: read the conflicts per call, not the rates`);
+  return {
+    title: `nginx: ${PROCESSES} sdp serve processes on one ${kind} store, each account routed to one process against round robin (${ACCOUNTS} accounts, ${CONNECTIONS} connections, ${SECONDS} s each)`,
+    baseline: lines[1]!,
+    subjects: [lines[0]!, ...lines.slice(2)],
+    notes,
+  };
+}
