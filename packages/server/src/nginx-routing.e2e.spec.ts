@@ -161,7 +161,7 @@ describe.skipIf(missing !== undefined)('three sdp serve processes on one Postgre
     expect(after.map((a, i) => a.conflicts - before[i]!.conflicts)).toEqual([0, 0, 0]);
   }, 120_000);
 
-  it('routes the stream by its query credentials (WebSocket) and headers (the duplex GET /), to the account owner, unbuffered', async () => {
+  it('routes the stream by its query credentials (WebSocket) and headers (duplex GET /, single-hash HTTP stream) to the account owner', async () => {
     const username = WATCHER;
     const compiled = await fetch(`${proxy.url}/v1.5/compile`, {
       method: 'POST',
@@ -183,22 +183,22 @@ describe.skipIf(missing !== undefined)('three sdp serve processes on one Postgre
     ws.close();
 
     // The duplex stream: a GET whose chunked body carries the subscriptions while the answer streams out.
-    const socket = connect(proxy.port, '127.0.0.1');
-    let bytes = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => (bytes += d));
-    await new Promise<void>((r) => socket.once('connect', () => r()));
     const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
-    socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(credentials(username, 1)).map(([k, v]) => `${k}: ${v}\r\n`).join('')}Transfer-Encoding: chunked\r\n\r\n${chunk('\n')}`);
-    socket.write(chunk(JSON.stringify({ action: 'subscribe', hash }) + '\n'));
-    await expect.poll(() => bytes, { timeout: 5000 }).toContain(`Successfully subscribed to hash ${hash}`);
-    expect(bytes).toMatch(/^HTTP\/1\.1 200/);
-    socket.destroy();
+    const duplex = await rawStream(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n${headerLines(credentials(username, 1))}Transfer-Encoding: chunked\r\n\r\n${chunk('\n')}`);
+    duplex.socket.write(chunk(JSON.stringify({ action: 'subscribe', hash }) + '\n'));
+    await expect.poll(() => duplex.bytes(), { timeout: 5000 }).toContain(`Successfully subscribed to hash ${hash}`);
+    expect(duplex.bytes()).toMatch(/^HTTP\/1\.1 200/);
+    duplex.socket.destroy();
+
+    // A single-hash HTTP stream with the `Auth` header.
+    const single = await rawStream(`GET /${hash} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headerLines(credentials(username, 2))}\r\n`);
+    await expect.poll(() => single.bytes(), { timeout: 5000 }).toContain(`Successfully subscribed to hash ${hash}`);
+    single.socket.destroy();
 
     // nginx logs a stream when it ends: both went to the process that answers the account's API calls.
-    await expect.poll(() => proxy.log().filter((l) => l.account === username).length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => proxy.log().filter((l) => l.account === username).length, { timeout: 5000 }).toBe(4);
     const streamed = proxy.log().filter((l) => l.account === username);
-    expect(streamed.map((l) => l.request)).toEqual(expect.arrayContaining(['GET /multi', 'GET /']));
+    expect(streamed.map((l) => l.request).sort()).toEqual(['GET /', `GET /${hash}`, 'GET /multi', 'POST /v1.5/compile']);
     expect(owners(streamed).get(username)!.size).toBe(1);
   }, 60_000);
 
@@ -254,6 +254,20 @@ describe.skipIf(missing !== undefined)('three sdp serve processes on one Postgre
     console.info(`nginx failover: ${JSON.stringify(figures)}`);
   }, 120_000);
 });
+
+const headerLines = (headers: Record<string, string>) => Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+
+/** A raw connection to nginx that keeps every byte it answers. */
+async function rawStream(request: string) {
+  const socket = connect(proxy.port, '127.0.0.1');
+  let bytes = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (d: string) => (bytes += d));
+  socket.on('error', () => undefined);
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  socket.write(request);
+  return { socket, bytes: () => bytes };
+}
 
 async function spent(url: string, username: string): Promise<number> {
   const view = (await adminOf(url, `/accounts/${encodeURIComponent(username)}`)) as unknown as { allowances: { general: { limit: number; remaining: number } } };
