@@ -134,6 +134,32 @@ afterAll(async () => {
 });
 
 describe.skipIf(missing !== undefined)('three sdp serve processes on one PostgreSQL database behind nginx (deploy/nginx/sdp.conf)', () => {
+  it('hashes on the username the server reads, wherever the request carries it, and on nothing otherwise', async () => {
+    const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
+    const cases: { path: string; headers?: Record<string, string>; key: string }[] = [
+      { path: '/v1.5/balance', headers: { Authorization: 'ann.lee@example.org:some-key-1' }, key: 'ann.lee@example.org' },
+      { path: '/v1.5/balance', headers: { Authorization: basic('bob_2:some-key-2') }, key: 'bob_2' },
+      { path: '/v1.5/balance', headers: { Authorization: `basic  ${Buffer.from('bob_2:k').toString('base64')}` }, key: 'bob_2' },
+      { path: '/v1.5/balance', headers: { Auth: 'cy-3:some-key-3' }, key: 'cy-3' },
+      // The server falls back to `Auth` when `Authorization` is neither a pair nor Basic.
+      { path: '/v1.5/balance', headers: { Authorization: 'Bearer something', Auth: 'cy-3:some-key-3' }, key: 'cy-3' },
+      // The query's pair counts only whole, and only for the stream (which reads it first).
+      { path: '/multi?username=dee%40example.org&api_key=k', key: 'dee@example.org' },
+      { path: '/multi?username=dee%40example.org&api_key=k', headers: { Authorization: 'ann.lee@example.org:k' }, key: 'dee@example.org' },
+      { path: '/multi?username=dee', headers: { Authorization: 'ann.lee@example.org:k' }, key: 'ann.lee@example.org' },
+      { path: '/_admin/accounts/ann.lee%40example.org/charge', headers: { Authorization: `Bearer ${TOKEN}` }, key: 'ann.lee@example.org' },
+      // Not routed (round robin): nothing nginx can read, or nothing that names an account.
+      { path: '/multi?username=a%40b%40c&api_key=k', key: '' },
+      { path: '/v1.5/balance', key: '' },
+      { path: '/v1.5/balance', headers: { Authorization: 'ann lee:key' }, key: '' },
+      { path: '/_admin/attempts', headers: { Authorization: `Bearer ${TOKEN}` }, key: '' },
+    ];
+    const logged = proxy.log().length;
+    for (const c of cases) await (await fetch(`${proxy.url}${c.path}`, { headers: c.headers ?? {} })).arrayBuffer();
+    await expect.poll(() => proxy.log().length - logged, { timeout: 5000 }).toBe(cases.length);
+    expect(proxy.log().slice(logged).map((l) => l.account)).toEqual(cases.map((c) => c.key));
+  }, 60_000);
+
   it('routes every account to one process whichever credential form it sends: no conflicts, exactly the allowance admitted', async () => {
     const before = await Promise.all(backends.map((b) => adminOf(b.url, '/attempts')));
     const logged = proxy.log().length;
