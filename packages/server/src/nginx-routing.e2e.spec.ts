@@ -158,6 +158,12 @@ describe.skipIf(missing !== undefined)('three sdp serve processes on one Postgre
     for (const c of cases) await (await fetch(`${proxy.url}${c.path}`, { headers: c.headers ?? {} })).arrayBuffer();
     await expect.poll(() => proxy.log().length - logged, { timeout: 5000 }).toBe(cases.length);
     expect(proxy.log().slice(logged).map((l) => l.account)).toEqual(cases.map((c) => c.key));
+
+    // An event log import larger than a call's 4 MiB reaches the server (which refuses it: this store is
+    // not empty), where nginx's own limit would answer 413.
+    const big = await fetch(`${proxy.url}/_admin/events`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/x-ndjson' }, body: '{}\n'.repeat(2_000_000) });
+    expect(big.status).not.toBe(413);
+    expect(((await big.json()) as { error: string }).error).toEqual(expect.any(String));
   }, 60_000);
 
   it('routes every account to one process whichever credential form it sends: no conflicts, exactly the allowance admitted', async () => {
