@@ -32,7 +32,7 @@ const AMPLE = Array.from({ length: 8 }, (_, i) => `ample_${i}-load`);
 const WATCHER = 'stream.watch@example.org';
 const keyOf = (username: string) => `nginx-key-${username.replace(/[^A-Za-z0-9]/g, '')}-000000`;
 
-/** The three header forms real clients send (wire-facts §1.2), taken in turn. */
+/** The three header forms real clients send (docs/clients.md#authentication-forms), taken in turn. */
 function credentials(username: string, n: number): Record<string, string> {
   const pair = `${username}:${keyOf(username)}`;
   switch (n % 3) {
