@@ -56,9 +56,10 @@ const dir = mkdtempSync(join(tmpdir(), 'sdp-nginx-'));
 const children: ChildProcess[] = [];
 let backends: Backend[] = [];
 let proxy: RunningNginx;
+let store = '';
 
-function serve(args: string[]): Promise<Backend> {
-  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', '0', '--access-log', 'off', '--admin-token', TOKEN, ...args], {
+function serve(args: string[], port = 0): Promise<Backend> {
+  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', String(port), '--access-log', 'off', '--admin-token', TOKEN, '--store', store, ...args], {
     cwd: root,
     env: { ...process.env, SDP_PORT: undefined, SDP_STORE: undefined, SDP_WORKERS: undefined, SDP_ADMIN_TOKEN: undefined },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,8 +112,9 @@ function owners(lines: RoutedLine[]): Map<string, Set<string>> {
 
 beforeAll(async () => {
   if (missing) return;
-  const store = new URL(postgres!);
-  store.searchParams.set('schema', `sdp_test_nginx_${process.pid}`);
+  const url = new URL(postgres!);
+  url.searchParams.set('schema', `sdp_test_nginx_${process.pid}`);
+  store = url.toString();
   const accounts = join(dir, 'accounts.json');
   writeFileSync(
     accounts,
@@ -122,8 +124,8 @@ beforeAll(async () => {
     ]),
   );
   // The first opens the accounts; the others find them in the database.
-  const first = await serve(['--store', store.toString(), '--accounts', accounts]);
-  backends = [first, ...(await Promise.all([serve(['--store', store.toString()]), serve(['--store', store.toString()])]))];
+  const first = await serve(['--accounts', accounts]);
+  backends = [first, ...(await Promise.all([serve([]), serve([])]))];
   proxy = await startNginx(nginxBin!, dir, backends.map((b) => b.addr));
 }, 120_000);
 
@@ -234,7 +236,7 @@ describe.skipIf(missing !== undefined)('three sdp serve processes on one Postgre
     expect(owners(streamed).get(username)!.size).toBe(1);
   }, 60_000);
 
-  it('moves the accounts of a SIGKILLed process to another within 2 s, losing no answered charge', async () => {
+  it('moves the accounts of a SIGKILLed process to another within 2 s, losing no answered charge, and back once it returns', async () => {
     // Who owns what: a call of each account.
     const warm = proxy.log().length;
     for (const [n, u] of AMPLE.entries()) expect(await validate(u, n)).toBe(200);
@@ -282,6 +284,25 @@ describe.skipIf(missing !== undefined)('three sdp serve processes on one Postgre
       const now = (await spent(survivors[0]!.url, u)) - spentBefore.get(u)!;
       expect({ u, spentAtLeastAnswered: now >= acknowledged, spentAtMostAsked: now <= acknowledged + unanswered }).toEqual({ u, spentAtLeastAnswered: true, spentAtMostAsked: true });
     }
+    // The process comes back on its address: once nginx tries it again (fail_timeout=10s) its accounts
+    // return to it, each still on one process at a time, and every call is answered and charged once.
+    const back = await serve([], Number(victim.addr.split(':')[1]));
+    const returning = moved[0]!;
+    const comeback: number[] = [];
+    const spentBeforeComeback = await spent(survivors[0]!.url, returning);
+    const since = proxy.log().length;
+    await expect
+      .poll(
+        async () => {
+          comeback.push(await validate(returning, comeback.length));
+          return proxy.log().slice(since).some((l) => l.account === returning && l.upstreams.at(-1) === back.addr);
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBe(true);
+    expect(comeback.filter((st) => st !== 200)).toEqual([]);
+    expect((await spent(back.url, returning)) - spentBeforeComeback).toBe(COST * comeback.length);
+
     const figures = { moved: moved.length, failoverMs: Math.max(...failover), calls: answers.length, notOk: answers.filter((a) => a.status !== 200).map((a) => `${a.status} begun ${a.startedAt - killedAt} ms after the kill`) };
     console.info(`nginx failover: ${JSON.stringify(figures)}`);
   }, 120_000);
