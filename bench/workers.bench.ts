@@ -8,6 +8,28 @@ import { measureContention } from './contention.ts';
 const SECONDS = Number(process.env.WORKERS_BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const KEY = 'bench-key-00000000000000000000001';
+const ADMIN = 'bench-admin-token';
+
+/**
+ * Every worker's attempt counts, summed: `GET /_admin/attempts` names no account, so the primary hands
+ * such connections to the workers in turn; one new connection per ask reaches each, told apart by pid.
+ */
+async function attempts(url: string, workers: number): Promise<{ runs: number; conflicts: number }> {
+  const seen = new Map<number, { runs: number; conflicts: number }>();
+  for (let ask = 0; ask < workers * 4 && seen.size < workers; ask++) {
+    const r = await fetch(`${url}/_admin/attempts`, { headers: { Authorization: `Bearer ${ADMIN}`, Connection: 'close' } });
+    const a = (await r.json()) as { pid: number; runs: number; conflicts: number };
+    seen.set(a.pid, a);
+  }
+  let runs = 0;
+  let conflicts = 0;
+  for (const a of seen.values()) {
+    runs += a.runs;
+    conflicts += a.conflicts;
+  }
+  return { runs, conflicts };
+}
+
 const start = (args: string[]) => startServerProcess(process.execPath, [...SDP_SERVE, '--access-log', 'off', ...args]);
 
 async function load(url: string, seconds: number, accounts: number): Promise<LoadResult> {
@@ -20,7 +42,9 @@ async function load(url: string, seconds: number, accounts: number): Promise<Loa
     connections: CONNECTIONS,
     duration: seconds,
     setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
-      const n = connection++ % accounts;
+      // Each account's connections side by side (0, 0, ... 1, 1, ...), so that connections handed out in
+      // turn give each account some on every worker.
+      const n = Math.floor(((connection++ % CONNECTIONS) * accounts) / CONNECTIONS);
       client.setHeaders({ Authorization: `bench${n}:${KEY}`, 'Content-Type': 'application/json' });
     },
   });
@@ -43,25 +67,38 @@ export default async function workersBench(): Promise<BenchReport> {
   const notes: string[] = [];
   try {
     for (const n of counts) {
-      for (const users of [CONNECTIONS, 1]) {
-        const s = await start(['--store', `sqlite:${join(dir, `w${n}-${users}.db`)}`, '--accounts', accounts, ...(n > 1 ? ['--workers', String(n)] : [])]);
-        try {
-          await load(s.url, 1, users);
-          const r = await load(s.url, SECONDS, users);
-          const name = `sdp SQLite, ${users === 1 ? 'one account' : `${users} accounts`}, ${n} worker${n > 1 ? 's' : ' (no cluster)'}`;
-          if (r.non2xx + r.errors > 0) notes.push(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-          lines.push({ name, opsPerSec: r.requests.average, extra: { p99_ms: r.latency.p99 } });
-        } finally {
-          await stopServerProcess(s.child);
+      for (const users of [CONNECTIONS, 8, 1]) {
+        // With workers, connections routed by account (what `sdp serve --workers` does) and, in the
+        // same run, handed out in turn whatever their account (as before routing).
+        for (const routing of n > 1 ? (['account', 'turns'] as const) : ([undefined] as const)) {
+          if (routing) process.env.SDP_WORKERS_ROUTING = routing;
+          const s = await start(['--store', `sqlite:${join(dir, `w${n}-${users}-${routing}.db`)}`, '--accounts', accounts, '--admin-token', ADMIN, ...(n > 1 ? ['--workers', String(n)] : [])]);
+          delete process.env.SDP_WORKERS_ROUTING;
+          try {
+            await load(s.url, 1, users);
+            const before = await attempts(s.url, n);
+            const r = await load(s.url, SECONDS, users);
+            const after = await attempts(s.url, n);
+            const runs = after.runs - before.runs;
+            const name = `sdp SQLite, ${users === 1 ? 'one account' : `${users} accounts`}, ${n} worker${n > 1 ? `s, routed ${routing === 'account' ? 'by account' : 'in turn'}` : ' (no cluster)'}`;
+            if (r.non2xx + r.errors > 0) notes.push(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+            lines.push({
+              name,
+              opsPerSec: r.requests.average,
+              extra: { p99_ms: r.latency.p99, conflicts_per_call: runs > 0 ? ((after.conflicts - before.conflicts) / runs).toFixed(3) : '-', non2xx: r.non2xx },
+            });
+          } finally {
+            await stopServerProcess(s.child);
+          }
         }
       }
     }
     // Where the conflicts come from, without HTTP: engines in 1, 2 ... processes over one store, each
     // with 12 calls in flight (as the issue's load: 12 connections a load process), their attempt loops'
     // counts summed. PostgreSQL with WORKERS_BENCH_POSTGRES=URL (its own schema: the bench clears it).
-    const stores: [string, string][] = [['SQLite', `sqlite:${join(dir, 'contention.db')}`]];
+    const stores: [string, string][] = process.env.WORKERS_BENCH_HTTP_ONLY ? [] : [['SQLite', `sqlite:${join(dir, 'contention.db')}`]];
     const pg = process.env.WORKERS_BENCH_POSTGRES;
-    if (pg) stores.push(['PostgreSQL', pg.includes('schema=') ? pg : `${pg}${pg.includes('?') ? '&' : '?'}schema=bench_workers`]);
+    if (pg && !process.env.WORKERS_BENCH_HTTP_ONLY) stores.push(['PostgreSQL', pg.includes('schema=') ? pg : `${pg}${pg.includes('?') ? '&' : '?'}schema=bench_workers`]);
     for (const [kind, store] of stores) {
       for (const users of [8, 1]) {
         for (const n of counts) {
@@ -93,5 +130,5 @@ export default async function workersBench(): Promise<BenchReport> {
       ? `scaling figures need more cores: issue 27's goals (SQLite --workers 4 at least 2x one worker; 8 PostgreSQL processes at least 5x one) are measured with every server process and every load generator on a core of its own, 16 cores in all; on ${cores} cores the processes share cores, so these lines show contention (conflicts and retries per call), not scaling`
       : 'processes are not pinned here: for the issue\'s goals pin each server process and each load generator to a core of its own',
   );
-  return { title: 'workers: throughput per worker count (SQLite, 50 accounts and one, same run), and the conflicts per call behind it', baseline: lines[0]!, subjects: lines.slice(1), notes };
+  return { title: 'workers: throughput per worker count (SQLite, 50, 8 and one account, routed by account and in turn, same run), and the conflicts per call behind it', baseline: lines[0]!, subjects: lines.slice(1), notes };
 }

@@ -328,9 +328,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens on a port (0 picks a free one) with a wire handler. */
-export async function listen(handler: WireHandler, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
-  const host = options.host ?? '127.0.0.1';
+/**
+ * A node:http server answering with a wire handler, configured as `listen` configures it (timeouts,
+ * client errors, expectations) but not listening: for a process that is handed its connections
+ * (`server.emit('connection', socket)`), as the workers of `sdp serve --workers` are.
+ */
+export function createNodeServer(handler: WireHandler): Server {
   const listener = nodeListenerFor(handler);
   // A request without Host reaches the listener, which answers it as the API answers (answerWithoutHost).
   const server = createServer({ requireHostHeader: false }, listener);
@@ -344,6 +347,13 @@ export async function listen(handler: WireHandler, options: { port?: number; hos
   server.requestTimeout = 60_000;
   server.headersTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
+  return server;
+}
+
+/** Listens on a port (0 picks a free one) with a wire handler. */
+export async function listen(handler: WireHandler, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const server = createNodeServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, host, () => {

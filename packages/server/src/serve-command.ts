@@ -34,7 +34,7 @@ See docs/server.md.`,
 function printStart(out: (line: string) => void, settings: ServerSettings, started: StartReport & { clockNow: number }): void {
   out(`store: ${started.storeDescription}`);
   out(`clock: ${settings.clock}${settings.clock === 'manual' ? ` at ${new Date(started.clockNow).toISOString()}` : ''}`);
-  if (settings.workers > 1) out(`workers: ${settings.workers} processes share the port`);
+  if (settings.workers > 1) out(`workers: ${settings.workers} processes; each account's connections go to one of them`);
   out(`operator API: ${settings.adminToken ? 'on (Authorization: Bearer <admin token>)' : 'off (set --admin-token to enable)'}`);
   if (started.accounts.opened.length + started.accounts.existing.length > 0) {
     out(`accounts: opened ${started.accounts.opened.join(', ') || 'none'}; already there ${started.accounts.existing.join(', ') || 'none'}`);

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createEngine, httpConnector, ownEndpointProblem, PushDelivery, type Engine, type OutboundHttp, type OwnEndpoints } from '@sdp/core';
 import { type Clock, type EventStore } from '@sdp/core/kernel';
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
-import { createApiHandler, listen, nodeOutbound, type RunningServer } from '@sdp/http';
+import { createApiHandler, createNodeServer, listen, nodeOutbound, type RunningServer } from '@sdp/http';
+import { handedServer, type HandedServer } from './handed-connections.ts';
 import { openAccessLog } from './access-log.ts';
 import { createConsoleFiles } from './console/console-files.ts';
 import { consoleReadRoutes } from './console/console-reads.ts';
@@ -13,7 +14,7 @@ import { StoreOutageLog } from './store-outage-log.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
 import { StreamHost } from '@sdp/stream';
-import { listenStreamOnly, streamRoutes } from './stream-routes.ts';
+import { listenStreamOnly, streamOnlyServer, streamRoutes } from './stream-routes.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
 import { PushKeeper } from './push-keeper.ts';
@@ -50,6 +51,8 @@ export interface RunningSdp {
   streams: StreamHost;
   /** `--stream-port`'s own listener, when asked for. */
   streamUrl?: string;
+  /** A worker of `--workers` (`StartHooks.handed`): where the primary hands it the connections it owns. */
+  handed?: { api: HandedServer; stream?: HandedServer };
   /** Stops accepting, lets in-flight requests finish, then closes the store and the access log. */
   close(): Promise<void>;
 }
@@ -71,6 +74,11 @@ export interface StartHooks {
   /** Told once when the store stops answering (calls answer 503 meanwhile), and once when it is back. */
   onStoreAway?: (error: unknown) => void;
   onStoreBack?: () => void;
+  /**
+   * Listen on no port: the primary of `--workers` listens on `port` (and `streamPort`) and hands this
+   * process the connections of the accounts it owns (`RunningSdp.handed`).
+   */
+  handed?: { port: number; streamPort?: number | undefined };
 }
 
 /** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
@@ -146,10 +154,21 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       ...(log ? { onAccess: log.write } : {}),
       onError,
     });
-    http = await listen(handler, { port: settings.port, host: settings.host });
-    streams.attach(http.server);
-    if (settings.streamPort !== undefined) streamServer = await listenStreamOnly(streams, settings.streamPort, settings.host);
-    self.listening((http.server.address() as AddressInfo).address, http.port);
+    let handed: RunningSdp['handed'];
+    if (hooks.handed) {
+      const api = handedServer(createNodeServer(handler), { host: settings.host, port: hooks.handed.port });
+      const stream = hooks.handed.streamPort !== undefined ? handedServer(streamOnlyServer(streams), { host: settings.host, port: hooks.handed.streamPort }, { closeAll: true }) : undefined;
+      handed = { api, ...(stream ? { stream } : {}) };
+      http = api;
+      streamServer = stream;
+      streams.attach(api.server);
+      self.listening(settings.host, api.port);
+    } else {
+      http = await listen(handler, { port: settings.port, host: settings.host });
+      streams.attach(http.server);
+      if (settings.streamPort !== undefined) streamServer = await listenStreamOnly(streams, settings.streamPort, settings.host);
+      self.listening((http.server.address() as AddressInfo).address, http.port);
+    }
     const { accounts, demo } = hooks.setup === false ? { accounts: noAccountsOpened(), demo: undefined } : await firstStartWork(engine, store, settings, firstStart);
     // Deliveries start once the port is known, so none can go out to it before it is counted as ours.
     if (clock instanceof SystemClock && hooks.background !== false) pushes.every();
@@ -168,6 +187,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       faults,
       streams: liveStreams,
       ...(streamServer ? { streamUrl: streamServer.url } : {}),
+      ...(handed ? { handed } : {}),
       close: () =>
         (closing ??= (async () => {
           // Open streams first: the listeners wait for every connection to end.

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningServer } from '@sdp/http';
 import { jsonResponse } from '@sdp/http';
@@ -16,13 +16,7 @@ export function streamRoutes(streams: StreamHost): OperatorRoute[] {
  * still must arrive within 30 s, and anything that is not a stream is a 404.
  */
 export async function listenStreamOnly(streams: StreamHost, port: number, host: string): Promise<RunningServer> {
-  const server = createServer({ requireHostHeader: false }, (_req, res) => {
-    res.writeHead(404, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify({ error: 'This port serves the stream only: /<hash>, /multi, or WebSocket /, /multi, /<hash>' }));
-  });
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
-  streams.attach(server);
+  const server = streamOnlyServer(streams);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -43,4 +37,16 @@ export async function listenStreamOnly(streams: StreamHost, port: number, host: 
         server.closeAllConnections();
       }),
   };
+}
+
+/** `--stream-port`'s server, attached to the stream host, not yet listening (a worker of `--workers` is handed its connections). */
+export function streamOnlyServer(streams: StreamHost): Server {
+  const server = createServer({ requireHostHeader: false }, (_req, res) => {
+    res.writeHead(404, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ error: 'This port serves the stream only: /<hash>, /multi, or WebSocket /, /multi, /<hash>' }));
+  });
+  server.requestTimeout = 0;
+  server.headersTimeout = 30_000;
+  streams.attach(server);
+  return server;
 }

@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { staleDecisions, type LoggedEvent } from '@sdp/testing';
+import { ownerOf } from './account-router.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(join(tmpdir(), 'sdp-workers-'));
@@ -77,7 +80,7 @@ function accountsFile(): string {
 async function checkCluster(store: string): Promise<void> {
   const s = serve(['--workers', '3', '--store', store, '--accounts', accountsFile()]);
   const { url, output } = await s.ready;
-  expect(output).toContain('workers: 3 processes share the port');
+  expect(output).toContain("workers: 3 processes; each account's connections go to one of them");
   expect(await childPids(s.child.pid!)).toHaveLength(3);
   const figures = await admissionAcross(url, 90);
   expect(figures).toEqual({ ok: ADMITTED, refused: 90 - ADMITTED, other: [] });
@@ -139,4 +142,169 @@ describe('sdp serve --workers N (node:cluster)', () => {
     await expect(s.ready).rejects.toThrow(/needs a store the processes share/);
     expect(s.child.exitCode).toBe(2);
   });
+});
+
+const ADMIN = 'workers-admin-token';
+const CSDL = JSON.stringify({ csdl: 'interaction.content contains "hello"' });
+const keyOf = (user: string) => `${user}-key-0000000000000000000000001`;
+
+function accountsOf(users: Record<string, number>): string {
+  const file = join(dir, `accounts-${children.length}-${Object.keys(users).length}.json`);
+  writeFileSync(file, JSON.stringify(Object.entries(users).map(([username, credits]) => ({ username, api_key: keyOf(username), package: { credits_per_hour: credits } }))));
+  return file;
+}
+
+/** One keep-alive connection that stays open: every call on it goes to the worker its first call's account owns. */
+function pinnedConnection(url: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const call = (user: string, path = '/v1.5/validate', body = CSDL) =>
+    new Promise<number>((resolveCall, reject) => {
+      const req = httpRequest(`${url}${path}`, { method: 'POST', agent, headers: { Authorization: `${user}:${keyOf(user)}`, 'Content-Type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolveCall(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { call, close: () => agent.destroy() };
+}
+
+/** Each worker's attempt counts, by pid: operator calls name no account, so new connections reach the workers in turn. */
+async function attemptsByWorker(url: string, workers: number): Promise<Map<number, { runs: number; conflicts: number }>> {
+  const seen = new Map<number, { runs: number; conflicts: number }>();
+  for (let ask = 0; ask < workers * 10 && seen.size < workers; ask++) {
+    const r = await fetch(`${url}/_admin/attempts`, { headers: { Authorization: `Bearer ${ADMIN}`, Connection: 'close' } });
+    const a = (await r.json()) as { pid: number; runs: number; conflicts: number };
+    seen.set(a.pid, a);
+  }
+  expect(seen.size).toBe(workers);
+  return seen;
+}
+
+const operator = (url: string, method: string, path: string, body?: unknown) =>
+  fetch(`${url}/_admin${path}`, { method, headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json', Connection: 'close' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+
+const stores: [string, (name: string) => string][] = [
+  ['SQLite', (name) => `sqlite:${join(dir, `${name}.db`)}`],
+  ...(process.env.SDP_TEST_POSTGRES
+    ? ([
+        [
+          'PostgreSQL',
+          (name: string) => {
+            const u = new URL(process.env.SDP_TEST_POSTGRES!);
+            u.searchParams.set('schema', `sdp_test_${name}_${process.pid}`);
+            return u.toString();
+          },
+        ],
+      ] as [string, (name: string) => string][])
+    : []),
+];
+
+describe.each(stores)('sdp serve --workers 4 routes each account to one worker (%s)', (_kind, storeOf) => {
+  it("answers 8 accounts' calls, each account in one worker: admission exact, no write lost to another worker", async () => {
+    const users = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`acct${i}`, VALIDATE_COST * ADMITTED]));
+    const s = serve(['--workers', '4', '--store', storeOf('routed'), '--accounts', accountsOf(users), '--admin-token', ADMIN]);
+    const { url } = await s.ready;
+    const answers = await Promise.all(
+      Object.keys(users).flatMap((user) =>
+        Array.from({ length: 2 * ADMITTED }, () =>
+          fetch(`${url}/v1.5/validate`, { method: 'POST', headers: { Authorization: `${user}:${keyOf(user)}`, 'Content-Type': 'application/json', Connection: 'close' }, body: CSDL }).then(async (r) => (await r.arrayBuffer(), [user, r.status] as const)),
+        ),
+      ),
+    );
+    for (const user of Object.keys(users)) {
+      const mine = answers.filter(([u]) => u === user).map(([, status]) => status);
+      expect({ user, ok: mine.filter((st) => st === 200).length, refused: mine.filter((st) => st === 429).length }).toEqual({ user, ok: ADMITTED, refused: ADMITTED });
+    }
+    const workers = [...(await attemptsByWorker(url, 4)).values()];
+    // Every account's calls were decided in one process: none lost its append to another's.
+    expect(workers.reduce((n, w) => n + w.conflicts, 0)).toBe(0);
+    expect(workers.filter((w) => w.runs > 0).length).toBeGreaterThanOrEqual(2);
+    s.child.kill('SIGTERM');
+    expect(await exited(s.child)).toBe(0);
+  }, 60_000);
+
+  it("an account's calls reaching all four workers (on connections another account opened) race package changes and denials, and no decision is taken on a stale state", async () => {
+    const carriers = Array.from({ length: 16 }, (_, i) => `carrier${i}`);
+    // Connections opened by these accounts land on every worker (slots 0-3, as the primary numbers them).
+    expect(new Set(carriers.map((c) => ownerOf(c, [0, 1, 2, 3]))).size).toBe(4);
+    const s = serve(['--workers', '4', '--store', storeOf('raced'), '--accounts', accountsOf({ racer: 400, ...Object.fromEntries(carriers.map((c) => [c, 1e6])) }), '--admin-token', ADMIN]);
+    const { url } = await s.ready;
+    const connections = carriers.map(() => pinnedConnection(url));
+    await Promise.all(connections.map((c, i) => c.call(carriers[i]!)));
+    const before = await attemptsByWorker(url, 4);
+    const statuses: Record<number, number> = {};
+    const ROUNDS = 24;
+    for (let r = 0; r < ROUNDS; r++) {
+      const change = r % 4;
+      const side =
+        change === 0
+          ? operator(url, 'PUT', '/accounts/racer/package', { credits_per_hour: [100_000, 200, 100_000, 400][(r >> 2) % 4] })
+          : change === 1
+            ? operator(url, 'POST', `/accounts/racer/${r % 8 === 1 ? 'deny' : 'allow'}`, {})
+            : operator(url, 'POST', '/accounts/racer/allow', {});
+      const calls = connections.map((c) => c.call('racer').then((st) => (statuses[st] = (statuses[st] ?? 0) + 1)));
+      const [changed] = await Promise.all([side, ...calls]);
+      expect(changed.status).toBe(200);
+    }
+    for (const c of connections) c.close();
+    const after = await attemptsByWorker(url, 4);
+    // The racer's calls were decided in every worker, not routed to one.
+    expect([...after].filter(([pid, a]) => a.runs - (before.get(pid)?.runs ?? 0) >= ROUNDS).length).toBe(4);
+    const log = await (await fetch(`${url}/_admin/events?after=0&limit=100000`, { headers: { Authorization: `Bearer ${ADMIN}` } })).text();
+    const events = log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LoggedEvent);
+    const checked = staleDecisions(events, 'racer');
+    expect(checked.stale).toEqual([]);
+    expect(checked.charges).toBeGreaterThan(10);
+    expect(statuses[200]).toBeGreaterThan(0);
+    expect((statuses[403] ?? 0) + (statuses[429] ?? 0)).toBeGreaterThan(0);
+    s.child.kill('SIGTERM');
+    expect(await exited(s.child)).toBe(0);
+  }, 120_000);
+
+  it("serves a SIGKILLed worker's accounts from another within 2 s, and loses no acknowledged charge", async () => {
+    const s = serve(['--workers', '4', '--store', storeOf('killed'), '--accounts', accountsOf({ victim: 1e6 }), '--admin-token', ADMIN]);
+    const { url } = await s.ready;
+    const call = () =>
+      fetch(`${url}/v1.5/validate`, { method: 'POST', headers: { Authorization: `victim:${keyOf('victim')}`, 'Content-Type': 'application/json', Connection: 'close' }, body: CSDL, signal: AbortSignal.timeout(4_000) }).then(
+        async (r) => (await r.arrayBuffer(), r.status),
+        () => 'failed' as const,
+      );
+    const before = await attemptsByWorker(url, 4);
+    for (let i = 0; i < 5; i++) expect(await call()).toBe(200);
+    const after = await attemptsByWorker(url, 4);
+    const owner = [...after].find(([pid, a]) => a.runs - before.get(pid)!.runs === 5)?.[0];
+    expect(owner).toBeDefined();
+
+    let acknowledged = 5;
+    let unknown = 0;
+    let killedAt = 0;
+    let servedAgainAt = 0;
+    const started = Date.now();
+    // Calls one after another, across the kill: the one in flight when it lands may or may not be written.
+    while (servedAgainAt === 0 || Date.now() - servedAgainAt < 300) {
+      if (killedAt === 0 && Date.now() - started > 300) {
+        process.kill(owner!, 'SIGKILL');
+        killedAt = Date.now();
+      }
+      const status = await call();
+      if (status === 200) {
+        acknowledged++;
+        if (killedAt > 0 && servedAgainAt === 0) servedAgainAt = Date.now();
+      } else if (status === 'failed' || status >= 500) unknown++;
+      else throw new Error(`unexpected ${status}`);
+      if (killedAt > 0) expect(Date.now() - killedAt).toBeLessThan(5_000);
+    }
+    expect(servedAgainAt - killedAt).toBeLessThan(2_000);
+    await expect.poll(() => s.output(), { timeout: 10_000 }).toMatch(/worker \d+ exited \(SIGKILL\); starting another/);
+    const view = (await (await operator(url, 'GET', '/accounts/victim')).json()) as { allowances: { general: { limit: number; remaining: number } } };
+    const spent = view.allowances.general.limit - view.allowances.general.remaining;
+    expect(spent).toBeGreaterThanOrEqual(acknowledged * VALIDATE_COST);
+    expect(spent).toBeLessThanOrEqual((acknowledged + unknown) * VALIDATE_COST);
+    s.child.kill('SIGTERM');
+    expect(await exited(s.child)).toBe(0);
+  }, 60_000);
 });

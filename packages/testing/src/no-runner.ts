@@ -2,4 +2,4 @@
 export { accountArb, asApiCall, fc, callArb, clockMoveArb, filterTextArb, packageArb, versionArb, type AccountInput, type CallSpec } from './arbitraries.ts';
 export { DeciderSpec, deciderSpec, type ExpectedRefusal } from './decider-spec.ts';
 export { AdvanceClockCommand, ApiCallCommand, CallBurstCommand, InvariantBroken, StreamChargeCommand, TaskBurstCommand, engineCommands, runEngineModel, type AllowanceModel, type EngineCommandOptions, type EngineModel, type EngineModelSetup, type EngineUnderTest, type ModelCommand } from './engine-model.ts';
-export { readGuardRace, type ReadGuardRaceReport } from './read-guard-race.ts';
+export { readGuardRace, staleDecisions, type LoggedEvent, type ReadGuardRaceReport } from './read-guard-race.ts';

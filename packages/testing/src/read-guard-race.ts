@@ -116,11 +116,25 @@ function delayedAppends(store: EventStore, random: () => number): EventStore {
   });
 }
 
-/**
- * Reads the log in position order, keeping by hand (from the events' data, independently of the deciders
- * under test) the few facts the decisions depend on, and checks each decision against them.
- */
+/** Reads the whole log in position order and checks it (`staleDecisions`) for the race's account. */
 async function checkLog(store: EventStore): Promise<{ charges: number; subscriptions: number; stale: string[] }> {
+  const events: StoredEvent[] = [];
+  for (let batch = await store.readAll(0, 1000); batch.length > 0; batch = await store.readAll(batch[batch.length - 1]!.position, 1000)) events.push(...batch);
+  return staleDecisions(events, USER);
+}
+
+/** An event of the log as `staleDecisions` reads it (a `StoredEvent`, or a line of `GET /_admin/events`). */
+export type LoggedEvent = Pick<StoredEvent, 'position' | 'stream' | 'type' | 'data'>;
+
+/**
+ * Checks one account's decisions in a log, read in position order: keeping by hand (from the events' data,
+ * independently of the deciders under test) the few facts the decisions depend on (the package's hourly
+ * credits, a denial, identity limits, live historics queries), it names every charge or push subscription
+ * that contradicts the state as it stood at its position: a decision taken on a state another writer had
+ * already moved. Any log will do: a store's, or one a server exported, after a race run by any means.
+ */
+export function staleDecisions(events: readonly LoggedEvent[], username: string): { charges: number; subscriptions: number; stale: string[] } {
+  const USER = username;
   let limit = 0;
   let denied = false;
   /** `{identity}:{service}` → total_allowance. */
@@ -131,8 +145,6 @@ async function checkLog(store: EventStore): Promise<{ charges: number; subscript
   const stale: string[] = [];
   let charges = 0;
   let subscriptions = 0;
-  const events: StoredEvent[] = [];
-  for (let batch = await store.readAll(0, 1000); batch.length > 0; batch = await store.readAll(batch[batch.length - 1]!.position, 1000)) events.push(...batch);
   for (const e of events) {
     const at = `${e.type} at position ${e.position}`;
     const data = e.data as Record<string, unknown>;
