@@ -8,8 +8,11 @@ import { SystemClock, randomIds } from '@sdp/clock';
 import { SqliteEventStore } from '@sdp/store-sqlite';
 import { connectPostgresStore } from '@sdp/store-postgres';
 
-const [store, accountsArg, concurrencyArg, secondsArg, soleArg] = process.argv.slice(2);
-const accounts = Number(accountsArg);
+const [store, accountsArg, concurrencyArg, secondsArg, soleArg, ownsArg] = process.argv.slice(2);
+// `k/P`: this process owns the accounts n with n mod P = k (as --workers routes them); `all`: every account.
+const [index, of] = ownsArg && ownsArg !== 'all' ? ownsArg.split('/').map(Number) : [0, 1];
+const owned = Array.from({ length: Number(accountsArg) }, (_, n) => n).filter((n) => n % of! === index);
+const accounts = owned.length;
 const concurrency = Number(concurrencyArg);
 const seconds = Number(secondsArg);
 const KEY = 'bench-key-00000000000000000000001';
@@ -41,12 +44,13 @@ const elu0 = performance.eventLoopUtilization();
 let next = process.pid;
 async function loop(): Promise<void> {
   while (performance.now() < until) {
-    const n = next++ % accounts;
+    const n = owned[next++ % accounts]!;
     const a = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { username: `bench${n}`, apiKey: KEY }, params: { csdl: 'interaction.content contains "hello"' } });
     statuses[a.status] = (statuses[a.status] ?? 0) + 1;
   }
 }
-await Promise.all(Array.from({ length: concurrency }, loop));
+// A process that owns no account (one account routed over two processes) waits out the load idle.
+await Promise.all(accounts === 0 ? [new Promise((r) => setTimeout(r, seconds * 1000))] : Array.from({ length: concurrency }, loop));
 process.send!({ statuses, counts: engine.attemptCounts(), lockWaitMs, busy: performance.eventLoopUtilization(elu0).utilization });
 await events.close();
 process.disconnect();

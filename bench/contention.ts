@@ -33,7 +33,19 @@ export interface Contention {
  * `concurrency` calls of `POST /validate` in flight over `accounts` accounts for `seconds`; the attempt
  * loops' counts summed. One process is the sole writer (as `sdp serve` without `--workers` on SQLite).
  */
-export async function measureContention(store: string, processes: number, accounts: number, concurrency: number, seconds: number): Promise<Contention> {
+export async function measureContention(
+  store: string,
+  processes: number,
+  accounts: number,
+  concurrency: number,
+  seconds: number,
+  /**
+   * Each process calls only the accounts it owns (account n to process n mod processes), as `--workers`
+   * routes them, and trusts its cached states as an owner does; false: every process calls every account
+   * and reads each stream's tail on every load (as before routing).
+   */
+  routed = false,
+): Promise<Contention> {
   const events = store.startsWith('postgres') ? await connectPostgresStore(store) : new SqliteEventStore(store.replace(/^sqlite:/, ''));
   try {
     await events.clear();
@@ -42,8 +54,9 @@ export async function measureContention(store: string, processes: number, accoun
   } finally {
     await events.close();
   }
-  const children = Array.from({ length: processes }, () =>
-    fork(join(here, 'contention-child.ts'), [store, String(accounts), String(concurrency), String(seconds), processes === 1 && !store.startsWith('postgres') ? 'sole' : 'shared'], {
+  const sole = routed || (processes === 1 && !store.startsWith('postgres'));
+  const children = Array.from({ length: processes }, (_, index) =>
+    fork(join(here, 'contention-child.ts'), [store, String(accounts), String(concurrency), String(seconds), sole ? 'sole' : 'shared', routed ? `${index}/${processes}` : 'all'], {
       execArgv: ['--conditions=@sdp/source', '--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }),
@@ -97,8 +110,8 @@ interface Reported {
   busy: number;
 }
 
-// `node --conditions=@sdp/source --import tsx bench/contention.ts STORE PROCESSES ACCOUNTS CONCURRENCY SECONDS`
+// `node --conditions=@sdp/source --import tsx bench/contention.ts STORE PROCESSES ACCOUNTS CONCURRENCY SECONDS [routed]`
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [store, p, a, c, s] = process.argv.slice(2);
-  console.log(JSON.stringify(await measureContention(store!, Number(p ?? 2), Number(a ?? 8), Number(c ?? 12), Number(s ?? 5))));
+  const [store, p, a, c, s, routed] = process.argv.slice(2);
+  console.log(JSON.stringify(await measureContention(store!, Number(p ?? 2), Number(a ?? 8), Number(c ?? 12), Number(s ?? 5), routed === 'routed')));
 }

@@ -101,9 +101,9 @@ export default async function workersBench(): Promise<BenchReport> {
     if (pg && !process.env.WORKERS_BENCH_HTTP_ONLY) stores.push(['PostgreSQL', pg.includes('schema=') ? pg : `${pg}${pg.includes('?') ? '&' : '?'}schema=bench_workers`]);
     for (const [kind, store] of stores) {
       for (const users of [8, 1]) {
-        for (const n of counts) {
-          const c = await measureContention(store, n, users, 12, SECONDS);
-          const name = `engines over ${kind}, ${users === 1 ? 'one account' : `${users} accounts`}, ${n} process${n > 1 ? 'es' : ''} (no HTTP)`;
+        for (const n of counts) for (const routed of n > 1 ? [true, false] : [false]) {
+          const c = await measureContention(store, n, users, 12, SECONDS, routed);
+          const name = `engines over ${kind}, ${users === 1 ? 'one account' : `${users} accounts`}, ${n} process${n > 1 ? (routed ? 'es, each account in one' : 'es, every account in each') : ''} (no HTTP)`;
           const non200 = Object.entries(c.statuses).filter(([st]) => st !== '200').map(([st, k]) => `${k} × ${st}`);
           if (non200.length > 0) notes.push(`${name}: ${non200.join(', ')}`);
           lines.push({

@@ -103,7 +103,11 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     // account's calls are pipelined either way: SQLite and PostgreSQL check the last event id a decision
     // on a pending state expects (EngineOptions.soleWriter, EventStore.checksLastEventId).
     const soleWriter = settings.workers <= 1 && !/^postgres(ql)?:/.test(settings.store);
-    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, soleWriter,
+    // A worker of --workers is handed only the connections of the accounts it owns, so it is their one
+    // writer as a sole server is, and trusts its cached states the same way; a write made beside it (an
+    // operator's change through another worker, a connection carrying another owner's account) is met
+    // by the read guards, which then read it. So is a server a load balancer routes by account (--routing).
+    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, soleWriter: soleWriter || hooks.handed !== undefined || settings.routing === 'account',
       onError: (e) => onError(e),
       yieldTurn,
       wait,

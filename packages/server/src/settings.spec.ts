@@ -6,21 +6,23 @@ describe('readSettings (docs/contract.md#settings flags and variables)', () => {
     expect(readSettings([])).toMatchObject({ port: 8080, host: '127.0.0.1', store: 'sqlite:./data/sdp.db', clock: 'system', product: 'insight', limitingDay: 'pst', adminToken: undefined });
     expect(defaultSettings().bodyLimit).toBe(4 * 1024 * 1024);
     expect(readSettings([], { SDP_PUSH_ALLOWED_HOSTS: 'a.test,b.test' }).pushAllowedHosts).toEqual(['a.test', 'b.test']);
+    expect(defaultSettings().routing).toBe('any');
+    expect(readSettings([], { SDP_ROUTING: 'account' }).routing).toBe('account');
     expect(defaultSettings().pushAllowedHosts).toEqual(['127.0.0.1', 'localhost', '::1']);
   });
   it('reads every flag, in both spellings, over the environment', () => {
     const s = readSettings(
-      ['--port', '0', '--host=0.0.0.0', '--store', 'memory:', '--clock', 'manual', '--clock-start', '1700000000', '--admin-token', 't', '--product', 'pylon', '--accounts', 'a.json', '--limiting-day', 'america-los-angeles', '--body-limit', '2048', '--access-log', 'off', '--push-allowed-hosts', 'hooks.example.test, 127.0.0.1'],
+      ['--port', '0', '--host=0.0.0.0', '--store', 'memory:', '--clock', 'manual', '--clock-start', '1700000000', '--admin-token', 't', '--product', 'pylon', '--accounts', 'a.json', '--limiting-day', 'america-los-angeles', '--body-limit', '2048', '--access-log', 'off', '--push-allowed-hosts', 'hooks.example.test, 127.0.0.1', '--routing', 'account'],
       { SDP_PORT: '9999', SDP_PRODUCT: 'other' },
     );
-    expect(s).toEqual({ port: 0, host: '0.0.0.0', store: 'memory:', clock: 'manual', clockStartMs: 1_700_000_000_000, adminToken: 't', product: 'pylon', accountsFile: 'a.json', limitingDay: 'america-los-angeles', bodyLimit: 2048, accessLog: 'off', pushAllowedHosts: ['hooks.example.test', '127.0.0.1'], workers: 1 });
+    expect(s).toEqual({ port: 0, host: '0.0.0.0', store: 'memory:', clock: 'manual', clockStartMs: 1_700_000_000_000, adminToken: 't', product: 'pylon', accountsFile: 'a.json', limitingDay: 'america-los-angeles', bodyLimit: 2048, accessLog: 'off', pushAllowedHosts: ['hooks.example.test', '127.0.0.1'], workers: 1, routing: 'account' });
   });
   it('reads every variable', () => {
     const s = readSettings([], { SDP_PORT: '81', SDP_HOST: 'h', SDP_STORE: 'postgres://u@h/db', SDP_CLOCK: 'manual', SDP_CLOCK_START: '10', SDP_ADMIN_TOKEN: 'x', SDP_PRODUCT: 'p', SDP_ACCOUNTS: 'f', SDP_LIMITING_DAY: 'pst' });
     expect(s).toMatchObject({ port: 81, host: 'h', store: 'postgres://u@h/db', clock: 'manual', clockStartMs: 10_000, adminToken: 'x', product: 'p', accountsFile: 'f' });
   });
   it('refuses bad values and unknown flags by name', () => {
-    for (const argv of [['--port', '70000'], ['--port', 'x'], ['--store', 'mysql://x'], ['--clock', 'fast'], ['--limiting-day', 'utc'], ['--nope'], ['--port'], ['serve']]) {
+    for (const argv of [['--port', '70000'], ['--port', 'x'], ['--store', 'mysql://x'], ['--clock', 'fast'], ['--limiting-day', 'utc'], ['--routing', 'sticky'], ['--nope'], ['--port'], ['serve']]) {
       expect(() => readSettings(argv), argv.join(' ')).toThrow(SettingsError);
     }
   });

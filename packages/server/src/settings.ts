@@ -25,6 +25,12 @@ export interface ServerSettings {
   pushAllowedHosts: string[];
   /** `x` (the five X-RateLimit-* fields), `ietf` (RateLimit-Policy and RateLimit), or `both`. */
   rateLimitHeaders?: RateLimitHeaders;
+  /**
+   * `account`: a load balancer in front sends each account's calls to one server (docs/scaling.md), so
+   * this process trusts its cached states as a sole writer does. `any` (default): any server may be
+   * sent any call, so every load reads the streams' tails. `--workers` routes by account by itself.
+   */
+  routing: 'any' | 'account';
   /** A second port serving the stream alone (docs/contract.md#fixed-names-of-the-server "Stream"); absent: the API's port only. */
   streamPort?: number;
 }
@@ -144,6 +150,17 @@ export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
     read: (v, s) => void (s.workers = wholeNumber('--workers', v, 1, 256)),
   },
   {
+    flag: 'routing',
+    env: 'SDP_ROUTING',
+    format: 'any|account',
+    summary: "account: a load balancer sends each account's calls to one server (nginx hash on the username), which then trusts its cached states (docs/scaling.md)",
+    shown: (d) => d.routing,
+    read: (v, s) => {
+      if (v !== 'any' && v !== 'account') throw new SettingsError(`--routing must be any or account, not "${v}"`);
+      s.routing = v;
+    },
+  },
+  {
     flag: 'push-allowed-hosts',
     env: 'SDP_PUSH_ALLOWED_HOSTS',
     format: 'HOST,HOST',
@@ -188,6 +205,7 @@ export function defaultSettings(): ServerSettings {
     bodyLimit: 4 * 1024 * 1024,
     accessLog: 'stdout',
     workers: 1,
+    routing: 'any',
     pushAllowedHosts: [...LOOPBACK_HOSTS],
   };
 }

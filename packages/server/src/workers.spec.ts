@@ -261,6 +261,7 @@ describe.each(stores)('sdp serve --workers 4 routes each account to one worker (
     expect(checked.charges).toBeGreaterThan(10);
     expect(statuses[200]).toBeGreaterThan(0);
     expect((statuses[403] ?? 0) + (statuses[429] ?? 0)).toBeGreaterThan(0);
+    expect(Object.keys(statuses).filter((st) => !['200', '403', '429'].includes(st))).toEqual([]);
     s.child.kill('SIGTERM');
     expect(await exited(s.child)).toBe(0);
   }, 120_000);
