@@ -19,6 +19,9 @@ export interface HandedServer extends RunningServer {
 export function handedServer(server: Server, shown: { host: string; port: number }, options: { closeAll?: boolean } = {}): HandedServer {
   const open = new Set<Socket>();
   let closing = false;
+  // node:http checks its header and request time limits (slow clients) only once the server has said
+  // it listens; a server handed its connections never listens, so it says so itself.
+  server.emit('listening');
   const host = shown.host === '0.0.0.0' || shown.host === '::' ? '127.0.0.1' : shown.host.includes(':') ? `[${shown.host}]` : shown.host;
   return {
     server,
@@ -40,6 +43,8 @@ export function handedServer(server: Server, shown: { host: string; port: number
     close: () =>
       new Promise<void>((resolve) => {
         closing = true;
+        // Stops the time-limit checks; the server never listened, so its "not running" error is moot.
+        server.close(() => {});
         if (options.closeAll) server.closeAllConnections();
         const done = () => {
           if (open.size > 0) return false;

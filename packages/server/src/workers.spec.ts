@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { staleDecisions, type LoggedEvent } from '@sdp/testing';
 import { ownerOf } from './account-router.ts';
 
@@ -135,6 +136,28 @@ describe('sdp serve --workers N (node:cluster)', () => {
     await expect.poll(() => s.child.exitCode, { timeout: 10_000 }).toBe(1);
     expect(s.output()).toMatch(/5 exits in 10 s: stopping/);
     expect(s.output().match(/starting another/g)).toHaveLength(4);
+  });
+
+  it("hands stream connections to the account's worker too, on the API's port and on --stream-port", async () => {
+    const s = serve(['--workers', '2', '--stream-port', '0', '--store', `sqlite:${join(dir, 'streams.db')}`, '--accounts', accountsOf({ streamer: 1e6 })]);
+    const { url } = await s.ready;
+    await expect.poll(() => /stream on (http:\/\/127\.0\.0\.1:\d+)/.exec(s.output())?.[1]).toBeDefined();
+    const streamUrl = /stream on (http:\/\/127\.0\.0\.1:\d+)/.exec(s.output())![1]!;
+    const compiled = await fetch(`${url}/v1.5/compile`, { method: 'POST', headers: { Authorization: `streamer:${keyOf('streamer')}`, 'Content-Type': 'application/json' }, body: CSDL });
+    const { hash } = (await compiled.json()) as { hash: string };
+    for (const base of [url, streamUrl]) {
+      const ws = new WebSocket(`${base.replace('http', 'ws')}/multi?username=streamer&api_key=${keyOf('streamer')}`);
+      await new Promise((opened, failed) => {
+        ws.on('open', opened);
+        ws.on('error', failed);
+      });
+      ws.send(JSON.stringify({ action: 'subscribe', hash }));
+      const answer = JSON.parse(String(await new Promise((got) => ws.once('message', got)))) as { status: string; hash: string };
+      expect(answer).toMatchObject({ status: 'success', hash });
+      ws.close();
+    }
+    s.child.kill('SIGTERM');
+    expect(await exited(s.child)).toBe(0);
   });
 
   it('refuses --workers with the memory store, with a message that says why', async () => {

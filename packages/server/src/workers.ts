@@ -127,10 +127,15 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
       const head = Buffer.concat(chunks, read);
       send(socket, { type: 'sdp:connection', id: ++handedCount, port, head: head.toString('latin1') }, head.length > 0 ? accountOfHead(head) : undefined);
     };
+    // The last 3 bytes before each chunk: the head's end may straddle two chunks. Each chunk is searched
+    // once, so a client sending a byte at a time costs the primary no more than one sending it whole.
+    let tail: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       read += chunk.length;
-      if (read >= HEAD_LIMIT || Buffer.concat(chunks, read).includes('\r\n\r\n')) handOn();
+      const seen = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk;
+      if (read >= HEAD_LIMIT || seen.includes('\r\n\r\n')) return handOn();
+      tail = seen.subarray(Math.max(0, seen.length - 3));
     };
     const timer = setTimeout(handOn, HEAD_WAIT_MS);
     socket.on('data', onData);
