@@ -37,7 +37,7 @@ function load(url: string, seconds: number): Promise<LoadResult> {
 
 /**
  * Issue 27's "many machines" on one machine: three `sdp serve` processes on one store behind nginx with
- * the shipped configuration (deploy/nginx/sdp.conf: each account hashed to one process) and the same
+ * the shipped configuration (packages/server/deploy/nginx/sdp.conf: each account hashed to one process) and the same
  * configuration without its `hash` line (nginx's round robin: any process takes any call); routed, with
  * processes that read each stream's tail (`--routing any`) and with processes that trust their caches
  * (`--routing account`). The three in turn, twice, each with processes of its own started on the same

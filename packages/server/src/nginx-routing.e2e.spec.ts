@@ -1,6 +1,6 @@
 /**
  * Many machines (issue 27, docs/scaling.md#many-machines-behind-nginx): three `sdp serve` processes on one
- * PostgreSQL database behind Debian's nginx running the shipped deploy/nginx/sdp.conf, on loopback. Each
+ * PostgreSQL database behind Debian's nginx running the shipped packages/server/deploy/nginx/sdp.conf, on loopback. Each
  * account's calls land on one process whichever form its credentials take, so no process races another
  * on its streams (no conflicts) and admission stays exact; when a process is SIGKILLed its accounts are
  * answered by another within 2 s, and every charge that was answered is still spent.
@@ -135,7 +135,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(missing !== undefined)('three sdp serve processes on one PostgreSQL database behind nginx (deploy/nginx/sdp.conf)', () => {
+describe.skipIf(missing !== undefined)('three sdp serve processes on one PostgreSQL database behind nginx (packages/server/deploy/nginx/sdp.conf)', () => {
   it('hashes on the username the server reads, wherever the request carries it, and on nothing otherwise', async () => {
     const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
     const cases: { path: string; headers?: Record<string, string>; key: string }[] = [

@@ -1,6 +1,6 @@
 /**
  * nginx in front of `sdp serve` processes, run by a test or a benchmark as its own user on loopback:
- * the shipped configuration (deploy/nginx/sdp.conf) with only its addresses changed, inside a main
+ * the shipped configuration (packages/server/deploy/nginx/sdp.conf) with only its addresses changed, inside a main
  * configuration that keeps everything (pid, logs, temporary files) in one folder.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const SHIPPED_CONF = join(root, 'deploy/nginx/sdp.conf');
+export const SHIPPED_CONF = join(root, 'packages/server/deploy/nginx/sdp.conf');
 
 /** The nginx binary: on the PATH, or where Debian puts it (/usr/sbin is not on every user's PATH). */
 export function findNginx(): string | undefined {
