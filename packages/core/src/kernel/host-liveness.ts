@@ -40,3 +40,53 @@ export interface LapsedHost {
   aliveAt: number;
   accounts: string[];
 }
+
+/**
+ * Liveness records in this process's memory, on a clock given to it: for several hosts of one process
+ * (tests, simulations) over a store that lives in memory. Processes sharing a store need the store's.
+ */
+export class MemoryHostLiveness implements HostLiveness {
+  private readonly hosts = new Map<string, { renewedAt: number; aliveAt: number }>();
+  private readonly holdings = new Map<string, Set<string>>();
+
+  constructor(private readonly clock: { now(): number }) {}
+
+  async renew(host: string, aliveAt: number): Promise<void> {
+    this.hosts.set(host, { renewedAt: this.clock.now(), aliveAt });
+  }
+
+  async hold(host: string, account: string): Promise<void> {
+    let accounts = this.holdings.get(host);
+    if (!accounts) this.holdings.set(host, (accounts = new Set()));
+    accounts.add(account);
+  }
+
+  async lapsed(lapseMs: number, limit: number): Promise<LapsedHost[]> {
+    const horizon = this.clock.now() - lapseMs;
+    return [...this.hosts.entries()]
+      .filter(([, r]) => r.renewedAt < horizon)
+      .sort((a, b) => a[1].renewedAt - b[1].renewedAt)
+      .slice(0, limit)
+      .map(([host, r]) => ({ host, aliveAt: r.aliveAt, accounts: [...(this.holdings.get(host) ?? [])].sort().slice(0, limit) }));
+  }
+
+  async lapsedAmong(hosts: readonly string[], lapseMs: number): Promise<Map<string, number | undefined>> {
+    const horizon = this.clock.now() - lapseMs;
+    const out = new Map<string, number | undefined>();
+    for (const host of hosts) {
+      const r = this.hosts.get(host);
+      if (!r) out.set(host, undefined);
+      else if (r.renewedAt < horizon) out.set(host, r.aliveAt);
+    }
+    return out;
+  }
+
+  async released(host: string, account: string): Promise<void> {
+    this.holdings.get(host)?.delete(account);
+  }
+
+  async forget(host: string): Promise<void> {
+    this.hosts.delete(host);
+    this.holdings.delete(host);
+  }
+}
