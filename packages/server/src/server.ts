@@ -12,7 +12,7 @@ import { noAccountsOpened, openAccountsFromFile, type OpenedAccounts } from './a
 import { StoreOutageLog } from './store-outage-log.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
-import { StreamHost } from '@sdp/stream';
+import { StreamHost, type StreamHostOptions } from '@sdp/stream';
 import { listenStreamOnly, streamRoutes } from './stream-routes.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
@@ -71,6 +71,8 @@ export interface StartHooks {
   /** Told once when the store stops answering (calls answer 503 meanwhile), and once when it is back. */
   onStoreAway?: (error: unknown) => void;
   onStoreBack?: () => void;
+  /** The pace of the stream host's liveness records (tests shorten it; docs/stream.md has the defaults). */
+  streamLiveness?: StreamHostOptions['liveness'];
 }
 
 /** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
@@ -124,7 +126,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     };
     const faults = new FaultInjector();
     // A sole server ends the connections a previous run left open (with several, each holds its own).
-    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter });
+    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, ...(hooks.streamLiveness ? { liveness: hooks.streamLiveness } : {}) });
     await streams.start();
     const liveStreams = streams;
     const resetAll = async (): Promise<void> => {

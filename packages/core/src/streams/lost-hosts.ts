@@ -35,7 +35,7 @@ export class LostHosts {
 
   /**
    * One sweep: the hosts lapsed now, their connections ended account by account (at most `accounts` of
-   * them), each account's holding then released; a lapsed host holding nothing more is forgotten. Never
+   * them), each account's holding then released; a lapsed host whose last holdings these were is forgotten. Never
    * this process's own host (a stalled event loop is no death: it renews at its next beat). The number
    * of connections ended.
    */
@@ -54,6 +54,8 @@ export class LostHosts {
         ended += await this.release(username, lost.host, lost.aliveAt);
         await liveness.released(lost.host, username);
       }
+      // Fewer than asked for: these were all it held.
+      if (lost.accounts.length < accounts) await liveness.forget(lost.host);
     }
     return ended;
   }
