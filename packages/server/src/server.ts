@@ -71,6 +71,8 @@ export interface StartHooks {
   /** Told once when the store stops answering (calls answer 503 meanwhile), and once when it is back. */
   onStoreAway?: (error: unknown) => void;
   onStoreBack?: () => void;
+  /** How long a request's body has to arrive (default `REQUEST_TIMEOUT_MS`, 60 s; tests shorten it). */
+  requestTimeoutMs?: number;
   /** The pace of the stream host's liveness records (tests shorten it; docs/stream.md has the defaults). */
   streamLiveness?: StreamHostOptions['liveness'];
 }
@@ -148,7 +150,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       ...(log ? { onAccess: log.write } : {}),
       onError,
     });
-    http = await listen(handler, { port: settings.port, host: settings.host });
+    http = await listen(handler, { port: settings.port, host: settings.host, ...(hooks.requestTimeoutMs ? { requestTimeoutMs: hooks.requestTimeoutMs } : {}) });
     streams.attach(http.server);
     if (settings.streamPort !== undefined) streamServer = await listenStreamOnly(streams, settings.streamPort, settings.host);
     self.listening((http.server.address() as AddressInfo).address, http.port);
