@@ -9,6 +9,7 @@ import {
   type AppendResult,
   type CommitListener,
   type EventStore,
+  type HostLiveness,
   type Snapshot,
   type StopWatching,
   type StoredEvent,
@@ -62,7 +63,7 @@ export class PostgresEventStore implements EventStore {
   /** The append function checks the last event id a pipelined writer expects (`StreamAppend.expectedLastId`). */
   readonly checksLastEventId = true;
   /** The servers sharing the database, beside the log (`HostLiveness`). */
-  readonly liveness: PostgresHostRecords;
+  readonly liveness: HostLiveness;
   private queue: Request[] = [];
   private flushing = false;
   private scheduled = false;

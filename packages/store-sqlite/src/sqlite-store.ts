@@ -11,6 +11,7 @@ import {
   type CommitListener,
   type StopWatching,
   type EventStore,
+  type HostLiveness,
   type Snapshot,
   type StoredEvent,
   type StreamAppend,
@@ -88,7 +89,8 @@ export class SqliteEventStore implements EventStore {
   private readonly byTypes = new Map<number, Database.Statement>();
   readonly freshReads = true;
   /** The processes sharing the file, beside the log (`HostLiveness`). */
-  readonly liveness: SqliteHostRecords;
+  readonly liveness: HostLiveness;
+  private readonly hostRecords: SqliteHostRecords;
   /** Group commits run and write requests they carried: `requests / commits` is the sharing achieved. */
   readonly stats = { commits: 0, requests: 0, syncs: 0 };
   private readonly inMemory: boolean;
@@ -215,7 +217,7 @@ export class SqliteEventStore implements EventStore {
       clearEvents: db.prepare('DELETE FROM events'),
       clearSnapshots: db.prepare('DELETE FROM snapshots'),
     };
-    this.liveness = new SqliteHostRecords(db, (run) => this.write(run, false), (run) => this.read(run));
+    this.liveness = this.hostRecords = new SqliteHostRecords(db, (run) => this.write(run, false), (run) => this.read(run));
     this.foreign = new ForeignWrites(
       this.commits,
       () => {
@@ -412,7 +414,7 @@ export class SqliteEventStore implements EventStore {
     return this.write(() => {
       this.sql.clearEvents.run();
       this.sql.clearSnapshots.run();
-      this.liveness.clear();
+      this.hostRecords.clear();
       this.forget();
     }, false);
   }
