@@ -9,7 +9,9 @@ import { firstStartWork, startServer } from './server.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** What the primary learns from a worker over the cluster channel. */
-type WorkerMessage = { type: 'listening'; url: string };
+type WorkerMessage = { type: 'listening'; url: string; streamHost?: string };
+/** What the primary tells a worker: another's process exited, its stream connections are to be ended now. */
+type PrimaryMessage = { type: 'stream-host-gone'; host: string };
 
 /** The worker that does the timed background work (firehose feeding): exactly one at any time. */
 const BACKGROUND_ENV = 'SDP_WORKER_BACKGROUND';
@@ -49,8 +51,13 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
   const restarts: number[] = [];
   const fork = (background: boolean): Worker => {
     const worker = cluster.fork({ [BACKGROUND_ENV]: background ? '1' : '0' });
+    let streamHost: string | undefined;
+    worker.on('message', (m: WorkerMessage) => void (m?.type === 'listening' && (streamHost = m.streamHost)));
     worker.on('exit', (code, signal) => {
       if (stopping) return;
+      // Its stream connections' places are freed by a live worker at once, not after its record lapses.
+      const other = workers().find((w) => w !== worker && w.isConnected());
+      if (streamHost && other) other.send({ type: 'stream-host-gone', host: streamHost } satisfies PrimaryMessage);
       const now = Date.now();
       restarts.push(now);
       while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
@@ -122,7 +129,10 @@ export async function runWorker(settings: ServerSettings): Promise<void> {
   process.on('SIGINT', stop);
   // A primary that died cannot hand out connections any more.
   process.on('disconnect', stop);
-  process.send!({ type: 'listening', url: running.url } satisfies WorkerMessage);
+  process.on('message', (m: PrimaryMessage) => {
+    if (m?.type === 'stream-host-gone') void running.streams.hostGone(m.host);
+  });
+  process.send!({ type: 'listening', url: running.url, ...(running.streams.host ? { streamHost: running.streams.host } : {}) } satisfies WorkerMessage);
 }
 
 export const isWorker = (): boolean => cluster.isWorker;

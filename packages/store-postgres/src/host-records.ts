@@ -54,6 +54,10 @@ export class PostgresHostRecords implements HostLiveness {
     return out;
   }
 
+  async expire(host: string): Promise<void> {
+    await this.query(`UPDATE ${this.s}.live_hosts SET renewed_at = '-infinity' WHERE host = $1`, [host]);
+  }
+
   async released(host: string, account: string): Promise<void> {
     await this.query(`DELETE FROM ${this.s}.live_host_accounts WHERE host = $1 AND account = $2`, [host, account]);
   }

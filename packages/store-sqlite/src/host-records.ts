@@ -24,6 +24,7 @@ export class SqliteHostRecords implements HostLiveness {
       lapsed: db.prepare('SELECT host, alive_at FROM live_hosts WHERE renewed_at < ? ORDER BY renewed_at LIMIT ?'),
       accounts: db.prepare('SELECT account FROM live_host_accounts WHERE host = ? ORDER BY account LIMIT ?').pluck(),
       one: db.prepare('SELECT renewed_at, alive_at FROM live_hosts WHERE host = ?'),
+      expire: db.prepare('UPDATE live_hosts SET renewed_at = 0 WHERE host = ?'),
       released: db.prepare('DELETE FROM live_host_accounts WHERE host = ? AND account = ?'),
       forgetHost: db.prepare('DELETE FROM live_hosts WHERE host = ?'),
       forgetAccounts: db.prepare('DELETE FROM live_host_accounts WHERE host = ?'),
@@ -56,6 +57,10 @@ export class SqliteHostRecords implements HostLiveness {
       else if (row.renewed_at < horizon) out.set(host, row.alive_at);
     }
     return out;
+  }
+
+  expire(host: string): Promise<void> {
+    return this.write(() => void this.sql.expire.run(host));
   }
 
   released(host: string, account: string): Promise<void> {

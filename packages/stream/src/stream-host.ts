@@ -184,6 +184,16 @@ export class StreamHost {
     }
   }
 
+  /**
+   * `host` is known dead (the primary of `--workers` saw its process exit): its connections are ended now
+   * rather than after its record lapses. How many ended.
+   */
+  async hostGone(host: string): Promise<number> {
+    if (!this.hosting || host === this.hosting.host) return 0;
+    await this.hosting.liveness.expire(host).catch((e) => this.quietly(e));
+    return this.sweep();
+  }
+
   /** This process's id as a host of connections (recorded on each), where the store keeps liveness records. */
   get host(): string | undefined {
     return this.hosting?.host;

@@ -63,6 +63,16 @@ export function hostLivenessContract(name: string, open: () => Promise<EventStor
       expect([...(await live.lapsedAmong(['h1'], 40)).entries()]).toEqual([['h1', undefined]]);
     });
 
+    it('a host known dead lapses at once, keeping its last time alive', async () => {
+      const { live } = await fresh();
+      await live.renew('h1', 7);
+      await live.hold('h1', 'ada');
+      await live.renew('h2', 8);
+      await live.expire('h1');
+      await live.expire('never');
+      expect(await live.lapsed(60_000, 10)).toEqual([{ host: 'h1', aliveAt: 7, accounts: ['ada'] }]);
+    });
+
     it('the operator reset empties them with the log', async () => {
       const { store, live } = await fresh();
       await live.renew('h1', 1);

@@ -28,6 +28,8 @@ export interface HostLiveness {
    * or never renewed) with `undefined`. Alive ones are left out.
    */
   lapsedAmong(hosts: readonly string[], lapseMs: number): Promise<Map<string, number | undefined>>;
+  /** `host` is known dead (its process was seen to exit): lapsed from now on, whatever its last renewal. */
+  expire(host: string): Promise<void>;
   /** What `host` held of `account` has been ended (by whoever swept it). */
   released(host: string, account: string): Promise<void>;
   /** Drops `host`'s record and its holdings (it closed cleanly, or a sweep ended all it held). */
@@ -79,6 +81,11 @@ export class MemoryHostLiveness implements HostLiveness {
       else if (r.renewedAt < horizon) out.set(host, r.aliveAt);
     }
     return out;
+  }
+
+  async expire(host: string): Promise<void> {
+    const r = this.hosts.get(host);
+    if (r) r.renewedAt = -Infinity;
   }
 
   async released(host: string, account: string): Promise<void> {
