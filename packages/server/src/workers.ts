@@ -49,14 +49,17 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
 
   let stopping = false;
   const restarts: number[] = [];
+  /** The stream host of each worker that serves (it listens for the primary's messages). */
+  const streamHosts = new Map<Worker, string>();
   const fork = (background: boolean): Worker => {
     const worker = cluster.fork({ [BACKGROUND_ENV]: background ? '1' : '0' });
-    let streamHost: string | undefined;
-    worker.on('message', (m: WorkerMessage) => void (m?.type === 'listening' && (streamHost = m.streamHost)));
+    worker.on('message', (m: WorkerMessage) => void (m?.type === 'listening' && m.streamHost && streamHosts.set(worker, m.streamHost)));
     worker.on('exit', (code, signal) => {
+      const streamHost = streamHosts.get(worker);
+      streamHosts.delete(worker);
       if (stopping) return;
-      // Its stream connections' places are freed by a live worker at once, not after its record lapses.
-      const other = workers().find((w) => w !== worker && w.isConnected());
+      // Its stream connections' places are freed at once by a worker that serves, not after its record lapses.
+      const other = [...streamHosts.keys()].find((w) => w.isConnected());
       if (streamHost && other) other.send({ type: 'stream-host-gone', host: streamHost } satisfies PrimaryMessage);
       const now = Date.now();
       restarts.push(now);
