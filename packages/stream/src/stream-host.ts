@@ -97,6 +97,8 @@ export class StreamHost {
   private renewer: NodeJS.Timeout | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping = false;
+  /** Since when (real time) this host's renewals have gone through without a break. */
+  private renewedSince: number | undefined;
   /** Rate figures for the 101 of an upgrade in progress (the `headers` event sees only the request). */
   private readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
 
@@ -107,7 +109,7 @@ export class StreamHost {
     const lapseMs = options.liveness?.lapseMs ?? DEFAULT_LAPSE_MS;
     this.renewMs = options.liveness?.renewMs ?? 1_000;
     this.sweepMs = options.liveness?.sweepMs ?? lapseMs;
-    this.hosting = liveness && { host: options.engine.ids.hex(16), liveness, lapseMs };
+    this.hosting = liveness && { host: options.engine.ids.hex(16), liveness, lapseMs, mayJudge: () => this.renewedSince !== undefined && performance.now() - this.renewedSince >= lapseMs };
     this.lostHosts = this.hosting && new LostHosts(options.engine, this.hosting);
     this.gate = new StreamGate(options.engine, this.hosting);
     this.bufferBytes = options.bufferBytes ?? 1024 * 1024;
@@ -162,7 +164,15 @@ export class StreamHost {
   private async keepAlive(): Promise<void> {
     const hosting = this.hosting;
     if (!hosting) return;
-    const renew = () => hosting.liveness.renew(hosting.host, this.clock.now());
+    const renew = async () => {
+      try {
+        await hosting.liveness.renew(hosting.host, this.clock.now());
+        this.renewedSince ??= performance.now();
+      } catch (error) {
+        this.renewedSince = undefined;
+        throw error;
+      }
+    };
     await renew();
     this.renewer = setInterval(() => void renew().catch((e) => this.quietly(e)), this.renewMs);
     this.renewer.unref();
@@ -170,9 +180,15 @@ export class StreamHost {
     this.sweeper.unref();
   }
 
-  /** Ends what dead hosts held (bounded per sweep; one sweep at a time); how many connections it ended. */
-  async sweep(): Promise<number> {
-    if (!this.lostHosts || this.sweeping || this.closing) return 0;
+  /**
+   * Ends what dead hosts held (bounded per sweep; one sweep at a time); how many connections it ended.
+   * `known`: only that host, known dead.
+   */
+  async sweep(known?: string): Promise<number> {
+    if (!this.lostHosts || this.closing) return 0;
+    // A known death is swept at once, beside a periodic sweep that may be running (both are bounded).
+    if (known !== undefined) return this.lostHosts.sweep(undefined, known).catch((e) => (this.quietly(e), 0));
+    if (this.sweeping) return 0;
     this.sweeping = true;
     try {
       return await this.lostHosts.sweep();
@@ -191,7 +207,7 @@ export class StreamHost {
   async hostGone(host: string): Promise<number> {
     if (!this.hosting || host === this.hosting.host) return 0;
     await this.hosting.liveness.expire(host).catch((e) => this.quietly(e));
-    return this.sweep();
+    return this.sweep(host);
   }
 
   /** This process's id as a host of connections (recorded on each), where the store keeps liveness records. */

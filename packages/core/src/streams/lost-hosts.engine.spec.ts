@@ -91,4 +91,27 @@ describe('connections of a host that died', () => {
     expect(await p.sweeper.sweep(2)).toBe(0);
     for (const u of users) expect(Object.keys((await p.state(u)).connections)).toEqual([]);
   });
+
+  it('a host whose own renewals broke (the store away) judges nobody dead until they have gone through for a lapse; a death it is told of it ends at once', async () => {
+    const p = await twoHosts(['ann', 'ben']);
+    let judging = false;
+    const hosting = { host: 'alive', liveness: p.liveness, lapseMs: LAPSE, mayJudge: () => judging };
+    const gate = new StreamGate(p.engine, hosting);
+    const sweeper = new LostHosts(p.engine, hosting);
+    await p.liveness.renew('dead', T0);
+    await p.liveness.renew('other', T0);
+    const deadConn = await p.dead.open('ann', 'websocket');
+    const otherConn = await new StreamGate(p.engine, { host: 'other', liveness: p.liveness, lapseMs: LAPSE }).open('ben', 'websocket');
+    p.advance(LAPSE * 2);
+    await p.liveness.renew('alive', T0 + LAPSE * 2);
+    expect(await sweeper.sweep()).toBe(0);
+    await expect(gate.open('ann', 'websocket')).rejects.toMatchObject({ status: 429 });
+    // Told that `dead` exited: ended at once, `other` (silent, but not known dead) left as it is.
+    await p.liveness.expire('dead');
+    expect(await sweeper.sweep(undefined, 'dead')).toBe(1);
+    expect((await p.disconnects()).map((d) => d.connection)).toEqual([deadConn]);
+    judging = true;
+    expect(await sweeper.sweep()).toBe(1);
+    expect((await p.disconnects()).map((d) => d.connection)).toEqual([deadConn, otherConn]);
+  });
 });

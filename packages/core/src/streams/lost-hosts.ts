@@ -18,6 +18,12 @@ export interface StreamHosting {
   liveness: HostLiveness;
   /** Silence after which a host is taken for dead (`DEFAULT_LAPSE_MS`). */
   lapseMs: number;
+  /**
+   * Whether this host may take others' silence for death now: only once its own renewals have gone
+   * through without a break for a lapse. After the store was away, everyone's records are old, and the
+   * first to be back must not end the others' connections before they had a chance to renew. Absent: always.
+   */
+  mayJudge?: () => boolean;
 }
 
 /**
@@ -36,15 +42,17 @@ export class LostHosts {
   /**
    * One sweep: the hosts lapsed now, their connections ended account by account (at most `accounts` of
    * them), each account's holding then released; a lapsed host whose last holdings these were is forgotten. Never
-   * this process's own host (a stalled event loop is no death: it renews at its next beat). The number
-   * of connections ended.
+   * this process's own host (a stalled event loop is no death: it renews at its next beat). `known`: only
+   * that host, known dead rather than judged so (`HostLiveness.expire` listed it first). The number of
+   * connections ended.
    */
-  async sweep(accounts = SWEEP_ACCOUNTS): Promise<number> {
+  async sweep(accounts = SWEEP_ACCOUNTS, known?: string): Promise<number> {
     const { liveness, lapseMs, host: self } = this.hosting;
+    if (known === undefined && this.hosting.mayJudge?.() === false) return 0;
     let ended = 0;
     let budget = accounts;
     for (const lost of await liveness.lapsed(lapseMs, accounts)) {
-      if (lost.host === self) continue;
+      if (lost.host === self || (known !== undefined && lost.host !== known)) continue;
       if (lost.accounts.length === 0) {
         await liveness.forget(lost.host);
         continue;
@@ -66,6 +74,7 @@ export class LostHosts {
    */
   async freePlaces(username: string): Promise<boolean> {
     const { liveness, lapseMs, host: self } = this.hosting;
+    if (this.hosting.mayJudge?.() === false) return false;
     const state = await this.engine.command((uow) => uow.load(streamConnectionsDecider, streamConnectionsStream(username)));
     const hosts = connectionHosts(state).filter((h) => h !== self);
     if (hosts.length === 0) return false;
