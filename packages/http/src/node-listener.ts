@@ -6,8 +6,8 @@ import { createApiHandler, type CallAnswerer, type HttpOptions } from './api-han
 import { ClientGone, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 /** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
-export function createNodeListener(engine: CallAnswerer, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  return nodeListenerFor(createApiHandler(engine, options));
+export function createNodeListener(engine: CallAnswerer, options: HttpOptions & NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  return nodeListenerFor(createApiHandler(engine, options), options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {});
 }
 
 export interface NodeListenerOptions {
