@@ -74,7 +74,7 @@ export interface StartHooks {
   /** How long a request's body has to arrive (default `REQUEST_TIMEOUT_MS`, 60 s; tests shorten it). */
   requestTimeoutMs?: number;
   /** The pace of the stream host's liveness records (tests shorten it; docs/stream.md has the defaults). */
-  streamLiveness?: StreamHostOptions['liveness'];
+  streamLiveness?: Exclude<StreamHostOptions['liveness'], false>;
 }
 
 /** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
@@ -127,8 +127,9 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       await firehoses.stop();
     };
     const faults = new FaultInjector();
-    // A sole server ends the connections a previous run left open (with several, each holds its own).
-    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, ...(hooks.streamLiveness ? { liveness: hooks.streamLiveness } : {}) });
+    // A sole server ends the connections a previous run left open; with several, each is a host with a
+    // liveness record, and the others end a dead one's connections (docs/stream.md).
+    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, liveness: soleWriter ? false : (hooks.streamLiveness ?? {}) });
     await streams.start();
     const liveStreams = streams;
     const resetAll = async (): Promise<void> => {

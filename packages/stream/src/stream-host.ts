@@ -57,9 +57,10 @@ export interface StreamHostOptions {
    * Where the store keeps liveness records (SQLite, PostgreSQL): how often this process renews its own
    * (default 1 s, real time), after how long of silence another is taken for dead (default 5 s, the
    * store's time), and how often it looks for dead ones (default: the lapse). Each connection records
-   * this process as its host; a dead host's connections are ended by whoever finds it.
+   * this process as its host; a dead host's connections are ended by whoever finds it. `false`: none of
+   * it, for the store's sole server (nobody else to find it dead; `endLeftOpen` covers its restart).
    */
-  liveness?: { renewMs?: number; lapseMs?: number; sweepMs?: number };
+  liveness?: false | { renewMs?: number; lapseMs?: number; sweepMs?: number };
 }
 
 /** Matches held for one subscription while it is being decided, at most. */
@@ -105,10 +106,11 @@ export class StreamHost {
   constructor(options: StreamHostOptions) {
     this.engine = options.engine;
     this.clock = options.clock ?? options.engine.clock;
-    const liveness = options.engine.store.liveness;
-    const lapseMs = options.liveness?.lapseMs ?? DEFAULT_LAPSE_MS;
-    this.renewMs = options.liveness?.renewMs ?? 1_000;
-    this.sweepMs = options.liveness?.sweepMs ?? lapseMs;
+    const liveness = options.liveness === false ? undefined : options.engine.store.liveness;
+    const pace = options.liveness || {};
+    const lapseMs = pace.lapseMs ?? DEFAULT_LAPSE_MS;
+    this.renewMs = pace.renewMs ?? 1_000;
+    this.sweepMs = pace.sweepMs ?? lapseMs;
     this.hosting = liveness && { host: options.engine.ids.hex(16), liveness, lapseMs, mayJudge: () => this.renewedSince !== undefined && performance.now() - this.renewedSince >= lapseMs };
     this.lostHosts = this.hosting && new LostHosts(options.engine, this.hosting);
     this.gate = new StreamGate(options.engine, this.hosting);
