@@ -102,6 +102,12 @@ describe.each(shared)('a stream server killed on the %s store', (_name, store) =
       expect(adaEnd!.at).toBeLessThanOrEqual(beforeKill);
       expect(adaEnd!.at).toBeGreaterThan(beforeKill - PACE.lapseMs);
 
+      // Its seconds in /usage stopped there: they no longer run on.
+      const seconds = async () => (await ada.call('/usage', { period: 'current' })).body.streams?.[hash]?.seconds ?? 0;
+      const first = await seconds();
+      await pause(1_100);
+      expect(await seconds()).toBe(first);
+
       // Bob never reconnects: the sweep ends his connection too, then forgets the dead host.
       expect(await ended('bob')).toEqual([]);
       expect(await survivor.streams.sweep()).toBe(1);
