@@ -92,6 +92,23 @@ describe('connections of a host that died', () => {
     for (const u of users) expect(Object.keys((await p.state(u)).connections)).toEqual([]);
   });
 
+  it("a host's holdings are the accounts it serves now: the last connection of an account closed, its holding is released", async () => {
+    const p = await twoHosts(['ann', 'ben']);
+    await p.liveness.renew('dead', T0);
+    await p.engine.changePackage('ann', { stream_connections: 2 });
+    const a1 = await p.dead.open('ann', 'websocket');
+    const a2 = await p.dead.open('ann', 'http');
+    const b1 = await p.dead.open('ben', 'websocket');
+    p.advance(LAPSE + 1);
+    const held = async () => (await p.liveness.lapsed(LAPSE, 10))[0]?.accounts;
+    expect(await held()).toEqual(['ann', 'ben']);
+    await p.dead.close('ann', a1, 'client closed');
+    expect(await held()).toEqual(['ann', 'ben']);
+    await p.dead.close('ann', a2, 'client closed');
+    await p.dead.close('ben', b1, 'client closed');
+    expect(await held()).toEqual([]);
+  });
+
   it('a host whose own renewals broke (the store away) judges nobody dead until they have gone through for a lapse; a death it is told of it ends at once', async () => {
     const p = await twoHosts(['ann', 'ben']);
     let judging = false;

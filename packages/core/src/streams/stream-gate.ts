@@ -10,7 +10,7 @@ import type { EngineServices } from '../handling/handler.ts';
 import { loadFilter } from '../filters/index.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { LostHosts, type StreamHosting } from './lost-hosts.ts';
-import { StreamConnectionsExceeded, streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type StreamTransport } from './stream-connections.ts';
+import { StreamConnectionsExceeded, connectionHosts, streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type StreamTransport } from './stream-connections.ts';
 
 /** What a subscription costs from the general allowance: the cost of `/compile` (docs/contract.md#the-stream). */
 export const STREAM_SUBSCRIBE_COST = 5;
@@ -117,14 +117,17 @@ export class StreamGate {
   async open(username: string, transport: StreamTransport): Promise<string> {
     const connection = this.engine.ids.hex(16);
     const hosting = this.hosting;
-    // Noted before the connection is written: a sweep finding this host dead then knows the account.
-    if (hosting) await hosting.liveness.hold(hosting.host, username);
-    const once = () => this.inLane(username, () => this.engine.command(async (uow) => {
-      const account = await existing(uow, username);
-      const limit = account.package.stream_connections ?? DEFAULT_PACKAGE.stream_connections;
-      const host = hosting ? { host: hosting.host } : {};
-      await uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'OpenStreamConnection', connection, transport, at: uow.now, limit, ...host });
-    }));
+    const once = () => this.inLane(username, async () => {
+      // Noted before the connection is written (and in the account's lane, after any release of the
+      // holding by `close`): a sweep finding this host dead then knows the account.
+      if (hosting) await hosting.liveness.hold(hosting.host, username);
+      await this.engine.command(async (uow) => {
+        const account = await existing(uow, username);
+        const limit = account.package.stream_connections ?? DEFAULT_PACKAGE.stream_connections;
+        const host = hosting ? { host: hosting.host } : {};
+        await uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'OpenStreamConnection', connection, transport, at: uow.now, limit, ...host });
+      });
+    });
     try {
       await once();
     } catch (error) {
@@ -172,13 +175,19 @@ export class StreamGate {
     );
   }
 
-  /** Ends the connection and every subscription on it (a repeat is no change). */
+  /**
+   * Ends the connection and every subscription on it (a repeat is no change). The account's last
+   * connection on this host gone, the host's holding of the account is released: a host's holdings stay
+   * the accounts it serves now, not every account it ever served, and a sweep after its death is that short.
+   */
   async close(username: string, connection: string, reason: string): Promise<void> {
-    await this.inLane(username, () =>
-      this.engine.command((uow) =>
+    await this.inLane(username, async () => {
+      const { state } = await this.engine.command((uow) =>
         uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'CloseStreamConnection', connection, at: uow.now, reason }),
-      ),
-    );
+      );
+      const hosting = this.hosting;
+      if (hosting && !connectionHosts(state).includes(hosting.host)) await hosting.liveness.released(hosting.host, username);
+    });
   }
 
   /**
