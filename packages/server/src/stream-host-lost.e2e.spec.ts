@@ -118,3 +118,28 @@ describe.each(shared)('a stream server killed on the %s store', (_name, store) =
     }
   }, 30_000);
 });
+
+describe.each(shared)('a stream server taken for dead while alive, on the %s store', (_name, store) => {
+  it.skipIf(store === undefined)('its connection, ended by another server, is told with a failure and closed: the client reconnects', async () => {
+    const first = await startServer(settings({ store: store!, workers: 2, clock: 'system' }), { streamLiveness: PACE });
+    const second = await startServer(settings({ store: store!, workers: 2, clock: 'system' }), { setup: false, streamLiveness: PACE });
+    try {
+      const ada = await account(first, 'ada', { stream_connections: 1 });
+      const hash = await ada.compile('fb.content contains "coffee"');
+      const opened = await tryOpen(`${first.url.replace(/^http/, 'ws')}/multi?username=ada&api_key=${ada.key}`);
+      if (typeof opened === 'number') throw new Error(`refused ${opened}`);
+      const client = new WsClient(opened);
+      client.send({ action: 'subscribe', hash });
+      await client.until((m: Json) => m.status === 'success');
+      // As if the first had stalled past the lapse: the second ends its connections.
+      expect(await second.streams.hostGone(first.streams.host!)).toBe(1);
+      const [failure] = await client.until((m: Json) => m.status === 'failure');
+      expect(failure).toEqual({ status: 'failure', message: 'There was a problem keeping the connection alive' });
+      await new Promise<void>((r) => (client.ws.readyState === WebSocket.CLOSED ? r() : client.ws.once('close', () => r())));
+      expect(first.streams.connections()).toEqual([]);
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  }, 30_000);
+});
