@@ -124,9 +124,9 @@ describe.each(shared)('a stream server taken for dead while alive, on the %s sto
     const first = await startServer(settings({ store: store!, workers: 2, clock: 'system' }), { streamLiveness: PACE });
     const second = await startServer(settings({ store: store!, workers: 2, clock: 'system' }), { setup: false, streamLiveness: PACE });
     try {
-      const ada = await account(first, 'ada', { stream_connections: 1 });
-      const hash = await ada.compile('fb.content contains "coffee"');
-      const opened = await tryOpen(`${first.url.replace(/^http/, 'ws')}/multi?username=ada&api_key=${ada.key}`);
+      const cy = await account(first, 'cy', { stream_connections: 1 });
+      const hash = await cy.compile('fb.content contains "coffee"');
+      const opened = await tryOpen(`${first.url.replace(/^http/, 'ws')}/multi?username=cy&api_key=${cy.key}`);
       if (typeof opened === 'number') throw new Error(`refused ${opened}`);
       const client = new WsClient(opened);
       client.send({ action: 'subscribe', hash });
