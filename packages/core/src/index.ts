@@ -61,6 +61,7 @@ export { TASK_QUEUE_LIMIT, queuedAt, taskSlotsDecider, tasksStream, type Analysi
 export { type AccountPeriod, type CorePeriod } from './usage/usage.ts';
 export { MAX_HASHES_PER_CONNECTION, StreamConnectionsExceeded, TooManyHashes, streamConnectionsDecider, streamConnectionsStream, streamUsage, type Licences, type StreamCommand, type StreamConnections, type StreamEvent, type StreamMatch, type StreamTransport } from './streams/stream-connections.ts';
 export { StreamGate, STREAM_SUBSCRIBE_COST, type StreamCaller, type StreamCredentials, type Subscribed } from './streams/stream-gate.ts';
+export { DEFAULT_LAPSE_MS, HOST_LOST, LostHosts, SWEEP_ACCOUNTS, type StreamHosting } from './streams/lost-hosts.ts';
 // Push delivery by connectors: the connector interface an embedder implements, the outbound HTTP port,
 // the http connector and the delivery runner.
 export { type DeliveryEvent } from './push/delivery.ts';

@@ -252,3 +252,60 @@ describe('Expect headers', () => {
     }
   });
 });
+
+describe('the Node listener keeping its own request time (requestTimeoutMs)', () => {
+  /** The listener on a server whose own whole-request limit is off, as `listen` and the stream recipe set it. */
+  async function timed(ms: number): Promise<number> {
+    const server = createServer(createNodeListener(await engine(), { requestTimeoutMs: ms }));
+    server.requestTimeout = 0;
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** Sends the request's head and then a byte every `everyMs`; what came back, once the server closed. */
+  async function dribbled(port: number, head: string, byte: string, everyMs: number): Promise<{ text: string; ms: number }> {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (text += d));
+    socket.on('error', () => undefined);
+    socket.write(head);
+    const timer = setInterval(() => socket.writable && socket.write(byte), everyMs);
+    await new Promise((r) => socket.once('close', r));
+    clearInterval(timer);
+    return { text, ms: performance.now() - started };
+  }
+
+  it('a body not in within the time is answered 408 and the connection closed, sized or chunked; a body in time is served', async () => {
+    const port = await timed(300);
+    const head = (framing: string) => `POST /v1.5/push/get HTTP/1.1\r\nHost: x\r\nAuthorization: alice:${KEY}\r\nContent-Type: application/x-www-form-urlencoded\r\n${framing}\r\n\r\n`;
+    const sized = await dribbled(port, head('Content-Length: 1000'), 'a', 50);
+    expect(sized.text).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(sized.text).toContain('Connection: close');
+    expect(sized.ms).toBeGreaterThanOrEqual(280);
+    expect(sized.ms).toBeLessThan(3_000);
+    const chunked = await dribbled(port, head('Transfer-Encoding: chunked'), '1\r\na\r\n', 50);
+    expect(chunked.text).toMatch(/^HTTP\/1\.1 408 /);
+    const inTime = await fetch(`http://127.0.0.1:${port}/v1.5/push/get`, { method: 'POST', headers: { authorization: `alice:${KEY}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'id=x' });
+    expect(inTime.status).toBe(200);
+  });
+
+  it('without requestTimeoutMs the listener keeps no time of its own', async () => {
+    const server = createServer(createNodeListener(await engine()));
+    server.requestTimeout = 0;
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += String(d)));
+    socket.write(`POST /v1.5/push/get HTTP/1.1\r\nHost: x\r\nAuthorization: alice:${KEY}\r\nContent-Length: 11\r\n\r\nid=`);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(text).toBe('');
+    socket.write('x&a=bcde');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+});

@@ -6,19 +6,84 @@ import { createApiHandler, type CallAnswerer, type HttpOptions } from './api-han
 import { ClientGone, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 /** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
-export function createNodeListener(engine: CallAnswerer, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  return nodeListenerFor(createApiHandler(engine, options));
+export function createNodeListener(engine: CallAnswerer, options: HttpOptions & NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  return nodeListenerFor(createApiHandler(engine, options), options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {});
 }
 
-export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, res: ServerResponse) => void {
+export interface NodeListenerOptions {
+  /**
+   * A request whose body has not all arrived this long (ms) after its headers answers 408 and loses its
+   * connection. Absent: the listener keeps no time of its own (the server's `requestTimeout` does).
+   */
+  requestTimeoutMs?: number;
+}
+
+export function nodeListenerFor(handler: WireHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const deadline = options.requestTimeoutMs ? new BodyDeadline(options.requestTimeoutMs) : undefined;
   return (req, res) => {
     // Node's own check (requireHostHeader) answers a bare 400 with no JSON and no X-API-Version; `listen`
     // turns it off and it is answered here as every other refusal is.
     if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) return answerWithoutHost(req, res);
+    if (deadline && hasBody(req)) deadline.track(req, res);
     const exchange = new NodeExchange(handler, req, res);
     if (exchange.readsFirst()) readNodeBody(req, Infinity, exchange);
     else void exchange.answer();
   };
+}
+
+/** Whether a body may follow the headers (one that does not is complete with them). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * The time limit on the API's request bodies, kept by the listener rather than by node:http's
+ * `requestTimeout`, which covers every request its server parses: a stream mounted on the same server
+ * (the duplex `GET /`, whose body of actions lasts as long as the connection) would be cut with them.
+ * Requests with a body are looked at together every so often, as node:http does with its own; one whose
+ * body is not in after `ms` is answered 408 and its connection closed, as node:http answers it
+ * (`answerClientError`). A slow sender (slow-loris) holds a connection this long at most.
+ */
+class BodyDeadline {
+  private readonly reading = new Map<IncomingMessage, { res: ServerResponse; since: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly every: number;
+
+  constructor(private readonly ms: number) {
+    this.every = Math.max(10, Math.min(1_000, Math.floor(ms / 4)));
+  }
+
+  track(req: IncomingMessage, res: ServerResponse): void {
+    this.reading.set(req, { res, since: performance.now() });
+    if (!this.timer) {
+      this.timer = setInterval(() => this.check(), this.every);
+      this.timer.unref();
+    }
+  }
+
+  private check(): void {
+    const now = performance.now();
+    for (const [req, { res, since }] of this.reading) {
+      if (req.complete || req.socket.destroyed) this.reading.delete(req);
+      else if (now - since >= this.ms) {
+        this.reading.delete(req);
+        cutSlowBody(req, res);
+      }
+    }
+    if (this.reading.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+}
+
+/** A body too slow: 408 when nothing was answered yet, then the connection goes (after a grace for the answer). */
+function cutSlowBody(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket;
+  if (res.headersSent || !socket.writable) return void socket.destroy();
+  socket.end(rawAnswer(408, 'Request Timeout', 'Request Timeout: the request body did not arrive in time'));
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
 /**
@@ -312,10 +377,13 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   }
   const [status, reason] =
     error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
-  const body = JSON.stringify({ error: `${reason}: the request could not be read as HTTP` });
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-API-Version: ${CURRENT_VERSION}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawAnswer(status, reason, `${reason}: the request could not be read as HTTP`));
+}
+
+/** A whole answer as bytes for the socket, with the connection closed after it. */
+function rawAnswer(status: number, reason: string, error: string): string {
+  const body = JSON.stringify({ error });
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-API-Version: ${CURRENT_VERSION}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 export interface RunningServer {
@@ -328,13 +396,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The time a request's body has to arrive whole, after its headers (`listen`'s `requestTimeoutMs`). */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
 /**
- * A node:http server answering with a wire handler, configured as `listen` configures it (timeouts,
+ * A node:http server answering with a wire handler, configured as `listen` configures it (time limits,
  * client errors, expectations) but not listening: for a process that is handed its connections
  * (`server.emit('connection', socket)`), as the workers of `sdp serve --workers` are.
  */
-export function createNodeServer(handler: WireHandler): Server {
-  const listener = nodeListenerFor(handler);
+export function createNodeServer(handler: WireHandler, options: { requestTimeoutMs?: number } = {}): Server {
+  const listener = nodeListenerFor(handler, { requestTimeoutMs: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS });
   // A request without Host reaches the listener, which answers it as the API answers (answerWithoutHost).
   const server = createServer({ requireHostHeader: false }, listener);
   // With this listener Node no longer sends 100 Continue by itself: the body is invited only when read.
@@ -344,16 +415,21 @@ export function createNodeServer(handler: WireHandler): Server {
   server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
-  server.requestTimeout = 60_000;
+  // The listener times the API's bodies (BodyDeadline); node:http's check would cut a stream's too.
+  server.requestTimeout = 0;
   server.headersTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
   return server;
 }
 
-/** Listens on a port (0 picks a free one) with a wire handler. */
-export async function listen(handler: WireHandler, options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+/**
+ * Listens on a port (0 picks a free one) with a wire handler. Headers must arrive within 30 s, a body
+ * within `requestTimeoutMs` (default `REQUEST_TIMEOUT_MS`) after them: the listener keeps that time, not
+ * node:http, so that a stream attached to the same server (docs/stream.md) may keep its request open.
+ */
+export async function listen(handler: WireHandler, options: { port?: number; host?: string; requestTimeoutMs?: number } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  const server = createNodeServer(handler);
+  const server = createNodeServer(handler, options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {});
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, host, () => {

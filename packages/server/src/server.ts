@@ -13,7 +13,7 @@ import { noAccountsOpened, openAccountsFromFile, type OpenedAccounts } from './a
 import { StoreOutageLog } from './store-outage-log.ts';
 import { demoCurl, openDemoAccount, type DemoAccount } from './demo-account.ts';
 import { FirehoseKeeper } from './firehose-keeper.ts';
-import { StreamHost } from '@sdp/stream';
+import { StreamHost, type StreamHostOptions } from '@sdp/stream';
 import { listenStreamOnly, streamOnlyServer, streamRoutes } from './stream-routes.ts';
 import { openStore } from './open-store.ts';
 import { createOperatorApi } from './operator-api.ts';
@@ -79,6 +79,10 @@ export interface StartHooks {
    * process the connections of the accounts it owns (`RunningSdp.handed`).
    */
   handed?: { port: number; streamPort?: number | undefined };
+  /** How long a request's body has to arrive (default `REQUEST_TIMEOUT_MS`, 60 s; tests shorten it). */
+  requestTimeoutMs?: number;
+  /** The pace of the stream host's liveness records (tests shorten it; docs/stream.md has the defaults). */
+  streamLiveness?: Exclude<StreamHostOptions['liveness'], false>;
 }
 
 /** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
@@ -135,8 +139,9 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       await firehoses.stop();
     };
     const faults = new FaultInjector();
-    // A sole server ends the connections a previous run left open (with several, each holds its own).
-    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter });
+    // A sole server ends the connections a previous run left open; with several, each is a host with a
+    // liveness record, and the others end a dead one's connections (docs/stream.md).
+    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, liveness: soleWriter ? false : (hooks.streamLiveness ?? {}) });
     await streams.start();
     const liveStreams = streams;
     const resetAll = async (): Promise<void> => {
@@ -160,7 +165,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     });
     let handed: RunningSdp['handed'];
     if (hooks.handed) {
-      const api = handedServer(createNodeServer(handler), { host: settings.host, port: hooks.handed.port });
+      const api = handedServer(createNodeServer(handler, hooks.requestTimeoutMs ? { requestTimeoutMs: hooks.requestTimeoutMs } : {}), { host: settings.host, port: hooks.handed.port });
       const stream = hooks.handed.streamPort !== undefined ? handedServer(streamOnlyServer(streams), { host: settings.host, port: hooks.handed.streamPort }, { closeAll: true }) : undefined;
       handed = { api, ...(stream ? { stream } : {}) };
       http = api;
@@ -168,7 +173,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       streams.attach(api.server);
       self.listening(settings.host, api.port);
     } else {
-      http = await listen(handler, { port: settings.port, host: settings.host });
+      http = await listen(handler, { port: settings.port, host: settings.host, ...(hooks.requestTimeoutMs ? { requestTimeoutMs: hooks.requestTimeoutMs } : {}) });
       streams.attach(http.server);
       if (settings.streamPort !== undefined) streamServer = await listenStreamOnly(streams, settings.streamPort, settings.host);
       self.listening((http.server.address() as AddressInfo).address, http.port);

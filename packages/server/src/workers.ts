@@ -11,9 +11,11 @@ import { firstStartWork, startServer } from './server.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** What the primary learns from a worker over the cluster channel. */
-type WorkerMessage = { type: 'ready' } | { type: 'sdp:adopted'; id: number };
+type WorkerMessage = { type: 'ready'; streamHost?: string } | { type: 'sdp:adopted'; id: number };
 /** What the primary hands a worker: a connection (the socket rides along) and the bytes read from it. */
 type HandedConnection = { type: 'sdp:connection'; id: number; port: 'api' | 'stream'; head: string };
+/** What the primary tells a worker: another's process exited, its stream connections are to be ended now. */
+type PrimaryMessage = { type: 'stream-host-gone'; host: string };
 
 /** The worker that does the timed background work (firehose feeding): exactly one at any time. */
 const BACKGROUND_ENV = 'SDP_WORKER_BACKGROUND';
@@ -155,6 +157,8 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
 
   let stopping = false;
   const restarts: number[] = [];
+  /** The stream host of each worker that serves (it listens for the primary's messages). */
+  const streamHosts = new Map<Worker, string>();
   const fork = (slot: number): Worker => {
     const worker = cluster.fork({
       [BACKGROUND_ENV]: slot === 0 ? '1' : '0',
@@ -162,13 +166,20 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
       ...(streamPort ? { [STREAM_PORT_ENV]: String(streamPort.port) } : {}),
     });
     worker.on('message', (m: WorkerMessage) => {
-      if (m?.type === 'ready' && !stopping) ready.set(slot, worker);
-      else if (m?.type === 'sdp:adopted') confirmed(worker, m.id);
+      if (m?.type === 'ready') {
+        if (m.streamHost) streamHosts.set(worker, m.streamHost);
+        if (!stopping) ready.set(slot, worker);
+      } else if (m?.type === 'sdp:adopted') confirmed(worker, m.id);
     });
     worker.on('exit', (code, signal) => {
       if (ready.get(slot) === worker) ready.delete(slot);
       handOnFrom(worker);
+      const streamHost = streamHosts.get(worker);
+      streamHosts.delete(worker);
       if (stopping) return;
+      // Its stream connections' places are freed at once by a worker that serves, not after its record lapses.
+      const other = [...streamHosts.keys()].find((w) => w.isConnected());
+      if (streamHost && other) other.send({ type: 'stream-host-gone', host: streamHost } satisfies PrimaryMessage);
       const now = Date.now();
       restarts.push(now);
       while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
@@ -250,7 +261,8 @@ export async function runWorker(settings: ServerSettings): Promise<void> {
   const port = Number(process.env[PORT_ENV]);
   const streamPort = process.env[STREAM_PORT_ENV] !== undefined ? Number(process.env[STREAM_PORT_ENV]) : undefined;
   const running = await startServer(settings, { setup: false, background: process.env[BACKGROUND_ENV] === '1', handed: { port, streamPort } });
-  process.on('message', (m: HandedConnection, socket: Socket | undefined) => {
+  process.on('message', (m: HandedConnection | PrimaryMessage, socket: Socket | undefined) => {
+    if (m?.type === 'stream-host-gone') return void running.streams.hostGone(m.host);
     if (m?.type !== 'sdp:connection' || !socket) return;
     const to = m.port === 'stream' ? running.handed?.stream : running.handed?.api;
     if (!to) return void socket.destroy();
@@ -268,7 +280,7 @@ export async function runWorker(settings: ServerSettings): Promise<void> {
   process.on('SIGINT', stop);
   // A primary that died cannot hand out connections any more.
   process.on('disconnect', stop);
-  process.send!({ type: 'ready' } satisfies WorkerMessage);
+  process.send!({ type: 'ready', ...(running.streams.host ? { streamHost: running.streams.host } : {}) } satisfies WorkerMessage);
 }
 
 export const isWorker = (): boolean => cluster.isWorker;

@@ -1,5 +1,5 @@
 import { afterAll, describe, it } from 'vitest';
-import { storeContract } from '@sdp/testing';
+import { hostLivenessContract, storeContract } from '@sdp/testing';
 import { PostgresEventStore } from './postgres-store.ts';
 import { testDatabase, testSchema } from '../test/test-database.ts';
 
@@ -22,4 +22,14 @@ if ('skip' in db) {
     await store.clear();
     return store;
   }, { opensAgain: () => PostgresEventStore.connect(db.url, { schema }) });
+  hostLivenessContract('PostgreSQL store', async () => {
+    const store = await PostgresEventStore.connect(db.url, { schema: `${schema}_live` });
+    await store.clear();
+    return store;
+  }, () => PostgresEventStore.connect(db.url, { schema: `${schema}_live` }));
+  afterAll(async () => {
+    const store = await PostgresEventStore.connect(db.url, { schema: `${schema}_live` });
+    await store.drop();
+    await store.close();
+  });
 }

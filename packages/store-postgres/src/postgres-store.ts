@@ -9,11 +9,13 @@ import {
   type AppendResult,
   type CommitListener,
   type EventStore,
+  type HostLiveness,
   type Snapshot,
   type StopWatching,
   type StoredEvent,
   type StreamAppend,
 } from '@sdp/core/kernel';
+import { PostgresHostRecords } from './host-records.ts';
 import { appendFunction, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
 
 export interface PostgresStoreOptions {
@@ -60,6 +62,8 @@ export class PostgresEventStore implements EventStore {
   readonly freshReads = true;
   /** The append function checks the last event id a pipelined writer expects (`StreamAppend.expectedLastId`). */
   readonly checksLastEventId = true;
+  /** The servers sharing the database, beside the log (`HostLiveness`). */
+  readonly liveness: HostLiveness;
   private queue: Request[] = [];
   private flushing = false;
   private scheduled = false;
@@ -74,6 +78,7 @@ export class PostgresEventStore implements EventStore {
     this.s = quoteIdent(schema);
     this.where = where;
     this.maxGroup = maxGroup;
+    this.liveness = new PostgresHostRecords(this.s, (text, values) => this.query(text, values));
     this.foreign = new ForeignWrites(
       this.commits,
       async () => {
@@ -384,7 +389,7 @@ export class PostgresEventStore implements EventStore {
     try {
       await client.query('BEGIN');
       await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${this.s}.events`]);
-      await client.query(`TRUNCATE ${this.s}.events, ${this.s}.snapshots`);
+      await client.query(`TRUNCATE ${this.s}.events, ${this.s}.snapshots, ${this.s}.live_hosts, ${this.s}.live_host_accounts`);
       await client.query('COMMIT');
       this.commits.notify();
     } catch (error) {

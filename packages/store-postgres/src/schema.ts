@@ -30,6 +30,20 @@ export const MIGRATIONS: readonly ((s: string) => string)[] = [
   (s) => `ALTER TABLE ${s}.events ADD COLUMN schema_version integer NOT NULL DEFAULT 1;`,
   // 4: events by type in global order, so a projection reads its types without the rest of the log.
   (s) => `CREATE INDEX IF NOT EXISTS events_type ON ${s}.events (type, position);`,
+  // 5: the liveness of the processes sharing the database (HostLiveness), beside the log and never in it:
+  // each host's last renewal (the database's clock, and the host's own) and the accounts it holds.
+  (s) => `
+    CREATE TABLE IF NOT EXISTS ${s}.live_hosts (
+      host       text        PRIMARY KEY,
+      renewed_at timestamptz NOT NULL,
+      alive_at   bigint      NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS live_hosts_renewed ON ${s}.live_hosts (renewed_at);
+    CREATE TABLE IF NOT EXISTS ${s}.live_host_accounts (
+      host    text NOT NULL,
+      account text NOT NULL,
+      PRIMARY KEY (host, account)
+    );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

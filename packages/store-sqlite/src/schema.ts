@@ -42,6 +42,19 @@ export const MIGRATIONS: readonly string[] = [
   // 5: the same, without the charges (see UNINDEXED_TYPE).
   `DROP INDEX events_type;
    CREATE INDEX events_type ON events (type) WHERE type <> '${UNINDEXED_TYPE}'`,
+  // 6: the liveness of the processes sharing the file (HostLiveness), beside the log and never in it:
+  // each host's last renewal (this machine's clock, and the host's own) and the accounts it holds.
+  `CREATE TABLE live_hosts (
+     host       TEXT    PRIMARY KEY,
+     renewed_at INTEGER NOT NULL,
+     alive_at   INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX live_hosts_renewed ON live_hosts (renewed_at);
+   CREATE TABLE live_host_accounts (
+     host    TEXT NOT NULL,
+     account TEXT NOT NULL,
+     PRIMARY KEY (host, account)
+   ) WITHOUT ROWID`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -11,10 +11,12 @@ import {
   type CommitListener,
   type StopWatching,
   type EventStore,
+  type HostLiveness,
   type Snapshot,
   type StoredEvent,
   type StreamAppend,
 } from '@sdp/core/kernel';
+import { SqliteHostRecords } from './host-records.ts';
 import { AUTO_CHECKPOINT_PAGES, CHECKPOINT_EVERY, LogCheckpoint } from './log-checkpoint.ts';
 import { prepareSchema, StoreFileError, UNINDEXED_TYPE } from './schema.ts';
 
@@ -86,6 +88,9 @@ export class SqliteEventStore implements EventStore {
   /** `readTypes` statements by how many types they name, negative when one is the unindexed type. */
   private readonly byTypes = new Map<number, Database.Statement>();
   readonly freshReads = true;
+  /** The processes sharing the file, beside the log (`HostLiveness`). */
+  readonly liveness: HostLiveness;
+  private readonly hostRecords: SqliteHostRecords;
   /** Group commits run and write requests they carried: `requests / commits` is the sharing achieved. */
   readonly stats = { commits: 0, requests: 0, syncs: 0 };
   private readonly inMemory: boolean;
@@ -212,6 +217,7 @@ export class SqliteEventStore implements EventStore {
       clearEvents: db.prepare('DELETE FROM events'),
       clearSnapshots: db.prepare('DELETE FROM snapshots'),
     };
+    this.liveness = this.hostRecords = new SqliteHostRecords(db, (run) => this.write(run, false), (run) => this.read(run));
     this.foreign = new ForeignWrites(
       this.commits,
       () => {
@@ -408,6 +414,7 @@ export class SqliteEventStore implements EventStore {
     return this.write(() => {
       this.sql.clearEvents.run();
       this.sql.clearSnapshots.run();
+      this.hostRecords.clear();
       this.forget();
     }, false);
   }

@@ -2,6 +2,8 @@ import { followLog, type EventStore, type LogFollower, type StoredEvent } from '
 
 /** The event that carries what a write matched for an account's stream subscriptions. */
 export const MATCHED_TYPE = 'StreamInteractionsMatched';
+/** A connection's end: another process may end one of this process's (its host taken for dead). */
+export const DISCONNECTED_TYPE = 'StreamDisconnected';
 
 /**
  * Follows the log by position for `StreamInteractionsMatched`, from the head it finds at start, with the
@@ -25,7 +27,7 @@ export class MatchFeed {
   start(): void {
     this.follower ??= followLog(this.store, (events) => {
       for (const event of events) this.deliver(event);
-    }, { types: [MATCHED_TYPE], after: this.resumeAfter, onError: this.onError });
+    }, { types: [MATCHED_TYPE, DISCONNECTED_TYPE], after: this.resumeAfter, onError: this.onError });
   }
 
   /**

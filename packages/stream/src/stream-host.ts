@@ -3,13 +3,17 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   CreditsExhausted,
+  DEFAULT_LAPSE_MS,
   DomainError,
+  HOST_LOST,
+  LostHosts,
   accountOfStream,
   asPlatformEvent,
   MAX_HASHES_PER_CONNECTION,
   StreamGate,
   type Engine,
   type RateFigures,
+  type StreamHosting,
   type StreamTransport,
 } from '@sdp/core';
 import type { Clock, StoredEvent } from '@sdp/core/kernel';
@@ -21,6 +25,7 @@ import { HASH, fetchStreamTarget, streamTarget, type StreamTarget } from './stre
 import {
   closingFailure,
   invalidActionWarning,
+  keepAliveFailure,
   rateLimitWarning,
   refusedWarning,
   slowFailure,
@@ -48,6 +53,14 @@ export interface StreamHostOptions {
   endLeftOpen?: boolean;
   /** Told of unexpected failures (a store away while a connection closes, say). */
   onError?: (error: unknown) => void;
+  /**
+   * Where the store keeps liveness records (SQLite, PostgreSQL): how often this process renews its own
+   * (default 1 s, real time), after how long of silence another is taken for dead (default 5 s, the
+   * store's time), and how often it looks for dead ones (default: the lapse). Each connection records
+   * this process as its host; a dead host's connections are ended by whoever finds it. `false`: none of
+   * it, for the store's sole server (nobody else to find it dead; `endLeftOpen` covers its restart).
+   */
+  liveness?: false | { renewMs?: number; lapseMs?: number; sweepMs?: number };
 }
 
 /** Matches held for one subscription while it is being decided, at most. */
@@ -77,13 +90,30 @@ export class StreamHost {
   private started: Promise<void> | undefined;
   private closing = false;
   private readonly endLeftOpen: boolean;
+  /** This process as a host of connections, where the store keeps liveness records. */
+  private readonly hosting: StreamHosting | undefined;
+  private readonly lostHosts: LostHosts | undefined;
+  private readonly renewMs: number;
+  private readonly sweepMs: number;
+  private renewer: NodeJS.Timeout | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweeping = false;
+  /** Since when (real time) this host's renewals have gone through without a break. */
+  private renewedSince: number | undefined;
   /** Rate figures for the 101 of an upgrade in progress (the `headers` event sees only the request). */
   private readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
 
   constructor(options: StreamHostOptions) {
     this.engine = options.engine;
     this.clock = options.clock ?? options.engine.clock;
-    this.gate = new StreamGate(options.engine);
+    const liveness = options.liveness === false ? undefined : options.engine.store.liveness;
+    const pace = options.liveness || {};
+    const lapseMs = pace.lapseMs ?? DEFAULT_LAPSE_MS;
+    this.renewMs = pace.renewMs ?? 1_000;
+    this.sweepMs = pace.sweepMs ?? lapseMs;
+    this.hosting = liveness && { host: options.engine.ids.hex(16), liveness, lapseMs, mayJudge: () => this.renewedSince !== undefined && performance.now() - this.renewedSince >= lapseMs };
+    this.lostHosts = this.hosting && new LostHosts(options.engine, this.hosting);
+    this.gate = new StreamGate(options.engine, this.hosting);
     this.bufferBytes = options.bufferBytes ?? 1024 * 1024;
     this.tickMs = options.tickMs ?? 30_000;
     this.maxPending = options.maxPendingActions ?? 64;
@@ -100,6 +130,7 @@ export class StreamHost {
   start(): Promise<void> {
     this.started ??= (async () => {
       if (this.endLeftOpen) await this.endConnectionsLeftOpen();
+      await this.keepAlive();
       // Where the feed starts: the log's head now. It reads only while a connection is registered.
       this.feed.start();
       await this.feed.caughtUp();
@@ -126,6 +157,64 @@ export class StreamHost {
       if (!this.handleUpgrade(req, socket, head)) refuseUpgrade(socket, 404, 'Not a stream path: use /, /multi or /<hash>');
     });
     return this;
+  }
+
+  /**
+   * Renews this process's liveness record now and every `renewMs` (real time), and sweeps for dead hosts
+   * every `sweepMs`: one small write and one indexed read, neither an event.
+   */
+  private async keepAlive(): Promise<void> {
+    const hosting = this.hosting;
+    if (!hosting) return;
+    const renew = async () => {
+      try {
+        await hosting.liveness.renew(hosting.host, this.clock.now());
+        this.renewedSince ??= performance.now();
+      } catch (error) {
+        this.renewedSince = undefined;
+        throw error;
+      }
+    };
+    await renew();
+    this.renewer = setInterval(() => void renew().catch((e) => this.quietly(e)), this.renewMs);
+    this.renewer.unref();
+    this.sweeper = setInterval(() => void this.sweep(), this.sweepMs);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Ends what dead hosts held (bounded per sweep; one sweep at a time); how many connections it ended.
+   * `known`: only that host, known dead.
+   */
+  async sweep(known?: string): Promise<number> {
+    if (!this.lostHosts || this.closing) return 0;
+    // A known death is swept at once, beside a periodic sweep that may be running (both are bounded).
+    if (known !== undefined) return this.lostHosts.sweep(undefined, known).catch((e) => (this.quietly(e), 0));
+    if (this.sweeping) return 0;
+    this.sweeping = true;
+    try {
+      return await this.lostHosts.sweep();
+    } catch (error) {
+      this.quietly(error);
+      return 0;
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /**
+   * `host` is known dead (the primary of `--workers` saw its process exit): its connections are ended now
+   * rather than after its record lapses. How many ended.
+   */
+  async hostGone(host: string): Promise<number> {
+    if (!this.hosting || host === this.hosting.host) return 0;
+    await this.hosting.liveness.expire(host).catch((e) => this.quietly(e));
+    return this.sweep(host);
+  }
+
+  /** This process's id as a host of connections (recorded on each), where the store keeps liveness records. */
+  get host(): string | undefined {
+    return this.hosting?.host;
   }
 
   /** Reads only the connect and disconnect events (start-up never reads the whole log). */
@@ -194,11 +283,15 @@ export class StreamHost {
     this.closing = true;
     this.feed.stop();
     if (this.ticker) clearInterval(this.ticker);
+    clearInterval(this.renewer);
+    clearInterval(this.sweeper);
     const now = this.clock.now();
     await Promise.all([...this.byId.values()].map((c) => {
       c.send(closingFailure(), now);
       return this.end(c, 'server closing');
     }));
+    // Its connections ended, nothing is left for a sweep to find.
+    if (this.hosting) await this.hosting.liveness.forget(this.hosting.host).catch((e) => this.quietly(e));
     this.wss.close();
   }
 
@@ -215,6 +308,8 @@ export class StreamHost {
       c.closeSink();
     }
     await emptyStore();
+    // The reset emptied the liveness records with the log.
+    if (this.hosting) await this.hosting.liveness.renew(this.hosting.host, this.clock.now()).catch((e) => this.quietly(e));
   }
 
   /** Resolves once every match committed before the call has been delivered. */
@@ -464,6 +559,7 @@ export class StreamHost {
 
   private deliver(stored: StoredEvent): void {
     const event = asPlatformEvent(stored);
+    if (event?.type === 'StreamDisconnected') return this.endedElsewhere(event.data.connection, event.data.reason);
     if (event?.type !== 'StreamInteractionsMatched') return;
     const conns = this.byUser.get(accountOfStream(event.stream) ?? '');
     if (!conns || conns.size === 0) return;
@@ -497,6 +593,18 @@ export class StreamHost {
       }
       texts.clear();
     }
+  }
+
+  /**
+   * A connection of this process ended by another, which took this one for dead (a stall longer than
+   * the lapse): the log no longer holds it open, so its subscriptions match nothing more. The client is
+   * told, and reconnects.
+   */
+  private endedElsewhere(connection: string, reason: string): void {
+    const conn = this.byId.get(connection);
+    if (!conn || conn.closed || reason !== HOST_LOST) return;
+    conn.send(keepAliveFailure(), this.clock.now());
+    void this.end(conn, HOST_LOST);
   }
 
   private tick(): void {

@@ -36,6 +36,9 @@ export const stopFailure = (): StreamMessage => ({ status: 'failure', message: '
 
 export const closingFailure = (): StreamMessage => ({ status: 'failure', message: 'The server is shutting down. Please reconnect.' });
 
+/** The connection was ended elsewhere (its server taken for dead): the documented failure, then the close. */
+export const keepAliveFailure = (): StreamMessage => ({ status: 'failure', message: 'There was a problem keeping the connection alive' });
+
 export const problemFailure = (): StreamMessage => ({ status: 'failure', message: 'There was a problem starting your connection. Please reconnect.' });
 
 /**

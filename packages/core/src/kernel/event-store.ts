@@ -1,5 +1,6 @@
 import type { CommitListener, StopWatching } from './commit-signal.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
+import type { HostLiveness } from './host-liveness.ts';
 
 /**
  * The store cannot be reached (a database server away, a connection cut). Adapters throw it (or a
@@ -62,6 +63,11 @@ export interface EventStore {
    * write decided on top of it.
    */
   readonly checksLastEventId?: boolean;
+  /**
+   * Liveness records of the processes sharing the store (beside the log, not in it): present where
+   * several processes may share it (SQLite files, PostgreSQL), so one can end what a dead one held.
+   */
+  readonly liveness?: HostLiveness;
 }
 
 export interface Snapshot {

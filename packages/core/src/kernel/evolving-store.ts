@@ -1,5 +1,6 @@
 import type { CommitListener, StopWatching } from './commit-signal.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
+import type { HostLiveness } from './host-liveness.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 import type { Upcasters } from './upcasters.ts';
 
@@ -16,6 +17,7 @@ export class EvolvingStore implements EventStore {
   declare readonly freshReads?: boolean;
   declare readonly inProcess?: boolean;
   declare readonly checksLastEventId?: boolean;
+  declare readonly liveness?: HostLiveness;
 
   constructor(
     /** The store as written: events in the schema versions they were written in. */
@@ -25,6 +27,7 @@ export class EvolvingStore implements EventStore {
     if (written.freshReads !== undefined) this.freshReads = written.freshReads;
     if (written.inProcess !== undefined) this.inProcess = written.inProcess;
     if (written.checksLastEventId !== undefined) this.checksLastEventId = written.checksLastEventId;
+    if (written.liveness !== undefined) this.liveness = written.liveness;
     const signature = upcasters.signature();
     const kindOf = (kind: string): string => (signature === '' ? kind : `${kind}|${signature}`);
     if (written.readSnapshot) {

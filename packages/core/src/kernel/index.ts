@@ -5,6 +5,7 @@
 export { evolveWith, fold, type Decider, type DomainEvent } from './decider.ts';
 export { ANY_VERSION, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent, type StreamAppend } from './events.ts';
 export { StoreUnavailable, type EventStore, type Snapshot } from './event-store.ts';
+export { MemoryHostLiveness, type HostLiveness, type LapsedHost } from './host-liveness.ts';
 // The commit observer: a store's notices that the log grew, and a reader that follows the log by position.
 export { CommitSignal, ForeignWrites, type CommitListener, type CommitNotice, type OwnWrite, type Poll, type StopWatching } from './commit-signal.ts';
 export { followLog, type FollowLogOptions, type LogFollower } from './log-follower.ts';

@@ -5,6 +5,7 @@ import { fold } from '../kernel/decider.ts';
 import {
   MAX_HASHES_PER_CONNECTION,
   STREAM_USAGE_KEPT_MS,
+  connectionHosts,
   liveHashes,
   subscriptionOf,
   streamConnectionsDecider,
@@ -90,6 +91,64 @@ describe('stream connections: given / when / then', () => {
   it('records nothing when nothing matched', () => {
     spec().given([connected()]).when({ type: 'RecordStreamMatches', at: 1, items: [] }).then([]);
   });
+});
+
+describe('stream connections of a lost host: given / when / then', () => {
+  const on = (connection: string, host: string | undefined, at = 1000): StreamEvent => ({ type: 'StreamConnected', data: { connection, transport: 'http-duplex', at, ...(host ? { host } : {}) } });
+  const lost = (host: string, aliveAt: number): StreamCommand => ({ type: 'EndLostHostConnections', host, aliveAt, reason: 'host lost' });
+
+  it('records the host a connection is opened on', () => {
+    const state = spec().given([]).when({ type: 'OpenStreamConnection', connection: 'c1', transport: 'websocket', at: 1000, limit: 25, host: 'h1' }).then([{ type: 'StreamConnected', data: { connection: 'c1', transport: 'websocket', at: 1000, host: 'h1' } }]);
+    expect(state.connections.c1!.host).toBe('h1');
+    expect(connectionHosts(state)).toEqual(['h1']);
+  });
+
+  it("ends every connection of the lost host, and only its, as it was last known alive", () => {
+    const state = spec()
+      .given([on('c1', 'dead'), on('c2', 'alive'), on('c3', 'dead', 4000), on('c4', undefined), subscribed(H1, 'c1', 1000), subscribed(H1, 'c2', 1000)])
+      .when(lost('dead', 3000))
+      .then([
+        { type: 'StreamDisconnected', data: { connection: 'c1', at: 3000, reason: 'host lost' } },
+        // Opened after the host's last renewal: it was alive then, so the connection ends when it began.
+        { type: 'StreamDisconnected', data: { connection: 'c3', at: 4000, reason: 'host lost' } },
+      ]);
+    expect(Object.keys(state.connections).sort()).toEqual(['c2', 'c4']);
+    expect(state.ended).toEqual([{ hash: H1, from: 1000, to: 3000 }]);
+    expect(liveHashes(state)).toEqual([H1]);
+  });
+
+  it('frees the places the lost host held: a connection past the limit is accepted after', () => {
+    const given = [on('c1', 'dead'), on('c2', 'alive')];
+    spec().given(given).when(open('c3', 2)).thenThrows(429, /stream_connections/);
+    spec()
+      .given([...given, { type: 'StreamDisconnected', data: { connection: 'c1', at: 1500, reason: 'host lost' } }])
+      .when(open('c3', 2))
+      .then([connected('c3')]);
+  });
+
+  it('a host with nothing open (or released already) is no change', () => {
+    spec().given([on('c1', 'alive')]).when(lost('dead', 5000)).then([]);
+  });
+
+  it('seconds of a subscription begun after the host was last known alive count nothing, never negative', () => {
+    const state = fold(streamConnectionsDecider, [on('c1', 'dead', 0), subscribed(H1, 'c1', 9000), { type: 'StreamDisconnected', data: { connection: 'c1', at: 5000, reason: 'host lost' } }]);
+    expect(state.ended).toEqual([{ hash: H1, from: 9000, to: 9000 }]);
+    expect(streamUsage(state, 0, 60_000).has(H1)).toBe(false);
+  });
+
+  test.prop([fc.array(fc.record({ host: fc.constantFrom('h1', 'h2', 'h3'), subscribedAt: fc.integer({ min: 0, max: 10_000 }) }), { maxLength: 20 }), fc.integer({ min: 0, max: 10_000 })])(
+    'after a host is released nothing of it stays open, every other connection stays, and no subscription of it counts time past max(aliveAt, its start)',
+    (conns, aliveAt) => {
+      const given: StreamEvent[] = [];
+      conns.forEach((c, k) => given.push(on(`c${k}`, c.host, 0), subscribed(H1, `c${k}`, c.subscribedAt)));
+      const before = fold(streamConnectionsDecider, given);
+      const events = streamConnectionsDecider.decide(lost('h1', aliveAt), before);
+      const after = fold(streamConnectionsDecider, [...given, ...events]);
+      expect(Object.values(after.connections).every((c) => c.host !== 'h1')).toBe(true);
+      expect(Object.keys(after.connections).length).toBe(conns.filter((c) => c.host !== 'h1').length);
+      for (const e of after.ended) expect(e.to).toBe(Math.max(e.from, aliveAt));
+    },
+  );
 });
 
 describe('stream usage', () => {

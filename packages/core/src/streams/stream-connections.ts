@@ -29,6 +29,8 @@ export interface StreamConnection {
   hashes: Buckets<StreamSubscription>;
   /** How many hashes are subscribed (`hashes` has this many keys). */
   count: number;
+  /** The process holding it (`HostLiveness`): absent on connections opened before hosts were recorded. */
+  host?: string;
 }
 
 /** An ended subscription's time, kept for `/usage` (whose longest period is a day). */
@@ -56,17 +58,22 @@ export interface StreamMatch {
 }
 
 export type StreamEvent =
-  | DomainEvent<'StreamConnected', { connection: string; transport: StreamTransport; at: number }>
+  | DomainEvent<'StreamConnected', { connection: string; transport: StreamTransport; at: number; host?: string }>
   | DomainEvent<'StreamSubscribed', { connection: string; hash: string; at: number }>
   | DomainEvent<'StreamUnsubscribed', { connection: string; hash: string; at: number }>
   | DomainEvent<'StreamDisconnected', { connection: string; at: number; reason: string }>
   | DomainEvent<'StreamInteractionsMatched', { at: number; items: StreamMatch[] }>;
 
 export type StreamCommand =
-  | { type: 'OpenStreamConnection'; connection: string; transport: StreamTransport; at: number; limit: number }
+  | { type: 'OpenStreamConnection'; connection: string; transport: StreamTransport; at: number; limit: number; host?: string }
   | { type: 'SubscribeStream'; connection: string; hash: string; at: number }
   | { type: 'UnsubscribeStream'; connection: string; hash: string; at: number }
   | { type: 'CloseStreamConnection'; connection: string; at: number; reason: string }
+  /**
+   * `host` is gone (its liveness lapsed): every connection it held ends as it was last known alive
+   * (`aliveAt`, or later for one opened after it), so its seconds stop there.
+   */
+  | { type: 'EndLostHostConnections'; host: string; aliveAt: number; reason: string }
   | { type: 'RecordStreamMatches'; at: number; items: StreamMatch[] };
 
 export const streamConnectionsStream: (username: string) => string = streamNamer('streams:');
@@ -106,7 +113,8 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
       case 'OpenStreamConnection': {
         if (own(state.connections, command.connection)) throw new BadRequest(`Stream connection ${command.connection} is already open`);
         if (Object.keys(state.connections).length >= command.limit) throw new StreamConnectionsExceeded(command.limit);
-        return [{ type: 'StreamConnected', data: { connection: command.connection, transport: command.transport, at: command.at } }];
+        const host = command.host === undefined ? {} : { host: command.host };
+        return [{ type: 'StreamConnected', data: { connection: command.connection, transport: command.transport, at: command.at, ...host } }];
       }
       case 'SubscribeStream': {
         const c = connectionOf(state, command.connection);
@@ -124,6 +132,14 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         if (!own(state.connections, command.connection)) return [];
         return [{ type: 'StreamDisconnected', data: { connection: command.connection, at: command.at, reason: command.reason } }];
       }
+      case 'EndLostHostConnections': {
+        const out: StreamEvent[] = [];
+        for (const [connection, c] of Object.entries(state.connections)) {
+          if (c.host !== command.host) continue;
+          out.push({ type: 'StreamDisconnected', data: { connection, at: Math.max(command.aliveAt, c.openedAt), reason: command.reason } });
+        }
+        return out;
+      }
       case 'RecordStreamMatches': {
         if (command.items.length === 0) return [];
         return [{ type: 'StreamInteractionsMatched', data: { at: command.at, items: command.items } }];
@@ -138,7 +154,7 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
     switch (event.type) {
       case 'StreamConnected': {
         const d = event.data;
-        s.connections = { ...s.connections, [d.connection]: { transport: d.transport, openedAt: d.at, hashes: {}, count: 0 } };
+        s.connections = { ...s.connections, [d.connection]: { transport: d.transport, openedAt: d.at, hashes: {}, count: 0, ...(d.host === undefined ? {} : { host: d.host }) } };
         prune(s, d.at);
         return s;
       }
@@ -166,7 +182,8 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         const c = own(s.connections, d.connection);
         if (!c) return s;
         s.ended = [...s.ended];
-        for (const [hash, sub] of bucketEntries(c.hashes)) end(s, hash, sub.since, d.at);
+        // A lost host's connection ends when it was last known alive, which may precede a subscription's start.
+        for (const [hash, sub] of bucketEntries(c.hashes)) end(s, hash, sub.since, Math.max(sub.since, d.at));
         s.connections = { ...s.connections };
         delete s.connections[d.connection];
         prune(s, d.at);
@@ -243,6 +260,11 @@ export function licenceTypeOf(interaction: Record<string, unknown>): string | un
 
 /** The hashes some connection of the account is subscribed to now. */
 export const liveHashes = (state: StreamConnections): string[] => [...bucketEntries(state.live)].map(([hash]) => hash);
+
+/** The hosts holding the account's open connections (those recorded with one). */
+export const connectionHosts = (state: StreamConnections): string[] => [
+  ...new Set(Object.values(state.connections).flatMap((c) => (c.host === undefined ? [] : [c.host]))),
+];
 
 /** Whether the connection is open and subscribed to the hash, and since which `seq`. */
 export const subscriptionOf = (state: StreamConnections, connection: string, hash: string): StreamSubscription | undefined => {

@@ -9,7 +9,8 @@ import { Forbidden, NotFound, Unauthorized } from '../calls/errors.ts';
 import type { EngineServices } from '../handling/handler.ts';
 import { loadFilter } from '../filters/index.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
-import { streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type StreamTransport } from './stream-connections.ts';
+import { LostHosts, type StreamHosting } from './lost-hosts.ts';
+import { StreamConnectionsExceeded, connectionHosts, streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type StreamTransport } from './stream-connections.ts';
 
 /** What a subscription costs from the general allowance: the cost of `/compile` (docs/contract.md#the-stream). */
 export const STREAM_SUBSCRIBE_COST = 5;
@@ -53,7 +54,19 @@ export class StreamGate {
   /** Each account's decisions one after another: its connections all write the account's one stream. */
   private readonly lanes = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly engine: EngineServices) {}
+  /** Connections of hosts found dead, ended before a place is refused (only where hosts are recorded). */
+  private readonly lost: LostHosts | undefined;
+
+  /**
+   * `hosting`: this process as a host of connections, on a store several processes share (each
+   * connection records its host, and a dead host's places are freed); absent, connections carry no host.
+   */
+  constructor(
+    private readonly engine: EngineServices,
+    private readonly hosting?: StreamHosting,
+  ) {
+    this.lost = hosting && new LostHosts(engine, hosting);
+  }
 
   /**
    * Runs the account's stream decisions in turn on this process (a hundred connections closing at once
@@ -97,14 +110,30 @@ export class StreamGate {
     return caller;
   }
 
-  /** Opens a connection (bounded by the package's `stream_connections`); its id. */
+  /**
+   * Opens a connection (bounded by the package's `stream_connections`); its id. Refused for want of a
+   * place, it first ends the account's connections whose hosts are dead, and tries once more.
+   */
   async open(username: string, transport: StreamTransport): Promise<string> {
     const connection = this.engine.ids.hex(16);
-    await this.inLane(username, () => this.engine.command(async (uow) => {
-      const account = await existing(uow, username);
-      const limit = account.package.stream_connections ?? DEFAULT_PACKAGE.stream_connections;
-      await uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'OpenStreamConnection', connection, transport, at: uow.now, limit });
-    }));
+    const hosting = this.hosting;
+    const once = () => this.inLane(username, async () => {
+      // Noted before the connection is written (and in the account's lane, after any release of the
+      // holding by `close`): a sweep finding this host dead then knows the account.
+      if (hosting) await hosting.liveness.hold(hosting.host, username);
+      await this.engine.command(async (uow) => {
+        const account = await existing(uow, username);
+        const limit = account.package.stream_connections ?? DEFAULT_PACKAGE.stream_connections;
+        const host = hosting ? { host: hosting.host } : {};
+        await uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'OpenStreamConnection', connection, transport, at: uow.now, limit, ...host });
+      });
+    });
+    try {
+      await once();
+    } catch (error) {
+      if (!(error instanceof StreamConnectionsExceeded && this.lost && (await this.lost.freePlaces(username)))) throw error;
+      await once();
+    }
     return connection;
   }
 
@@ -146,13 +175,19 @@ export class StreamGate {
     );
   }
 
-  /** Ends the connection and every subscription on it (a repeat is no change). */
+  /**
+   * Ends the connection and every subscription on it (a repeat is no change). The account's last
+   * connection on this host gone, the host's holding of the account is released: a host's holdings stay
+   * the accounts it serves now, not every account it ever served, and a sweep after its death is that short.
+   */
   async close(username: string, connection: string, reason: string): Promise<void> {
-    await this.inLane(username, () =>
-      this.engine.command((uow) =>
+    await this.inLane(username, async () => {
+      const { state } = await this.engine.command((uow) =>
         uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'CloseStreamConnection', connection, at: uow.now, reason }),
-      ),
-    );
+      );
+      const hosting = this.hosting;
+      if (hosting && !connectionHosts(state).includes(hosting.host)) await hosting.liveness.released(hosting.host, username);
+    });
   }
 
   /**
