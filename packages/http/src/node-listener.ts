@@ -24,7 +24,12 @@ export function nodeListenerFor(handler: WireHandler, options: NodeListenerOptio
     // Node's own check (requireHostHeader) answers a bare 400 with no JSON and no X-API-Version; `listen`
     // turns it off and it is answered here as every other refusal is.
     if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) return answerWithoutHost(req, res);
-    if (deadline && hasBody(req)) deadline.track(req, res);
+    if (deadline && hasBody(req)) {
+      deadline.track(req, res);
+      // Forgotten as soon as the body is in: a busy server would otherwise hold every request (and its
+      // answer) it served in the last check's interval, thousands of them, for the check to let go.
+      req.once('end', () => deadline.forget(req));
+    }
     const exchange = new NodeExchange(handler, req, res);
     if (exchange.readsFirst()) readNodeBody(req, Infinity, exchange);
     else void exchange.answer();
@@ -60,6 +65,10 @@ class BodyDeadline {
       this.timer = setInterval(() => this.check(), this.every);
       this.timer.unref();
     }
+  }
+
+  forget(req: IncomingMessage): void {
+    this.reading.delete(req);
   }
 
   private check(): void {
