@@ -78,17 +78,34 @@ describe('stream connections: given / when / then', () => {
     spec().given([]).when({ type: 'CloseStreamConnection', connection: 'c1', at: 9000, reason: 'closed' }).then([]);
   });
 
-  it('records matches as one event, counting a delivery per live subscription of each hash', () => {
+  it('records delivered interactions as counts by minute and hash, adding to what was recorded before', () => {
+    const minutes = { '60000': { [H1]: { interaction: 2, facebook: 2 }, [H2]: { interaction: 1 } } };
     const state = spec()
-      .given([connected('c1'), connected('c2'), subscribed(H1, 'c1'), subscribed(H1, 'c2'), subscribed(H2, 'c1')])
-      .when({ type: 'RecordStreamMatches', at: 61_000, items: [{ hashes: [H1, H2], interaction: fb }] })
-      .then([{ type: 'StreamInteractionsMatched', data: { at: 61_000, items: [{ hashes: [H1, H2], interaction: fb }] } }]);
-    expect(state.delivered[H1]).toEqual({ '60000': { interaction: 2, facebook: 2 } });
-    expect(state.delivered[H2]).toEqual({ '60000': { interaction: 1, facebook: 1 } });
+      .given([connected('c1'), subscribed(H1, 'c1'), { type: 'StreamInteractionsDelivered', data: { at: 61_000, minutes: { '60000': { [H1]: { interaction: 1, facebook: 1 } } } } }])
+      .when({ type: 'RecordStreamDeliveries', at: 119_000, minutes })
+      .then([{ type: 'StreamInteractionsDelivered', data: { at: 119_000, minutes } }]);
+    expect(state.delivered[H1]).toEqual({ '60000': { interaction: 3, facebook: 3 } });
+    expect(state.delivered[H2]).toEqual({ '60000': { interaction: 1 } });
   });
 
-  it('records nothing when nothing matched', () => {
-    spec().given([connected()]).when({ type: 'RecordStreamMatches', at: 1, items: [] }).then([]);
+  it('records nothing when nothing was delivered, and refuses counts that are not counts', () => {
+    spec().given([connected()]).when({ type: 'RecordStreamDeliveries', at: 1, minutes: {} }).then([]);
+    spec().given([connected()]).when({ type: 'RecordStreamDeliveries', at: 1, minutes: { '0': { [H1]: {} } } }).then([]);
+    spec().given([]).when({ type: 'RecordStreamDeliveries', at: 1, minutes: { '0': { [H1]: { interaction: -1 } } } }).thenThrows(400, /whole numbers/);
+    spec().given([]).when({ type: 'RecordStreamDeliveries', at: 1, minutes: { '61': { [H1]: { interaction: 1 } } } }).thenThrows(400, /minute/);
+  });
+
+  it('still folds matches written into the aggregate by earlier builds as licences, one per live subscription (their billing then)', () => {
+    const state = fold(streamConnectionsDecider, [
+      connected('c1'),
+      connected('c2'),
+      subscribed(H1, 'c1'),
+      subscribed(H1, 'c2'),
+      subscribed(H2, 'c1'),
+      { type: 'StreamInteractionsMatched', data: { at: 61_000, items: [{ hashes: [H1, H2], interaction: fb }] } },
+    ]);
+    expect(state.delivered[H1]).toEqual({ '60000': { interaction: 2, facebook: 2 } });
+    expect(state.delivered[H2]).toEqual({ '60000': { interaction: 1, facebook: 1 } });
   });
 });
 
@@ -97,7 +114,7 @@ describe('stream usage', () => {
     const state = fold(streamConnectionsDecider, [
       connected('c1', 0),
       subscribed(H1, 'c1', 0),
-      { type: 'StreamInteractionsMatched', data: { at: 30_000, items: [{ hashes: [H1], interaction: fb }] } },
+      { type: 'StreamInteractionsDelivered', data: { at: 35_000, minutes: { '0': { [H1]: { interaction: 1, facebook: 1 } } } } },
       { type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: 90_000 } },
       subscribed(H2, 'c1', 100_000),
     ]);
@@ -114,7 +131,8 @@ describe('stream usage', () => {
       let at = 0;
       for (const gap of gaps) {
         at += gap;
-        events.push(subscribed(H1, 'c1', at), { type: 'StreamInteractionsMatched', data: { at, items: [{ hashes: [H1], interaction: fb }] } });
+        const minute = String(Math.floor(at / 60_000) * 60_000);
+        events.push(subscribed(H1, 'c1', at), { type: 'StreamInteractionsDelivered', data: { at, minutes: { [minute]: { [H1]: { interaction: 1 } } } } });
         events.push({ type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: at + 1 } });
       }
       const state = fold(streamConnectionsDecider, events);

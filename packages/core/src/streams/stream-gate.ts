@@ -9,7 +9,7 @@ import { Forbidden, NotFound, Unauthorized } from '../calls/errors.ts';
 import type { EngineServices } from '../handling/handler.ts';
 import { loadFilter } from '../filters/index.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
-import { streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type StreamTransport } from './stream-connections.ts';
+import { streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type DeliveredCounts, type StreamTransport } from './stream-connections.ts';
 
 /** What a subscription costs from the general allowance: the cost of `/compile` (docs/contract.md#the-stream). */
 export const STREAM_SUBSCRIBE_COST = 5;
@@ -34,8 +34,8 @@ export interface Subscribed {
   /** The general allowance after the subscription. */
   rate: RateFigures;
   /**
-   * The subscription's place in the account's stream: it receives the `StreamInteractionsMatched` of a
-   * greater stream version, and nothing before.
+   * The subscription's place in the account's stream: it receives the `StreamInteractionsMatched` decided
+   * on this version or a later one (their `seq`), and nothing before.
    */
   seq: number;
 }
@@ -142,6 +142,18 @@ export class StreamGate {
     await this.inLane(username, () =>
       this.engine.command((uow) =>
         uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'UnsubscribeStream', connection, hash: hash.toLowerCase(), at: uow.now }),
+      ),
+    );
+  }
+
+  /**
+   * Records interactions delivered (written to their connections) as counts by minute and hash: what
+   * `/usage` reports as `licenses`. The transports count them as they write and record them in batches.
+   */
+  async recordDelivered(username: string, minutes: DeliveredCounts): Promise<void> {
+    await this.inLane(username, () =>
+      this.engine.command((uow) =>
+        uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'RecordStreamDeliveries', at: uow.now, minutes }),
       ),
     );
   }
