@@ -9,6 +9,7 @@ import {
   subscriptionOf,
   streamConnectionsDecider,
   streamUsage,
+  type DeliveredCounts,
   type StreamCommand,
   type StreamEvent,
 } from './stream-connections.ts';
@@ -79,7 +80,7 @@ describe('stream connections: given / when / then', () => {
   });
 
   it('records delivered interactions as counts by minute and hash, adding to what was recorded before', () => {
-    const minutes = { '60000': { [H1]: { interaction: 2, facebook: 2 }, [H2]: { interaction: 1 } } };
+    const minutes: DeliveredCounts = { '60000': { [H1]: { interaction: 2, facebook: 2 }, [H2]: { interaction: 1 } } };
     const state = spec()
       .given([connected('c1'), subscribed(H1, 'c1'), { type: 'StreamInteractionsDelivered', data: { at: 61_000, minutes: { '60000': { [H1]: { interaction: 1, facebook: 1 } } } } }])
       .when({ type: 'RecordStreamDeliveries', at: 119_000, minutes })
