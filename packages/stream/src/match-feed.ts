@@ -1,7 +1,5 @@
+import { MATCHED_TYPE } from '@sdp/core';
 import { followLog, type EventStore, type LogFollower, type StoredEvent } from '@sdp/core/kernel';
-
-/** The event that carries what a write matched for an account's stream subscriptions. */
-export const MATCHED_TYPE = 'StreamInteractionsMatched';
 
 /**
  * Follows the log by position for `StreamInteractionsMatched`, from the head it finds at start, with the

@@ -134,8 +134,9 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
           if (!Number.isSafeInteger(Number(minute)) || Number(minute) % MINUTE !== 0) throw new BadRequest(`Deliveries are counted by minute: ${minute} is not a minute's start`);
           const kept: Record<string, Licences> = {};
           for (const [hash, licences] of Object.entries(byHash)) {
-            const counted = Object.entries(licences).filter(([, n]) => Number.isSafeInteger(n) && n > 0);
-            if (counted.length < Object.keys(licences).length) throw new BadRequest(`Delivered counts are whole numbers above 0 (hash ${hash})`);
+            const counted = Object.entries(licences).filter(([type, n]) => Number.isSafeInteger(n) && n > 0 && isLicenceType(type));
+            if (counted.length < Object.keys(licences).length) throw new BadRequest(`Delivered counts are whole numbers above 0 by licence type (hash ${hash})`);
+            if (counted.length > MAX_LICENCE_TYPES) throw new BadRequest(`At most ${MAX_LICENCE_TYPES} licence types are counted for a hash in a minute`);
             if (counted.length > 0) kept[hash] = Object.fromEntries(counted);
           }
           if (Object.keys(kept).length > 0) minutes[minute] = kept;
@@ -269,10 +270,23 @@ function prune(s: StreamConnections, at: number): void {
   if (delivered) s.delivered = delivered;
 }
 
+/**
+ * A licence type is a source's name: short, lower case, and not a name every object answers to
+ * (`constructor`), since counts are kept in plain records. Anything else in the data counts only as
+ * `interaction`.
+ */
+const isLicenceType = (type: string): boolean => /^[a-z][a-z0-9_]{0,31}$/.test(type) && !(type in Object.prototype);
+
+/** Licence types counted for one hash in one minute, at most (`interaction` among them); others count only as `interaction`. */
+export const MAX_LICENCE_TYPES = 16;
+
 /** The source an interaction's licence is counted under (`interaction.type`, or the service of its data). */
 export function licenceTypeOf(interaction: Record<string, unknown>): string | undefined {
   const meta = interaction.interaction;
-  if (typeof meta === 'object' && meta !== null && typeof (meta as { type?: unknown }).type === 'string') return (meta as { type: string }).type;
+  if (typeof meta === 'object' && meta !== null && typeof (meta as { type?: unknown }).type === 'string') {
+    const type = (meta as { type: string }).type;
+    return isLicenceType(type) && type !== 'interaction' ? type : undefined;
+  }
   if (typeof interaction.fb === 'object' && interaction.fb !== null) return 'facebook';
   if (typeof interaction.li === 'object' && interaction.li !== null) return 'linkedin';
   return undefined;
