@@ -5,6 +5,7 @@ import { fold } from '../kernel/decider.ts';
 import {
   MAX_HASHES_PER_CONNECTION,
   STREAM_USAGE_KEPT_MS,
+  licenceTypeOf,
   liveHashes,
   subscriptionOf,
   streamConnectionsDecider,
@@ -141,4 +142,12 @@ describe('stream usage', () => {
       for (const minute of Object.keys(state.delivered[H1] ?? {})) expect(Number(minute)).toBeGreaterThanOrEqual(at - STREAM_USAGE_KEPT_MS - 60_000);
     },
   );
+});
+
+describe('licence types', () => {
+  it('a source name from the data is a licence type; a long, odd or inherited name counts only as an interaction', () => {
+    expect(licenceTypeOf({ interaction: { type: 'twitter_gnip' } })).toBe('twitter_gnip');
+    expect(licenceTypeOf({ fb: {} })).toBe('facebook');
+    for (const type of ['constructor', '__proto__', 'toString', 'Twitter', 'x'.repeat(40), 'interaction', 'a b']) expect(licenceTypeOf({ interaction: { type } })).toBeUndefined();
+  });
 });
