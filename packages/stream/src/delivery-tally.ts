@@ -12,13 +12,20 @@ const MINUTE = 60_000;
  */
 export class DeliveryTally {
   private readonly byAccount = new Map<string, { counts: DeliveredCounts; since: number }>();
+  /** The last minute counted and its key (one delivery after another mostly falls in the same). */
+  private lastMinute = NaN;
+  private lastKey = '';
 
   /** One interaction of `type` (its licence type, if any) delivered for `hash` at clock time `at`. */
   add(username: string, hash: string, type: string | undefined, at: number, realNow: number): void {
     let held = this.byAccount.get(username);
     if (!held) this.byAccount.set(username, (held = { counts: {}, since: realNow }));
-    const minute = String(Math.floor(at / MINUTE) * MINUTE);
-    const byHash = (held.counts[minute] ??= {});
+    const start = at - (at % MINUTE);
+    if (start !== this.lastMinute) {
+      this.lastMinute = start;
+      this.lastKey = String(start);
+    }
+    const byHash = (held.counts[this.lastKey] ??= {});
     const licences = (byHash[hash] ??= {});
     licences.interaction = (licences.interaction ?? 0) + 1;
     // A type beyond the bound (data that names many) still counts as an interaction.

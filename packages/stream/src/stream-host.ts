@@ -340,11 +340,17 @@ export class StreamHost {
       return refuseUpgradeWith(socket, error);
     }
     let ws: WebSocket | undefined;
+    // Delivery callbacks in send order, behind one callback for every frame: a write with a callback of
+    // its own cost a tick of its own, where writes sharing one are answered together. `ws` (and the
+    // socket under it) answers writes in the order they were made, errors included.
+    const sent: Delivered[] = [];
+    const onSent = (error?: Error | null): void => sent.shift()?.(!error);
     const sink: MessageSink = {
       write: (text, done) => {
         if (!ws) return done?.(false);
-        if (done) ws.send(text, (error) => done(!error));
-        else ws.send(text);
+        if (!done) return ws.send(text);
+        sent.push(done);
+        ws.send(text, onSent);
       },
       buffered: () => ws?.bufferedAmount ?? 0,
       close: () => {
@@ -481,14 +487,11 @@ export class StreamHost {
     try {
       const r = await this.gate.subscribe(conn.username, conn.id, hash, conn.identityId);
       local.seq = r.seq;
-      const before = local.held.filter((h) => h.seq < r.seq);
+      // Decided before the subscription: not its own, never sent, never counted.
       local.held = local.held.filter((h) => h.seq >= r.seq);
-      for (const h of before) h.done(false);
       return r.rate;
     } catch (error) {
       if (conn.subs.get(hash) === local) conn.subs.delete(hash);
-      for (const h of local.held) h.done(false);
-      local.held = [];
       throw error;
     }
   }
