@@ -570,8 +570,9 @@ export class StreamHost {
       try {
         await this.gate.recordDelivered(username, counts);
       } catch (error) {
-        this.tally.restore(username, counts, this.clock.now(), this.realNow());
-        this.quietly(error);
+        // Refused counts would be refused again at every try: told, not kept. A store away is tried again.
+        if (!(error instanceof DomainError)) this.tally.restore(username, counts, this.clock.now(), this.realNow());
+        this.onError(error);
       }
     });
     this.recording.set(username, run);
