@@ -15,6 +15,7 @@ import { recordingsDecider, type RecordingEvent } from './recordings/recording.t
 import { sourcesDecider, type SourceEvent } from './sources/managed-source.ts';
 import { taskSlotsDecider, type TaskEvent } from './tasks/task-slot.ts';
 import { streamConnectionsDecider, type StreamEvent } from './streams/stream-connections.ts';
+import { matchedRelayDecider } from './streams/matched-relay.ts';
 
 /** Every event the platform writes. */
 export type PlatformEvent =
@@ -54,6 +55,7 @@ const EVENT_TYPES: Record<PlatformEvent['type'], true> = {
   SourceResourcesRemoved: true, IngestionAdmitted: true, TaskQueued: true, TaskCompleted: true,
   TaskQueueFilled: true, FilterDefinitionsSpent: true, StreamConnected: true, StreamSubscribed: true,
   StreamUnsubscribed: true, StreamDisconnected: true, StreamInteractionsMatched: true,
+  StreamInteractionsDelivered: true,
 };
 
 /** The type of every event the platform writes. */
@@ -75,6 +77,7 @@ export const PLATFORM_AGGREGATES: readonly ReplayTarget[] = Object.freeze([
   { decider: recordingsDecider, prefix: 'recordings:' },
   { decider: sourcesDecider, prefix: 'sources:' },
   { decider: streamConnectionsDecider, prefix: 'streams:' },
+  { decider: matchedRelayDecider, prefix: 'stream-matches:' },
   { decider: taskSlotsDecider, prefix: 'tasks:' },
 ]);
 

@@ -2,12 +2,12 @@
  * The live fan-out as a property, over real WebSockets: random sequences of connect, subscribe,
  * unsubscribe, ingest and disconnect; each subscription receives exactly the matching interactions
  * ingested while it was subscribed, in order, and the credits charged are 5 for each subscribe of a hash
- * its connection did not hold.
+ * its connection did not hold; `/usage` then counts as licences exactly what the subscriptions received.
  */
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import type { RunningSdp } from './server.ts';
-import { account, pause, start, stopAll, WsClient, wsUrl, type Json } from '../test/stream-kit.ts';
+import { account, admin, pause, start, stopAll, WsClient, wsUrl, type Json } from '../test/stream-kit.ts';
 
 const WORDS = ['coffee', 'tea', 'milk'] as const;
 const FILTERS = ['fb.content contains "coffee"', 'fb.content contains "tea"', 'fb.content contains_any "coffee,milk"'];
@@ -40,7 +40,7 @@ afterAll(stopAll);
 
 describe('live fan-out', () => {
   test.prop([fc.array(stepArb, { minLength: 1, maxLength: 14 })], { numRuns: 12 })(
-    'each subscription receives exactly the matching interactions ingested while it was subscribed, in order; credits are 5 per subscribe of a hash its connection did not hold',
+    'each subscription receives exactly the matching interactions ingested while it was subscribed, in order; credits are 5 per subscribe of a hash its connection did not hold; licences are what was received',
     async (steps) => {
       const who = await account(sdp, `fan${run++}`);
       const hashes: string[] = [];
@@ -107,6 +107,16 @@ describe('live fan-out', () => {
         c.client.ws.close();
       }
       expect(before - (await who.remaining())).toBe(charged);
+      // Each disconnect records what its connection delivered; the clock moves so the period holds it.
+      await admin(sdp, 'POST', '/clock', { advance_ms: 60_000 });
+      const received = hashes.map((_, f) => conns.reduce((n, c) => n + (c.expected.get(f)?.length ?? 0), 0));
+      const licences = async () => {
+        const usage = (await who.call('/usage', { period: 'current' })).body.streams ?? {};
+        return hashes.map((hash) => usage[hash]?.licenses.interaction ?? 0);
+      };
+      const deadline = Date.now() + 3000;
+      while (JSON.stringify(await licences()) !== JSON.stringify(received) && Date.now() < deadline) await pause(50);
+      expect(await licences()).toEqual(received);
     },
     120_000,
   );

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { everyStore } from '../test/every-store.ts';
-import { account, settings, stopAll, WsClient, wsUrl, type Json } from '../test/stream-kit.ts';
+import { account, admin, pause, settings, stopAll, WsClient, wsUrl, type Json } from '../test/stream-kit.ts';
 import { startServer } from './server.ts';
 
 const shared = everyStore('stream-processes').filter(([name]) => name !== 'memory');
@@ -31,6 +31,10 @@ describe.each(shared)('the stream across two servers on the %s store', (_name, s
       expect(got.map((m: Json) => m.data.fb.content)).toEqual(['coffee one', 'coffee two']);
       expect(ms).toBeLessThan(1000);
       client.ws.close();
+      // The subscriber's server recorded what it delivered at the disconnect: the other reports it.
+      await pause(300);
+      await admin(second, 'POST', '/clock', { advance_ms: 60_000 });
+      expect((await onSecond.call('/usage', { period: 'current' })).body.streams[hash].licenses).toEqual({ interaction: 2, twitter_gnip: 2 });
     } finally {
       await second.close();
       await first.close();

@@ -110,6 +110,24 @@ describe('what to buy', () => {
     expect(comparisonText(c)).toContain('smallest allowance that would: credits_per_hour 6,000 -> 9,000; it admits 3,600 of 3,600 calls with 0 refusals');
   });
 
+  it("raises stream_connections when the scenario's stream consumers need more connections than the package allows", async () => {
+    // Two consumers, one HTTP stream a hash each (3 and 2 hashes), open together: five connections.
+    const reader = (name: string, hashes: number) => ({ name, kind: 'stream', hashes, transport: 'http', schedule: { type: 'once', at: ['0s', '30m'] } });
+    const s = validateScenario({
+      duration: '1h',
+      packages: { small: { credits_per_hour: 5_000, stream_connections: 1 }, medium: { credits_per_hour: 10_000, stream_connections: 2 } },
+      compare: ['small', 'medium'],
+      accounts: [{ username: 'alice' }],
+      actors: [reader('a', 3), reader('b', 2)],
+    });
+    const c = await comparePackages(s, s.compare, { threads: 1 });
+    expect(c.answer.cheapest).toBeNull();
+    const found = c.answer.smallest!;
+    expect(found.raised).toEqual([{ figure: 'stream_connections', from: 2, to: 5 }]);
+    expect(found.refusals).toBe(0);
+    expect(comparisonText(c)).toContain('smallest allowance that would: stream_connections 2 -> 5');
+  });
+
   it('on worker threads, with several probes at once, finds the same allowance as one probe at a time', async () => {
     const s = validateScenario({
       duration: '2h',
@@ -135,9 +153,9 @@ describe('what to buy', () => {
       return figures(p);
     };
     const figures = (p: { credits_per_hour: number }) => ({
-      totals: [{ calls: 10, admitted: p.credits_per_hour >= 7_777 ? 10 : 9, refusedRate: p.credits_per_hour >= 7_777 ? 0 : 1, refusedQueue: 0, refusedStream: 0 }],
+      totals: [{ calls: 10, admitted: p.credits_per_hour >= 7_777 ? 10 : 9, refusedRate: p.credits_per_hour >= 7_777 ? 0 : 1, refusedQueue: 0, refusedStream: 0, refusedConnections: 0 }],
       limitingDays: [],
-      hours: [{ credits: { core: 7_000 }, analyzeCredits: 0, refusedRate: p.credits_per_hour >= 7_777 ? 0 : 1, refusedStream: 0, rateLimitedSeconds: 0, analyzeLimitedSeconds: 0, refusedQueue: 0 }],
+      hours: [{ credits: { core: 7_000 }, analyzeCredits: 0, refusedRate: p.credits_per_hour >= 7_777 ? 0 : 1, refusedStream: 0, refusedConnections: 0, rateLimitedSeconds: 0, analyzeLimitedSeconds: 0, refusedQueue: 0 }],
     });
     const base = completePackage({ credits_per_hour: 1_000 });
     const s = validateScenario({ duration: '1h', accounts: [{ username: 'alice' }], actors: [demand] });

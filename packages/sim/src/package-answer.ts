@@ -3,9 +3,9 @@ import { runScenario, type SimFigures } from './run-scenario.ts';
 import type { Scenario } from './scenario.ts';
 import { priceOver, type Price } from './price.ts';
 
-/** Every refusal a run met: rate limits, full task queues, stream charges, recording capacity. */
+/** Every refusal a run met: rate limits, full task queues, stream charges and connections, recording capacity. */
 export function refusalsOf(r: SimFigures): number {
-  return r.totals.reduce((s, t) => s + t.refusedRate + t.refusedQueue + t.refusedStream, 0) + r.limitingDays.reduce((s, d) => s + d.refused, 0);
+  return r.totals.reduce((s, t) => s + t.refusedRate + t.refusedQueue + t.refusedStream + t.refusedConnections, 0) + r.limitingDays.reduce((s, d) => s + d.refused, 0);
 }
 
 /** The most credits any account was charged in any one hour, against what the package allows an hour. */
@@ -83,9 +83,9 @@ export function savingsOf(cheapest: ServingPackage | null, runs: { name: string;
 }
 
 /** The package figures a search may raise, each for the refusals it answers. */
-export type SearchedFigure = 'credits_per_hour' | 'analyze_credits_per_hour' | 'task_slots' | 'index_capacity_per_month';
+export type SearchedFigure = 'credits_per_hour' | 'analyze_credits_per_hour' | 'task_slots' | 'index_capacity_per_month' | 'stream_connections';
 
-/** Which figures refused in a run: the general or analyze allowance, the task queue, recording capacity. */
+/** Which figures refused in a run: the general or analyze allowance, the task queue, recording capacity, stream connections. */
 export function refusingFigures(r: SimFigures): SearchedFigure[] {
   const sum = (f: (h: SimFigures['hours'][number]) => number) => r.hours.reduce((s, h) => s + f(h), 0);
   const out: SearchedFigure[] = [];
@@ -95,6 +95,7 @@ export function refusingFigures(r: SimFigures): SearchedFigure[] {
   if (rate > 0 && analyzeLimited) out.push('analyze_credits_per_hour');
   if (sum((h) => h.refusedQueue) > 0) out.push('task_slots');
   if (r.limitingDays.some((d) => d.refused > 0)) out.push('index_capacity_per_month');
+  if (sum((h) => h.refusedConnections) > 0) out.push('stream_connections');
   return out;
 }
 

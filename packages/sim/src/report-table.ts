@@ -47,6 +47,9 @@ export function summaryText(r: SimFigures): string {
     if (groups.length > 0) out.push(`${t.account}: credits by group: ${groups.map(([g, c]) => `${g} ${n(c)}`).join(', ')}${t.analyzeCredits ? `; analyze allowance ${n(t.analyzeCredits)}` : ''}`);
   }
   for (const t of r.totals) {
+    if (t.refusedConnections > 0) out.push(`${t.account}: ${n(t.refusedConnections)} stream connections refused (the package's stream_connections were all open)`);
+  }
+  for (const t of r.totals) {
     if (t.tasksCreated > 0 || t.refusedQueue > 0) {
       out.push(`${t.account}: ${n(t.tasksCreated)} analysis tasks queued, ${n(t.refusedQueue)} refused (queue full), longest queue ${n(t.tasksQueuedMax)}, longest wait for a result ${formatDuration(t.taskWaitMaxSeconds * 1000)}`);
     }

@@ -88,13 +88,13 @@ describe('scenarios worked out by hand', () => {
     expect(() => actor({ hashes: 5001 })).toThrow(/actors\[0\]\.hashes: must be at most 5000/);
   });
 
-  it("a stream consumer's seconds subscribed and the firehose's interactions it matched show in /usage as the real stream's do", async () => {
+  it.each(['websocket', 'http', 'http-multi'] as const)("a stream consumer's seconds subscribed and the firehose's interactions delivered to it show in /usage as the real stream's do (%s)", async (transport) => {
     const csdl = 'fb.content contains_any "coffee, tea, espresso"';
     const s = validateScenario({
       duration: '2h',
       accounts: [{ username: 'alice' }],
       actors: [
-        { name: 'reader', kind: 'stream', filters: [csdl], schedule: { type: 'once', at: ['0s', '1h'] }, stop: '90m' },
+        { name: 'reader', kind: 'stream', filters: [csdl], transport, schedule: { type: 'once', at: ['0s', '1h'] }, stop: '90m' },
         { name: 'firehose', kind: 'firehose', per_minute: 30, every: '1m' },
       ],
     });
@@ -111,7 +111,27 @@ describe('scenarios worked out by hand', () => {
     // Subscribed from the start to the reconnect at 1h, then again until its stop at 90m (closed at its last millisecond).
     expect(u!.seconds).toBe(90 * 60 - 1);
     expect(u!.licenses.interaction).toBe(matched);
+    const opened = (await store.readTypes(['StreamConnected'])).map((e) => (e.data as { transport: string }).transport);
+    expect(opened).toEqual(transport === 'websocket' ? ['websocket', 'websocket'] : ['http', 'http']);
   });
+
+  it('an HTTP stream a hash takes a connection a hash: past the package\'s stream_connections they are refused, and count as refusals', async () => {
+    const scenario = (transport: string) =>
+      validateScenario({
+        duration: '1h',
+        accounts: [{ username: 'alice', package: { stream_connections: 2 } }],
+        actors: [{ name: 'reader', kind: 'stream', hashes: 3, transport, schedule: { type: 'once', at: ['0s'] } }],
+      });
+    const r = await runScenario(scenario('http'));
+    expect(r.totals[0]!.refusedConnections).toBe(1);
+    expect(r.hours[0]!.refusedConnections).toBe(1);
+    expect(r.notes).toEqual([expect.stringMatching(/reader: the stream was refused: Your package allows 2 stream connections/)]);
+    // One GET /multi?hashes= holds the three.
+    expect((await runScenario(scenario('http-multi'))).totals[0]!.refusedConnections).toBe(0);
+    expect(() => scenario('carrier-pigeon')).toThrow(/actors\[0\]\.transport: must be websocket, http, http-multi/);
+  });
+
+
 
   it('a client that waits out X-RateLimit-Reset-Ttl gets its refused call in one second after the reset', async () => {
     const s = validateScenario({

@@ -1,5 +1,5 @@
 import { ManualClock } from '@sdp/clock';
-import { createEngine, forgettableCharge, queuedAt, taskSlotsDecider, tasksStream, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
+import { createEngine, forgettableCharge, MATCHED_TYPE, queuedAt, taskSlotsDecider, tasksStream, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
 import { MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
@@ -82,13 +82,18 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   }
   const keys = new Map(scenario.accounts.map((a) => [a.username, a.apiKey]));
   const clients: SimClient[] = [];
+  const consumers: StreamConsumer[] = [];
   const notes: string[] = [];
   for (const actor of scenario.actors) {
     if (actor.kind === 'calls') {
       const c = new SimClient(actor, keys.get(actor.account)!, engine, clock, ledger, scenario.start, end);
       clients.push(c);
       c.start();
-    } else if (actor.kind === 'stream') new StreamConsumer(actor, keys.get(actor.account)!, engine, clock, ledger, scenario.start, notes).start();
+    } else if (actor.kind === 'stream') {
+      const c = new StreamConsumer(actor, keys.get(actor.account)!, engine, clock, ledger, scenario.start, notes);
+      consumers.push(c);
+      c.start();
+    }
     else new FirehoseFeed(actor, engine, clock, scenario.start, notes).start();
   }
 
@@ -112,6 +117,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   for (let h = 0; h < ledger.hours; h++) {
     const hourEnd = Math.min(end, scenario.start + (h + 1) * HOUR) - 1;
     await clock.advanceTo(hourEnd);
+    // Stream consumers record the hour's deliveries; on the run's own store, what they read of the
+    // matched interactions then leaves the log, as a server's stream host drops it.
+    for (const c of consumers) await c.catchUp();
+    if (!options.store && consumers.length > 0) await store.dropTypes?.([MATCHED_TYPE], await store.head());
     if (feed) {
       if (h === ledger.hours - 1) feed.stop();
     } else {

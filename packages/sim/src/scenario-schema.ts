@@ -108,6 +108,10 @@ const callsActor = fields(
   },
   'Calls to an endpoint on a schedule (kind: calls, the default)',
 );
+/** How a stream actor connects (see `StreamActor.transport`). */
+export const STREAM_ACTOR_TRANSPORTS = ['websocket', 'http', 'http-multi'] as const;
+export type StreamActorTransport = (typeof STREAM_ACTOR_TRANSPORTS)[number];
+
 const streamActor = fields(
   {
     ...actorBase,
@@ -116,6 +120,7 @@ const streamActor = fields(
     hashes: whole.min(1).max(MAX_HASHES_PER_CONNECTION).optional().meta({ description: 'How many hashes it streams (filters of its own that nothing matches)' }),
     filters: z.array(text).min(1).max(MAX_HASHES_PER_CONNECTION).optional().meta({ description: 'The CSDL of each hash it streams, compiled at its start' }),
     cost: whole.min(1).optional().meta({ description: 'Deprecated: read as hashes: cost / 5', deprecated: true }),
+    transport: z.enum(STREAM_ACTOR_TRANSPORTS).optional().meta({ description: 'websocket (the default): one connection for all its hashes; http-multi: one GET /multi?hashes= for all; http: one GET /<hash> a hash, each a connection of stream_connections' }),
   },
   'A stream consumer through the real stream\'s decisions: subscriptions charge the general allowance (5 credits each)',
 );

@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DEFAULT_PACKAGE, STREAM_SUBSCRIBE_COST, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
-import { actorSchemas, scenarioFileSchema } from './scenario-schema.ts';
+import { actorSchemas, scenarioFileSchema, STREAM_ACTOR_TRANSPORTS, type StreamActorTransport } from './scenario-schema.ts';
 import { parseDuration } from './duration.ts';
 import { isCurrency, readPrice, type Price } from './price.ts';
 
@@ -67,7 +67,14 @@ export interface StreamActor extends ActorBase {
   kind: 'stream';
   /** The CSDL of each hash it streams (from `filters`, or generated for `hashes: N`). */
   filters: string[];
+  /**
+   * How it connects: one WebSocket for all its hashes (the default), one multi HTTP stream for all
+   * (`http-multi`, `GET /multi?hashes=`), or an HTTP stream a hash (`http`, `GET /<hash>`), each a
+   * connection of the package's `stream_connections`.
+   */
+  transport: StreamActorTransport;
 }
+
 
 /**
  * Interactions arriving for an account's running recordings: the core's seeded synthetic firehose,
@@ -246,13 +253,14 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
         bad(`${path}.cost`, `is deprecated and read as hashes: cost / ${STREAM_SUBSCRIBE_COST} (a subscription's credits), so it must be a multiple of ${STREAM_SUBSCRIBE_COST}; write hashes: N or filters: [CSDL, ...] instead`);
       }
     }
+    if (kind === 'stream' && a.transport !== undefined && !STREAM_ACTOR_TRANSPORTS.includes(a.transport as StreamActorTransport)) bad(`${path}.transport`, `must be ${STREAM_ACTOR_TRANSPORTS.join(', ')}`);
     if (kind === 'firehose' && a.every !== undefined && parseDuration(a.every) === 0) bad(`${path}.every`, 'must be longer than 0');
     if (issues.length > 0) return;
     const base = { name: actorName, account, schedule: schedule ?? { type: 'once' as const, at: [] }, start: from, stop: Math.min(to, duration) };
     if (kind === 'firehose') {
       actors.push({ ...base, kind: 'firehose', service: (a.service as string | undefined) ?? 'facebook', perMinute: a.per_minute as number, firehoseSeed: (a.seed as number | undefined) ?? seed, every: a.every === undefined ? 10 * 60_000 : ms(a.every) });
     } else if (kind === 'stream') {
-      actors.push({ ...base, kind: 'stream', filters: streamFilters(a, actorName) });
+      actors.push({ ...base, kind: 'stream', filters: streamFilters(a, actorName), transport: (a.transport as StreamActorTransport | undefined) ?? 'websocket' });
     } else {
       const actorVersion = (a.version as VersionId | undefined) ?? version;
       const body = isObj(a.body) ? { interactions: a.body.interactions as number, template: (a.body.template as Raw | undefined) ?? {} } : undefined;

@@ -1,21 +1,48 @@
 import type { ManualClock } from '@sdp/clock';
-import { CreditsExhausted, DomainError, StreamGate, type Engine } from '@sdp/core';
+import {
+  asPlatformEvent,
+  CreditsExhausted,
+  DomainError,
+  licenceTypeOf,
+  matchedRelayStream,
+  StreamConnectionsExceeded,
+  StreamGate,
+  type DeliveredCounts,
+  type Engine,
+} from '@sdp/core';
 import { onSchedule } from './call-times.ts';
 import type { StreamActor } from './scenario.ts';
 import type { UsageLedger } from './usage-ledger.ts';
 
+const MINUTE = 60_000;
+
+/** One connection the consumer holds: its id and, per hash subscribed on it, the subscription's place (`seq`). */
+interface HeldConnection {
+  id: string;
+  subs: Map<string, number>;
+}
+
 /**
  * A simulated stream consumer: the core's `StreamGate`, as the real stream's transports use it, with no
  * socket. At its start it compiles its filters (calls like any client's); at each scheduled instant it
- * (re)connects: it closes the connection it holds, opens a new one and subscribes to every hash again, as
- * clients resubscribe on reconnect, so each subscribe is a first one on its connection and is charged.
- * It closes at its stop. The seconds subscribed and the interactions matched are the real stream's.
+ * (re)connects: it closes what it holds, opens anew and subscribes to every hash again, as clients
+ * resubscribe on reconnect, so each subscribe is a first one on its connection and is charged. Over
+ * WebSocket (`transport: websocket`) and a multi HTTP stream (`http-multi`, `GET /multi?hashes=`) that is
+ * one connection for all its hashes; over single-hash HTTP streams (`http`, `GET /<hash>`) one connection
+ * a hash, closed again when its subscription is refused, as the server does. It closes at its stop.
+ *
+ * It reads what was matched for it from the account's relay, as a server's stream host does, and is
+ * delivered all of it (a simulated consumer never falls behind): the counts are recorded through the
+ * gate when it disconnects and when the run asks (`catchUp`, each simulated hour), so the seconds
+ * subscribed and the licences delivered are the real stream's.
  */
 export class StreamConsumer {
   private readonly gate: StreamGate;
   private hashes: string[] = [];
-  private connection: string | undefined;
+  private held: HeldConnection[] = [];
   private stopped = false;
+  /** The version of the account's relay read so far. */
+  private relayVersion = 0;
 
   constructor(
     private readonly actor: StreamActor,
@@ -33,6 +60,8 @@ export class StreamConsumer {
     const from = this.scenarioStart + this.actor.start;
     const to = this.scenarioStart + this.actor.stop;
     this.clock.at(from, async () => {
+      // Nothing matched before it starts is its own.
+      this.relayVersion = (await this.engine.store.readStream(matchedRelayStream(this.actor.account))).at(-1)?.version ?? 0;
       if (!(await this.compile())) return;
       onSchedule(this.clock, this.actor.schedule, from, to, (at) => this.reconnect(at));
       // The last instant inside the actor's span: a close at `to` itself could fall after the run's end.
@@ -61,19 +90,43 @@ export class StreamConsumer {
   private async reconnect(at: number): Promise<void> {
     if (this.stopped) return;
     await this.disconnect('reconnect');
-    try {
-      this.connection = await this.gate.open(this.actor.account, 'websocket');
-    } catch (error) {
-      return this.refused(error);
-    }
-    for (const hash of this.hashes) {
-      try {
-        const subscribed = await this.gate.subscribe(this.actor.account, this.connection, hash);
-        this.ledger.recordStream(this.actor.account, at, subscribed.rate, false);
-      } catch (error) {
-        if (error instanceof CreditsExhausted) this.ledger.recordStream(this.actor.account, at, error.figures, true);
-        else this.refused(error);
+    if (this.actor.transport === 'http') {
+      // A GET /<hash> each: the connection opens, subscribes its hash, and a refusal closes it.
+      for (const hash of this.hashes) {
+        const connection = await this.open(at, 'http');
+        if (!connection) return;
+        if (await this.subscribe(at, connection, hash)) this.held.push(connection);
+        else await this.gate.close(this.actor.account, connection.id, 'refused');
       }
+      return;
+    }
+    const connection = await this.open(at, this.actor.transport === 'http-multi' ? 'http' : 'websocket');
+    if (!connection) return;
+    this.held.push(connection);
+    for (const hash of this.hashes) await this.subscribe(at, connection, hash);
+  }
+
+  private async open(at: number, transport: 'websocket' | 'http'): Promise<HeldConnection | undefined> {
+    try {
+      return { id: await this.gate.open(this.actor.account, transport), subs: new Map() };
+    } catch (error) {
+      if (error instanceof StreamConnectionsExceeded) this.ledger.recordStreamConnectionRefused(this.actor.account, at);
+      this.refused(error);
+      return undefined;
+    }
+  }
+
+  /** Subscribes one hash, charged; false when refused. */
+  private async subscribe(at: number, connection: HeldConnection, hash: string): Promise<boolean> {
+    try {
+      const subscribed = await this.gate.subscribe(this.actor.account, connection.id, hash);
+      connection.subs.set(hash, subscribed.seq);
+      this.ledger.recordStream(this.actor.account, at, subscribed.rate, false);
+      return true;
+    } catch (error) {
+      if (error instanceof CreditsExhausted) this.ledger.recordStream(this.actor.account, at, error.figures, true);
+      else this.refused(error);
+      return false;
     }
   }
 
@@ -84,10 +137,42 @@ export class StreamConsumer {
     if (!this.notes.includes(note)) this.notes.push(note);
   }
 
+  /**
+   * Reads what was matched since the last read, and records what its connections were delivered of it
+   * (each match for a hash a connection held from a version at or before the one the match was decided on).
+   */
+  async catchUp(): Promise<void> {
+    const events = await this.engine.store.readStream(matchedRelayStream(this.actor.account), this.relayVersion);
+    if (events.length === 0) return;
+    this.relayVersion = events[events.length - 1]!.version;
+    if (this.held.length === 0) return;
+    const counts: DeliveredCounts = {};
+    for (const stored of events) {
+      const e = asPlatformEvent(stored);
+      if (e?.type !== 'StreamInteractionsMatched') continue;
+      const seq = e.data.seq ?? e.version - 1;
+      const byHash = (counts[String(Math.floor(e.data.at / MINUTE) * MINUTE)] ??= {});
+      for (const item of e.data.items) {
+        const type = licenceTypeOf(item.interaction);
+        for (const hash of item.hashes) {
+          for (const c of this.held) {
+            const since = c.subs.get(hash);
+            if (since === undefined || seq < since) continue;
+            const l = (byHash[hash] ??= {});
+            l.interaction = (l.interaction ?? 0) + 1;
+            if (type) l[type] = (l[type] ?? 0) + 1;
+          }
+        }
+      }
+    }
+    await this.gate.recordDelivered(this.actor.account, counts);
+  }
+
   private async disconnect(reason: string): Promise<void> {
-    if (this.connection === undefined) return;
-    const connection = this.connection;
-    this.connection = undefined;
-    await this.gate.close(this.actor.account, connection, reason);
+    if (this.held.length === 0) return;
+    await this.catchUp();
+    const held = this.held;
+    this.held = [];
+    for (const c of held) await this.gate.close(this.actor.account, c.id, reason);
   }
 }

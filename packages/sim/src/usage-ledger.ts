@@ -19,6 +19,8 @@ export interface HourRow {
   refusedQueue: number;
   /** Stream subscriptions refused for the allowance (each charged 5 when admitted). */
   refusedStream: number;
+  /** Stream connections refused because the package's `stream_connections` were all open. */
+  refusedConnections: number;
   retries: number;
   /** Calls a client stopped retrying. */
   gaveUp: number;
@@ -51,6 +53,8 @@ export interface AccountTotals {
   refusedRate: number;
   refusedQueue: number;
   refusedStream: number;
+  /** Stream connections refused because the package's `stream_connections` were all open. */
+  refusedConnections: number;
   /** Stream subscriptions attempted (admitted or refused). */
   streamCharges: number;
   retries: number;
@@ -123,6 +127,7 @@ export class UsageLedger {
         refusedRate: 0,
         refusedQueue: 0,
         refusedStream: 0,
+        refusedConnections: 0,
         retries: 0,
         gaveUp: 0,
         statuses: {},
@@ -150,6 +155,7 @@ export class UsageLedger {
         refusedRate: 0,
         refusedQueue: 0,
         refusedStream: 0,
+        refusedConnections: 0,
         streamCharges: 0,
         retries: 0,
         gaveUp: 0,
@@ -234,6 +240,13 @@ export class UsageLedger {
       this.limited(a, 'general', at, figures.reset * 1000);
     }
     this.observe(a, 'general', at, figures);
+  }
+
+  /** A stream connection refused because the package's `stream_connections` were all open. */
+  recordStreamConnectionRefused(account: string, at: number): void {
+    const a = this.accounts.get(account)!;
+    a.rows[this.hourOf(at)]!.refusedConnections++;
+    a.totals.refusedConnections++;
   }
 
   recordGaveUp(account: string, at: number): void {

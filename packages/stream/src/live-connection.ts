@@ -4,18 +4,31 @@ import { slowFailure, slowWarning } from './stream-messages.ts';
 
 /** Where a connection's messages go: a WebSocket, or a chunked HTTP response. */
 export interface MessageSink {
-  /** Writes one message's text (a WebSocket frame, or one chunk `<text>\n`). */
-  write(text: string): void;
+  /**
+   * Writes one message's text (a WebSocket frame, or one chunk `<text>\n`). `done`, when given, is told
+   * once whether the message left for the client (taken by the socket, or read from the body) or never will.
+   */
+  write(text: string, done?: Delivered): void;
   /** Bytes written but not yet taken by the client. */
   buffered(): number;
   /** Ends the transport (after what was written, if the client still reads). */
   close(): void;
 }
 
+/** Told whether a message was delivered: `true` once the transport took it, `false` when it never will. */
+export type Delivered = (ok: boolean) => void;
+
+/** A match held for a subscription being decided: the aggregate version it was decided on, its text. */
+export interface HeldMatch {
+  seq: number;
+  text: string;
+  done: Delivered;
+}
+
 /** A subscription on this process: its place in the account's stream once known, matches held until then. */
 export interface LocalSubscription {
   seq: number | undefined;
-  held: { version: number; text: string }[];
+  held: HeldMatch[];
 }
 
 export interface ConnectionView {
@@ -39,7 +52,7 @@ export class LiveConnection {
   closed = false;
   private warned = false;
   /** Messages decided before the transport is open (the 101 or the 200 not yet sent), sent by `ready`. */
-  private early: string[] | undefined = [];
+  private early: { text: string; done: Delivered | undefined }[] | undefined = [];
   private queue: Promise<void> = Promise.resolve();
   private pending = 0;
 
@@ -64,13 +77,14 @@ export class LiveConnection {
     this.sendText(JSON.stringify(message), now);
   }
 
-  sendText(text: string, now: number): void {
-    if (this.closed) return;
+  /** `done` is told whether the message was delivered (never, when the connection has closed). */
+  sendText(text: string, now: number, done?: Delivered): void {
+    if (this.closed) return done?.(false);
     if (this.early) {
-      this.early.push(text);
+      this.early.push({ text, done });
       return;
     }
-    this.sink.write(text);
+    this.sink.write(text, done);
     this.lastSent = now;
     const buffered = this.sink.buffered();
     if (buffered > this.bufferBytes) {
@@ -99,10 +113,12 @@ export class LiveConnection {
   ready(now: number): void {
     const early = this.early;
     this.early = undefined;
-    for (const text of early ?? []) this.sendText(text, now);
+    for (const { text, done } of early ?? []) this.sendText(text, now, done);
   }
 
   closeSink(): void {
+    // What never reached the transport was never delivered.
+    for (const { done } of this.early?.splice(0) ?? []) done?.(false);
     this.sink.close();
   }
 

@@ -1,7 +1,6 @@
+import { MATCHED_TYPE } from '@sdp/core';
 import { followLog, type EventStore, type LogFollower, type StoredEvent } from '@sdp/core/kernel';
 
-/** The event that carries what a write matched for an account's stream subscriptions. */
-export const MATCHED_TYPE = 'StreamInteractionsMatched';
 /** A connection's end: another process may end one of this process's (its host taken for dead). */
 export const DISCONNECTED_TYPE = 'StreamDisconnected';
 

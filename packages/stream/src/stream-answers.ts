@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { CreditsExhausted, DomainError, type RateFigures } from '@sdp/core';
-import type { MessageSink } from './live-connection.ts';
+import type { Delivered, MessageSink } from './live-connection.ts';
 import { interactionMessage, type StreamMessage } from './stream-messages.ts';
 
 /**
@@ -11,28 +11,35 @@ import { interactionMessage, type StreamMessage } from './stream-messages.ts';
  */
 export function pacedChunks(res: ServerResponse): MessageSink {
   const socket = res.socket;
-  const queue: string[] = [];
+  const queue: { chunk: string; done: Delivered | undefined }[] = [];
   let queued = 0;
   let writing = false;
   let ending = false;
   const pump = (): void => {
-    if (writing || res.destroyed) return;
+    if (writing) return;
+    if (res.destroyed) {
+      // What waited never leaves.
+      for (const { done } of queue.splice(0)) done?.(false);
+      return;
+    }
     const next = queue.shift();
     if (next === undefined) {
       if (ending) res.end();
       return;
     }
-    queued -= next.length;
+    queued -= next.chunk.length;
     writing = true;
-    res.write(next, () => {
+    res.write(next.chunk, (error) => {
+      next.done?.(!error);
       writing = false;
       setImmediate(pump);
     });
   };
+  res.once('close', () => setImmediate(pump));
   return {
-    write: (text) => {
-      if (ending) return;
-      queue.push(text + '\n');
+    write: (text, done) => {
+      if (ending) return done?.(false);
+      queue.push({ chunk: text + '\n', done });
       queued += text.length + 1;
       pump();
     },
@@ -71,37 +78,71 @@ export function refusalResponse(error: unknown): Response {
 
 /**
  * A fetch `Response` body that carries one message per chunk (`<text>\n`), and the connection's sink
- * writing into it. What the reader has not taken is counted as unread (the queue's byte size), so the
- * connection's bound covers it as it covers a socket's buffer; `onCancel` is told when the reader goes.
+ * writing into it. A chunk is handed to the stream only when the reader asks for one, so a message is
+ * delivered exactly when it is read; what waits is counted as unread (its byte size), so the
+ * connection's bound covers it as it covers a socket's buffer. `onCancel` is told when the reader goes.
  */
 export function streamedBody(onCancel: () => void): { body: ReadableStream<Uint8Array>; sink: MessageSink } {
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let open = true;
+  let ending = false;
+  /** Whether the reader waits for a chunk (none was waiting when it asked). */
+  let wanted = false;
+  const waiting: { bytes: Uint8Array; done: Delivered | undefined }[] = [];
+  let waitingBytes = 0;
+  const hand = (bytes: Uint8Array, done: Delivered | undefined): void => {
+    controller.enqueue(bytes);
+    done?.(true);
+  };
+  const end = (): void => {
+    open = false;
+    controller.close();
+  };
   const body = new ReadableStream<Uint8Array>(
     {
       start: (c) => {
         controller = c;
       },
+      pull: () => {
+        const next = waiting.shift();
+        if (!next) {
+          if (ending && open) end();
+          else wanted = true;
+          return;
+        }
+        waitingBytes -= next.bytes.byteLength;
+        hand(next.bytes, next.done);
+      },
       cancel: () => {
         open = false;
+        for (const { done } of waiting.splice(0)) done?.(false);
+        waitingBytes = 0;
         onCancel();
       },
     },
-    // A high-water mark of 0: the desired size is minus the bytes queued.
+    // A high-water mark of 0: `pull` runs only when the reader asks.
     new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
   );
   return {
     body,
     sink: {
-      write: (text) => {
-        if (open) controller.enqueue(encoder.encode(text + '\n'));
+      write: (text, done) => {
+        if (!open || ending) return done?.(false);
+        const bytes = encoder.encode(text + '\n');
+        if (wanted) {
+          wanted = false;
+          return hand(bytes, done);
+        }
+        waiting.push({ bytes, done });
+        waitingBytes += bytes.byteLength;
       },
-      buffered: () => (open ? -(controller.desiredSize ?? 0) : 0),
+      buffered: () => (open ? waitingBytes : 0),
       close: () => {
-        if (!open) return;
-        open = false;
-        controller.close();
+        if (!open || ending) return;
+        ending = true;
+        // What waits is still read first; the end comes after it.
+        if (waiting.length === 0) end();
       },
     },
   };

@@ -9,6 +9,9 @@ import {
   LostHosts,
   accountOfStream,
   asPlatformEvent,
+  licenceTypeOf,
+  MATCHED_TYPE,
+  MATCHES_KEPT_MS,
   MAX_HASHES_PER_CONNECTION,
   StreamGate,
   type Engine,
@@ -18,7 +21,8 @@ import {
 } from '@sdp/core';
 import type { Clock, StoredEvent } from '@sdp/core/kernel';
 import { ActionSplitter, readAction, type StreamAction } from './action-splitter.ts';
-import { LiveConnection, type ConnectionView, type MessageSink } from './live-connection.ts';
+import { DeliveryTally } from './delivery-tally.ts';
+import { LiveConnection, type ConnectionView, type Delivered, type LocalSubscription, type MessageSink } from './live-connection.ts';
 import { MatchFeed } from './match-feed.ts';
 import { messageText, pacedChunks, rateHeaders, refusalResponse, refuseHttp, refuseUpgrade, refuseUpgradeWith, streamedBody } from './stream-answers.ts';
 import { HASH, fetchStreamTarget, streamTarget, type StreamTarget } from './stream-target.ts';
@@ -61,12 +65,24 @@ export interface StreamHostOptions {
    * it, for the store's sole server (nobody else to find it dead; `endLeftOpen` covers its restart).
    */
   liveness?: false | { renewMs?: number; lapseMs?: number; sweepMs?: number };
+  /**
+   * Real time an account's delivered counts are held at most before they are recorded (they are also
+   * recorded when a clock minute they hold ends, at an unsubscribe and at a disconnect). Default 60 s:
+   * what a crash of this process loses at most.
+   */
+  deliveriesHeldMs?: number;
+  /** Real time matched interactions stay in the log before this host drops them. Default `MATCHES_KEPT_MS`. */
+  matchesKeptMs?: number;
+  /** Real time, for the bounds above (the clock port may be a manual one). Default `Date.now`. */
+  realNow?: () => number;
 }
 
 /** Matches held for one subscription while it is being decided, at most. */
 const MAX_HELD = 10_000;
-/** Real time between looks for connections owed a tick. */
+/** Real time between looks for connections owed a tick (and counts owed a write). */
 const TICK_CHECK_MS = 250;
+/** Real time between looks at the log's head, for dropping the matches older than they are kept. */
+const DROP_CHECK_MS = 30_000;
 
 /**
  * The stream product on a node:http server: WebSocket upgrades at `/`, `/multi` and `/<hash>`, HTTP
@@ -102,6 +118,16 @@ export class StreamHost {
   private renewedSince: number | undefined;
   /** Rate figures for the 101 of an upgrade in progress (the `headers` event sees only the request). */
   private readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
+  private readonly tally = new DeliveryTally();
+  /** Accounts whose counts are being written now (one write at a time each). */
+  private readonly recording = new Map<string, Promise<void>>();
+  private readonly deliveriesHeldMs: number;
+  private readonly matchesKeptMs: number;
+  private readonly realNow: () => number;
+  /** The log's head as seen at real times, oldest first: what is older than `matchesKeptMs` is dropped up to it. */
+  private readonly heads: { at: number; head: number }[] = [];
+  private lastHeadCheck = -Infinity;
+  private dropping = false;
 
   constructor(options: StreamHostOptions) {
     this.engine = options.engine;
@@ -119,6 +145,9 @@ export class StreamHost {
     this.maxPending = options.maxPendingActions ?? 64;
     this.endLeftOpen = options.endLeftOpen ?? false;
     this.onError = options.onError ?? ((e) => console.error('stream:', e));
+    this.deliveriesHeldMs = options.deliveriesHeldMs ?? 60_000;
+    this.matchesKeptMs = options.matchesKeptMs ?? MATCHES_KEPT_MS;
+    this.realNow = options.realNow ?? Date.now;
     this.feed = new MatchFeed(this.engine.store, (e) => this.deliver(e), this.onError);
     this.wss.on('headers', (headers, req) => {
       const rate = this.upgradeRates.get(req);
@@ -290,6 +319,9 @@ export class StreamHost {
       c.send(closingFailure(), now);
       return this.end(c, 'server closing');
     }));
+    // A turn for the transports to confirm what they took, then every count left is recorded.
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all(this.tally.accounts().map((username) => this.recordDelivered(username)));
     // Its connections ended, nothing is left for a sweep to find.
     if (this.hosting) await this.hosting.liveness.forget(this.hosting.host).catch((e) => this.quietly(e));
     this.wss.close();
@@ -307,6 +339,8 @@ export class StreamHost {
       this.forget(c);
       c.closeSink();
     }
+    this.tally.clear();
+    this.heads.length = 0;
     await emptyStore();
     // The reset emptied the liveness records with the log.
     if (this.hosting) await this.hosting.liveness.renew(this.hosting.host, this.clock.now()).catch((e) => this.quietly(e));
@@ -401,8 +435,18 @@ export class StreamHost {
       return refuseUpgradeWith(socket, error);
     }
     let ws: WebSocket | undefined;
+    // Delivery callbacks in send order, behind one callback for every frame: a write with a callback of
+    // its own cost a tick of its own, where writes sharing one are answered together. `ws` (and the
+    // socket under it) answers writes in the order they were made, errors included.
+    const sent: Delivered[] = [];
+    const onSent = (error?: Error | null): void => sent.shift()?.(!error);
     const sink: MessageSink = {
-      write: (text) => ws?.send(text),
+      write: (text, done) => {
+        if (!ws) return done?.(false);
+        if (!done) return ws.send(text);
+        sent.push(done);
+        ws.send(text, onSent);
+      },
       buffered: () => ws?.bufferedAmount ?? 0,
       close: () => {
         ws?.close(1000);
@@ -475,7 +519,10 @@ export class StreamHost {
       // Nothing more reaches it from now on, whatever the write's fate.
       const hash = action.hash.toLowerCase();
       if (!conn.subs.delete(hash)) return;
-      conn.enqueue(() => this.gate.unsubscribe(conn.username, conn.id, hash).catch((e) => this.quietly(e)), Number.MAX_SAFE_INTEGER);
+      conn.enqueue(async () => {
+        await this.recordDelivered(conn.username);
+        await this.gate.unsubscribe(conn.username, conn.id, hash).catch((e) => this.quietly(e));
+      }, Number.MAX_SAFE_INTEGER);
       return;
     }
     const hash = action.hash.toLowerCase();
@@ -528,14 +575,15 @@ export class StreamHost {
    * in the account's stream is known, those after it are its own. Throws the core's refusal.
    */
   private async subscribeFirst(conn: LiveConnection, hash: string): Promise<RateFigures> {
-    const local = { seq: undefined as number | undefined, held: [] as { version: number; text: string }[] };
+    const local: LocalSubscription = { seq: undefined, held: [] };
     conn.subs.set(hash, local);
     // The connection is registered for the feed from the first subscription on (its matches are held).
     this.register(conn, false);
     try {
       const r = await this.gate.subscribe(conn.username, conn.id, hash, conn.identityId);
       local.seq = r.seq;
-      local.held = local.held.filter((h) => h.version > r.seq);
+      // Decided before the subscription: not its own, never sent, never counted.
+      local.held = local.held.filter((h) => h.seq >= r.seq);
       return r.rate;
     } catch (error) {
       if (conn.subs.get(hash) === local) conn.subs.delete(hash);
@@ -548,10 +596,7 @@ export class StreamHost {
     const local = conn.subs.get(hash);
     if (!local || local.held.length === 0) return;
     const now = this.clock.now();
-    for (const h of local.held) {
-      conn.sendText(h.text, now);
-      conn.delivered++;
-    }
+    for (const h of local.held) conn.sendText(h.text, now, h.done);
     local.held = [];
   }
 
@@ -560,35 +605,40 @@ export class StreamHost {
   private deliver(stored: StoredEvent): void {
     const event = asPlatformEvent(stored);
     if (event?.type === 'StreamDisconnected') return this.endedElsewhere(event.data.connection, event.data.reason);
-    if (event?.type !== 'StreamInteractionsMatched') return;
+    if (event?.type !== MATCHED_TYPE) return;
     const conns = this.byUser.get(accountOfStream(event.stream) ?? '');
     if (!conns || conns.size === 0) return;
     const items = event.data.items;
+    // The version of the account's subscriptions the match was decided on; an earlier build wrote the
+    // match into that aggregate itself, decided on the version before its own.
+    const seq = event.data.seq ?? event.version - 1;
     const now = this.clock.now();
     const texts = new Map<string, string>();
     for (const item of items) {
       let json: string | undefined;
+      let type: string | undefined | null = null;
       for (const hash of item.hashes) {
         for (const conn of conns) {
           const sub = conn.subs.get(hash);
           if (!sub || conn.closed) continue;
+          if (sub.seq !== undefined && seq < sub.seq) continue;
           json ??= JSON.stringify(item.interaction);
+          if (type === null) type = licenceTypeOf(item.interaction);
           const key = `${conn.wrapped ? 'w' : 'b'}${hash}`;
           let text = texts.get(key);
           if (text === undefined) texts.set(key, (text = messageText(hash, item.interaction, json, conn.wrapped)));
+          const done = this.counted(conn, hash, type);
           if (sub.seq === undefined) {
             // Held while the subscription is decided; a decision that takes for ever (the store away)
             // does not make the server hold for ever: past the connection's bound it is cut as slow.
-            sub.held.push({ version: event.version, text });
+            sub.held.push({ seq, text, done });
             if (sub.held.length > MAX_HELD) {
               conn.send(slowFailure(), now);
               void this.end(conn, 'slow consumer');
             }
             continue;
           }
-          if (event.version <= sub.seq) continue;
-          conn.sendText(text, now);
-          conn.delivered++;
+          conn.sendText(text, now, done);
         }
       }
       texts.clear();
@@ -607,9 +657,69 @@ export class StreamHost {
     void this.end(conn, HOST_LOST);
   }
 
+  /** What a delivery does once the transport took it: counted on the connection and for the account's licences. */
+  private counted(conn: LiveConnection, hash: string, type: string | undefined): Delivered {
+    return (ok) => {
+      if (!ok) return;
+      conn.delivered++;
+      this.tally.add(conn.username, hash, type, this.clock.now(), this.realNow());
+    };
+  }
+
+  /**
+   * Records the account's delivered counts in one write (after any write of them already under way).
+   * A failed write gives them back to the tally, for the next try.
+   */
+  private recordDelivered(username: string): Promise<void> {
+    const before = this.recording.get(username) ?? Promise.resolve();
+    const run = before.then(async () => {
+      const counts = this.tally.take(username);
+      if (!counts) return;
+      try {
+        await this.gate.recordDelivered(username, counts);
+      } catch (error) {
+        // Refused counts would be refused again at every try: told, not kept. A store away is tried again.
+        if (!(error instanceof DomainError)) this.tally.restore(username, counts, this.clock.now(), this.realNow());
+        this.onError(error);
+      }
+    });
+    this.recording.set(username, run);
+    void run.then(() => {
+      if (this.recording.get(username) === run) this.recording.delete(username);
+    });
+    return run;
+  }
+
+  /**
+   * Drops from the log the matches older than `matchesKeptMs` of real time: every process that follows
+   * the log read them within about a second. Positions are remembered as the head moves, so what is
+   * dropped is what was already in the log that long ago.
+   */
+  private async dropOldMatches(realNow: number): Promise<void> {
+    const store = this.engine.store;
+    if (!store.dropTypes || this.dropping) return;
+    this.dropping = true;
+    try {
+      this.heads.push({ at: realNow, head: await store.head() });
+      let through: number | undefined;
+      while (this.heads.length > 0 && realNow - this.heads[0]!.at >= this.matchesKeptMs) through = this.heads.shift()!.head;
+      if (through !== undefined && through > 0) await store.dropTypes([MATCHED_TYPE], through);
+    } catch (error) {
+      this.onError(error);
+    } finally {
+      this.dropping = false;
+    }
+  }
+
   private tick(): void {
     const now = this.clock.now();
+    const realNow = this.realNow();
     for (const conn of this.byId.values()) if (now - conn.lastSent >= this.tickMs) conn.send(tickMessage(now), now);
+    for (const username of this.tally.due(now, realNow, this.deliveriesHeldMs)) if (!this.recording.has(username)) void this.recordDelivered(username);
+    if (realNow - this.lastHeadCheck >= DROP_CHECK_MS) {
+      this.lastHeadCheck = realNow;
+      void this.dropOldMatches(realNow);
+    }
   }
 
   // ---- connections ----
@@ -639,6 +749,7 @@ export class StreamHost {
     this.forget(conn);
     conn.closeSink();
     await conn.settled();
+    await this.recordDelivered(conn.username);
     await this.gate.close(conn.username, conn.id, reason).catch((e) => this.quietly(e));
   }
 

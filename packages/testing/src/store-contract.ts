@@ -509,6 +509,32 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       expect(kept!.state).toEqual({ ...state, list: [] });
     });
 
+    it('dropTypes takes exactly the named types up to the position, never a stream\'s last event; versions and positions go on', { timeout: slow }, async () => {
+      if (!store.dropTypes) return;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ stream: fc.constantFrom('m:a', 'm:b', 'acct'), type: fc.constantFrom('Matched', 'Opened') }), { minLength: 1, maxLength: 12 }),
+          fc.integer({ min: 0, max: 14 }),
+          async (written, through) => {
+            await store.clear();
+            for (const w of written) await store.append([{ stream: w.stream, expectedVersion: ANY_VERSION, events: [newEvent(w.type, {})] }]);
+            const before = await store.readAll();
+            const last = new Map(before.map((e) => [e.stream, e.position]));
+            const kept = before.filter((e) => e.type !== 'Matched' || e.position > through || last.get(e.stream) === e.position);
+            expect(await store.dropTypes!(['Matched'], through)).toBe(before.length - kept.length);
+            expect(await store.readAll()).toEqual(kept);
+            expect(await store.readTypes(['Matched'])).toEqual(kept.filter((e) => e.type === 'Matched'));
+            for (const stream of last.keys()) expect(await store.readStream(stream)).toEqual(kept.filter((e) => e.stream === stream));
+            expect(await store.head()).toBe(before.length);
+            // The stream's version and the log's positions carry on from where they were.
+            const version = before.filter((e) => e.stream === 'm:a').length;
+            expect(await store.append([{ stream: 'm:a', expectedVersion: version, events: [newEvent('Matched', {})] }])).toEqual({ versions: [version + 1], lastPosition: before.length + 1 });
+          },
+        ),
+        { numRuns: 25 },
+      );
+    });
+
     it('clear empties events and snapshots, and streams start again at version 1', async () => {
       await store.append([{ stream: 'a', expectedVersion: 0, events: events(3) }]);
       await store.writeSnapshot?.({ stream: 'a', kind: 'k', version: 3, state: { n: 3 } });

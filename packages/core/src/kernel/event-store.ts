@@ -40,6 +40,14 @@ export interface EventStore {
    * process' on the same data. It carries no events: read them by position (`followLog` does).
    */
   watchCommits(listener: CommitListener): StopWatching;
+  /**
+   * Drops the events of the named types at or before `throughPosition`, from the log and from their
+   * streams, except the last event of each stream (so a stream's version never goes back, nor the log's
+   * head: positions are never handed out twice). Only for transient events, which no decision needs and
+   * whose readers follow the log live: the stream product's matched interactions (`MATCHES_KEPT_MS`).
+   * Answers how many went. A store without it keeps them.
+   */
+  dropTypes?(types: readonly string[], throughPosition: number): Promise<number>;
   /** Snapshots: a folded state at a stream version, so long streams load in constant time. */
   readSnapshot?(stream: string, kind: string): Promise<Snapshot | undefined>;
   writeSnapshot?(snapshot: Snapshot): Promise<void>;

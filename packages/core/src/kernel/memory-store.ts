@@ -227,6 +227,35 @@ export class MemoryEventStore implements EventStore {
     }
   }
 
+  /** Walks the log once (a caller drops at most once a minute), so the lists stay in position order. */
+  async dropTypes(types: readonly string[], throughPosition: number): Promise<number> {
+    const dropped = new Set<number>();
+    const streams = new Set<StreamLog>();
+    for (const type of new Set(types)) {
+      const list = this.byType.get(type);
+      if (!list) continue;
+      const kept = list.filter((e) => {
+        if (e.position > throughPosition) return true;
+        const stream = this.streams.get(e.stream)!;
+        if (stream.events[stream.events.length - 1] === e) return true;
+        dropped.add(e.position);
+        streams.add(stream);
+        return false;
+      });
+      if (kept.length === list.length) continue;
+      if (kept.length === 0) this.byType.delete(type);
+      else this.byType.set(type, kept);
+    }
+    if (dropped.size === 0) return 0;
+    this.log = this.log.filter((e) => !dropped.has(e.position));
+    for (const list of streams) {
+      // Events a forgetting already judged stay judged: they are before the index it resumes from.
+      list.judged -= list.events.slice(0, list.judged).filter((e) => dropped.has(e.position)).length;
+      list.events = list.events.filter((e) => !dropped.has(e.position));
+    }
+    return dropped.size;
+  }
+
   async clear(): Promise<void> {
     this.log = [];
     this.byType = new Map();

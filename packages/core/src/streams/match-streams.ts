@@ -1,7 +1,8 @@
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { CompiledFilter, Interaction } from '../filters/index.ts';
 import { loadFilter, REGEX_WORK_PER_TURN, type WorkMeter } from '../filters/index.ts';
-import { liveHashes, streamConnectionsDecider, streamConnectionsStream, type StreamMatch } from './stream-connections.ts';
+import { liveHashes, streamConnectionsDecider, streamConnectionsStream } from './stream-connections.ts';
+import { matchedRelayDecider, matchedRelayStream, type StreamMatch } from './matched-relay.ts';
 
 /** What matching for streams needs of a call or an operator's unit of work. */
 export interface StreamMatchContext {
@@ -14,8 +15,10 @@ export interface StreamMatchContext {
 /**
  * Offers interactions entering the account's platform to the hashes its stream connections are
  * subscribed to: each hash's compiled filter decides (the same linear-time matcher recordings use), and
- * what matched is staged as one `StreamInteractionsMatched` in `ctx.uow`, so it reaches subscribers only
- * when the call that brought it commits, and in the order of the account's stream. Returns how many
+ * what matched is staged as one `StreamInteractionsMatched` on the account's relay in `ctx.uow`, so it
+ * reaches subscribers only when the call that brought it commits. The aggregate of the account's
+ * subscriptions is read (and so guarded) in the same write: its version is the match's `seq`, which
+ * orders it against subscriptions. Returns how many
  * interactions matched some hash. An account with nothing subscribed costs one cached load.
  */
 export async function offerToStreams(ctx: StreamMatchContext, interactions: readonly Interaction[]): Promise<number> {
@@ -52,6 +55,6 @@ export async function offerToStreams(ctx: StreamMatchContext, interactions: read
   } finally {
     for (const { filter } of filters) filter.releaseCaches();
   }
-  if (items.length > 0) await ctx.uow.execute(streamConnectionsDecider, stream, { type: 'RecordStreamMatches', at: ctx.now, items });
+  if (items.length > 0) await ctx.uow.execute(matchedRelayDecider, matchedRelayStream(ctx.account.username), { type: 'RelayStreamMatches', at: ctx.now, seq: state.seq, items });
   return items.length;
 }

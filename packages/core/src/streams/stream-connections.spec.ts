@@ -6,10 +6,12 @@ import {
   MAX_HASHES_PER_CONNECTION,
   STREAM_USAGE_KEPT_MS,
   connectionHosts,
+  licenceTypeOf,
   liveHashes,
   subscriptionOf,
   streamConnectionsDecider,
   streamUsage,
+  type DeliveredCounts,
   type StreamCommand,
   type StreamEvent,
 } from './stream-connections.ts';
@@ -79,17 +81,34 @@ describe('stream connections: given / when / then', () => {
     spec().given([]).when({ type: 'CloseStreamConnection', connection: 'c1', at: 9000, reason: 'closed' }).then([]);
   });
 
-  it('records matches as one event, counting a delivery per live subscription of each hash', () => {
+  it('records delivered interactions as counts by minute and hash, adding to what was recorded before', () => {
+    const minutes: DeliveredCounts = { '60000': { [H1]: { interaction: 2, facebook: 2 }, [H2]: { interaction: 1 } } };
     const state = spec()
-      .given([connected('c1'), connected('c2'), subscribed(H1, 'c1'), subscribed(H1, 'c2'), subscribed(H2, 'c1')])
-      .when({ type: 'RecordStreamMatches', at: 61_000, items: [{ hashes: [H1, H2], interaction: fb }] })
-      .then([{ type: 'StreamInteractionsMatched', data: { at: 61_000, items: [{ hashes: [H1, H2], interaction: fb }] } }]);
-    expect(state.delivered[H1]).toEqual({ '60000': { interaction: 2, facebook: 2 } });
-    expect(state.delivered[H2]).toEqual({ '60000': { interaction: 1, facebook: 1 } });
+      .given([connected('c1'), subscribed(H1, 'c1'), { type: 'StreamInteractionsDelivered', data: { at: 61_000, minutes: { '60000': { [H1]: { interaction: 1, facebook: 1 } } } } }])
+      .when({ type: 'RecordStreamDeliveries', at: 119_000, minutes })
+      .then([{ type: 'StreamInteractionsDelivered', data: { at: 119_000, minutes } }]);
+    expect(state.delivered[H1]).toEqual({ '60000': { interaction: 3, facebook: 3 } });
+    expect(state.delivered[H2]).toEqual({ '60000': { interaction: 1 } });
   });
 
-  it('records nothing when nothing matched', () => {
-    spec().given([connected()]).when({ type: 'RecordStreamMatches', at: 1, items: [] }).then([]);
+  it('records nothing when nothing was delivered, and refuses counts that are not counts', () => {
+    spec().given([connected()]).when({ type: 'RecordStreamDeliveries', at: 1, minutes: {} }).then([]);
+    spec().given([connected()]).when({ type: 'RecordStreamDeliveries', at: 1, minutes: { '0': { [H1]: {} } } }).then([]);
+    spec().given([]).when({ type: 'RecordStreamDeliveries', at: 1, minutes: { '0': { [H1]: { interaction: -1 } } } }).thenThrows(400, /whole numbers/);
+    spec().given([]).when({ type: 'RecordStreamDeliveries', at: 1, minutes: { '61': { [H1]: { interaction: 1 } } } }).thenThrows(400, /minute/);
+  });
+
+  it('still folds matches written into the aggregate by earlier builds as licences, one per live subscription (their billing then)', () => {
+    const state = fold(streamConnectionsDecider, [
+      connected('c1'),
+      connected('c2'),
+      subscribed(H1, 'c1'),
+      subscribed(H1, 'c2'),
+      subscribed(H2, 'c1'),
+      { type: 'StreamInteractionsMatched', data: { at: 61_000, items: [{ hashes: [H1, H2], interaction: fb }] } },
+    ]);
+    expect(state.delivered[H1]).toEqual({ '60000': { interaction: 2, facebook: 2 } });
+    expect(state.delivered[H2]).toEqual({ '60000': { interaction: 1, facebook: 1 } });
   });
 });
 
@@ -156,7 +175,7 @@ describe('stream usage', () => {
     const state = fold(streamConnectionsDecider, [
       connected('c1', 0),
       subscribed(H1, 'c1', 0),
-      { type: 'StreamInteractionsMatched', data: { at: 30_000, items: [{ hashes: [H1], interaction: fb }] } },
+      { type: 'StreamInteractionsDelivered', data: { at: 35_000, minutes: { '0': { [H1]: { interaction: 1, facebook: 1 } } } } },
       { type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: 90_000 } },
       subscribed(H2, 'c1', 100_000),
     ]);
@@ -173,7 +192,8 @@ describe('stream usage', () => {
       let at = 0;
       for (const gap of gaps) {
         at += gap;
-        events.push(subscribed(H1, 'c1', at), { type: 'StreamInteractionsMatched', data: { at, items: [{ hashes: [H1], interaction: fb }] } });
+        const minute = String(Math.floor(at / 60_000) * 60_000);
+        events.push(subscribed(H1, 'c1', at), { type: 'StreamInteractionsDelivered', data: { at, minutes: { [minute]: { [H1]: { interaction: 1 } } } } });
         events.push({ type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: at + 1 } });
       }
       const state = fold(streamConnectionsDecider, events);
@@ -181,4 +201,12 @@ describe('stream usage', () => {
       for (const minute of Object.keys(state.delivered[H1] ?? {})) expect(Number(minute)).toBeGreaterThanOrEqual(at - STREAM_USAGE_KEPT_MS - 60_000);
     },
   );
+});
+
+describe('licence types', () => {
+  it('a source name from the data is a licence type; a long, odd or inherited name counts only as an interaction', () => {
+    expect(licenceTypeOf({ interaction: { type: 'twitter_gnip' } })).toBe('twitter_gnip');
+    expect(licenceTypeOf({ fb: {} })).toBe('facebook');
+    for (const type of ['constructor', '__proto__', 'toString', 'Twitter', 'x'.repeat(40), 'interaction', 'a b']) expect(licenceTypeOf({ interaction: { type } })).toBeUndefined();
+  });
 });

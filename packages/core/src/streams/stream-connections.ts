@@ -3,12 +3,14 @@ import { BadRequest, DomainError, NotFound } from '../calls/errors.ts';
 import { own } from '../calls/input-limits.ts';
 import { streamNamer } from '../kernel/stream-names.ts';
 import { bucketDelete, bucketEntries, bucketGet, bucketSet, type Buckets } from './buckets.ts';
+import type { MatchedEvent } from './matched-relay.ts';
 
 /**
- * The stream product's connections of one account and the hashes each is subscribed to (docs/contract.md#the-stream).
- * One stream per account holds them all with the interactions matched for them, so the order of a
- * subscription and of what was matched for it is the stream's order: a subscription receives exactly
- * the matches decided after it (`seq`), in every process that follows the log.
+ * The stream product's connections of one account and the hashes each is subscribed to (docs/contract.md#the-stream),
+ * with the interactions delivered on them, as counts. Its version orders subscriptions and matches: a
+ * match is decided on a version of this aggregate (`seq`, guarded in the match's write), and a
+ * subscription receives exactly the matches decided at or after its own version, in every process that
+ * follows the log. The matched interactions themselves are relayed apart (`matched-relay.ts`), and not kept.
  */
 export type StreamTransport = 'websocket' | 'http' | 'http-duplex';
 
@@ -51,18 +53,20 @@ export interface StreamConnections {
   delivered: Record<string, Record<string, Licences>>;
 }
 
-/** One matched interaction and the subscribed hashes whose filters it matched. */
-export interface StreamMatch {
-  hashes: string[];
-  interaction: Record<string, unknown>;
-}
+/** Delivered interactions to record: by minute (Unix ms of its start), then by hash, then by licence type. */
+export type DeliveredCounts = Record<string, Record<string, Licences>>;
 
 export type StreamEvent =
   | DomainEvent<'StreamConnected', { connection: string; transport: StreamTransport; at: number; host?: string }>
   | DomainEvent<'StreamSubscribed', { connection: string; hash: string; at: number }>
   | DomainEvent<'StreamUnsubscribed', { connection: string; hash: string; at: number }>
   | DomainEvent<'StreamDisconnected', { connection: string; at: number; reason: string }>
-  | DomainEvent<'StreamInteractionsMatched', { at: number; items: StreamMatch[] }>;
+  | DomainEvent<'StreamInteractionsDelivered', { at: number; minutes: DeliveredCounts }>
+  /**
+   * Written here by builds before deliveries were counted (licences then counted at match time, for every
+   * live subscription): still folded so that their usage reads as it did. Matches now go to the relay.
+   */
+  | MatchedEvent;
 
 export type StreamCommand =
   | { type: 'OpenStreamConnection'; connection: string; transport: StreamTransport; at: number; limit: number; host?: string }
@@ -74,7 +78,7 @@ export type StreamCommand =
    * (`aliveAt`, or later for one opened after it), so its seconds stop there.
    */
   | { type: 'EndLostHostConnections'; host: string; aliveAt: number; reason: string }
-  | { type: 'RecordStreamMatches'; at: number; items: StreamMatch[] };
+  | { type: 'RecordStreamDeliveries'; at: number; minutes: DeliveredCounts };
 
 export const streamConnectionsStream: (username: string) => string = streamNamer('streams:');
 
@@ -140,9 +144,21 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         }
         return out;
       }
-      case 'RecordStreamMatches': {
-        if (command.items.length === 0) return [];
-        return [{ type: 'StreamInteractionsMatched', data: { at: command.at, items: command.items } }];
+      case 'RecordStreamDeliveries': {
+        const minutes: DeliveredCounts = {};
+        for (const [minute, byHash] of Object.entries(command.minutes)) {
+          if (!Number.isSafeInteger(Number(minute)) || Number(minute) % MINUTE !== 0) throw new BadRequest(`Deliveries are counted by minute: ${minute} is not a minute's start`);
+          const kept: Record<string, Licences> = {};
+          for (const [hash, licences] of Object.entries(byHash)) {
+            const counted = Object.entries(licences).filter(([type, n]) => Number.isSafeInteger(n) && n > 0 && isLicenceType(type));
+            if (counted.length < Object.keys(licences).length) throw new BadRequest(`Delivered counts are whole numbers above 0 by licence type (hash ${hash})`);
+            if (counted.length > MAX_LICENCE_TYPES) throw new BadRequest(`At most ${MAX_LICENCE_TYPES} licence types are counted for a hash in a minute`);
+            if (counted.length > 0) kept[hash] = Object.fromEntries(counted);
+          }
+          if (Object.keys(kept).length > 0) minutes[minute] = kept;
+        }
+        if (Object.keys(minutes).length === 0) return [];
+        return [{ type: 'StreamInteractionsDelivered', data: { at: command.at, minutes } }];
       }
     }
   },
@@ -189,37 +205,59 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         prune(s, d.at);
         return s;
       }
+      case 'StreamInteractionsDelivered': {
+        const d = event.data;
+        const counts = new Map<string, Map<string, Licences>>();
+        for (const [minute, byHash] of Object.entries(d.minutes)) {
+          for (const [hash, licences] of Object.entries(byHash)) {
+            let byMinute = counts.get(hash);
+            if (!byMinute) counts.set(hash, (byMinute = new Map()));
+            byMinute.set(minute, licences);
+          }
+        }
+        addDelivered(s, counts);
+        prune(s, d.at);
+        return s;
+      }
       case 'StreamInteractionsMatched': {
+        // A build before deliveries were counted: each live subscription of a matched hash counted one.
         const d = event.data;
         const minute = String(Math.floor(d.at / MINUTE) * MINUTE);
-        const counts = new Map<string, Licences>();
+        const counts = new Map<string, Map<string, Licences>>();
         for (const item of d.items) {
           const type = licenceTypeOf(item.interaction);
           for (const hash of item.hashes) {
-            // Each live subscription of the hash receives it: that many deliveries.
             const n = bucketGet(s.live, hash) ?? 0;
             if (n === 0) continue;
-            let l = counts.get(hash);
-            if (!l) counts.set(hash, (l = {}));
+            let byMinute = counts.get(hash);
+            if (!byMinute) counts.set(hash, (byMinute = new Map([[minute, {}]])));
+            const l = byMinute.get(minute)!;
             l.interaction = (l.interaction ?? 0) + n;
             if (type) l[type] = (l[type] ?? 0) + n;
           }
         }
-        if (counts.size === 0) return s;
-        s.delivered = { ...s.delivered };
-        for (const [hash, add] of counts) {
-          const byMinute = { ...own(s.delivered, hash) };
-          const l = { ...own(byMinute, minute) };
-          for (const [type, n] of Object.entries(add)) l[type] = (l[type] ?? 0) + n;
-          byMinute[minute] = l;
-          s.delivered[hash] = byMinute;
-        }
+        addDelivered(s, counts);
         return s;
       }
     }
     return s;
   },
 };
+
+/** Adds counts (by hash, then minute) to `s.delivered`, copying only the records it changes. */
+function addDelivered(s: StreamConnections, counts: Map<string, Map<string, Licences>>): void {
+  if (counts.size === 0) return;
+  s.delivered = { ...s.delivered };
+  for (const [hash, add] of counts) {
+    const byMinute = { ...own(s.delivered, hash) };
+    for (const [minute, licences] of add) {
+      const l = { ...own(byMinute, minute) };
+      for (const [type, n] of Object.entries(licences)) l[type] = (l[type] ?? 0) + n;
+      byMinute[minute] = l;
+    }
+    s.delivered[hash] = byMinute;
+  }
+}
 
 /**
  * A subscription's end: its time is kept for usage, and the hash leaves the live set with its last
@@ -249,10 +287,23 @@ function prune(s: StreamConnections, at: number): void {
   if (delivered) s.delivered = delivered;
 }
 
+/**
+ * A licence type is a source's name: short, lower case, and not a name every object answers to
+ * (`constructor`), since counts are kept in plain records. Anything else in the data counts only as
+ * `interaction`.
+ */
+const isLicenceType = (type: string): boolean => /^[a-z][a-z0-9_]{0,31}$/.test(type) && !(type in Object.prototype);
+
+/** Licence types counted for one hash in one minute, at most (`interaction` among them); others count only as `interaction`. */
+export const MAX_LICENCE_TYPES = 16;
+
 /** The source an interaction's licence is counted under (`interaction.type`, or the service of its data). */
 export function licenceTypeOf(interaction: Record<string, unknown>): string | undefined {
   const meta = interaction.interaction;
-  if (typeof meta === 'object' && meta !== null && typeof (meta as { type?: unknown }).type === 'string') return (meta as { type: string }).type;
+  if (typeof meta === 'object' && meta !== null && typeof (meta as { type?: unknown }).type === 'string') {
+    const type = (meta as { type: string }).type;
+    return isLicenceType(type) && type !== 'interaction' ? type : undefined;
+  }
   if (typeof interaction.fb === 'object' && interaction.fb !== null) return 'facebook';
   if (typeof interaction.li === 'object' && interaction.li !== null) return 'linkedin';
   return undefined;

@@ -10,7 +10,7 @@ import type { EngineServices } from '../handling/handler.ts';
 import { loadFilter } from '../filters/index.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { LostHosts, type StreamHosting } from './lost-hosts.ts';
-import { StreamConnectionsExceeded, connectionHosts, streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type StreamTransport } from './stream-connections.ts';
+import { StreamConnectionsExceeded, connectionHosts, streamConnectionsDecider, streamConnectionsStream, subscriptionOf, type DeliveredCounts, type StreamTransport } from './stream-connections.ts';
 
 /** What a subscription costs from the general allowance: the cost of `/compile` (docs/contract.md#the-stream). */
 export const STREAM_SUBSCRIBE_COST = 5;
@@ -35,8 +35,8 @@ export interface Subscribed {
   /** The general allowance after the subscription. */
   rate: RateFigures;
   /**
-   * The subscription's place in the account's stream: it receives the `StreamInteractionsMatched` of a
-   * greater stream version, and nothing before.
+   * The subscription's place in the account's stream: it receives the `StreamInteractionsMatched` decided
+   * on this version or a later one (their `seq`), and nothing before.
    */
   seq: number;
 }
@@ -171,6 +171,18 @@ export class StreamGate {
     await this.inLane(username, () =>
       this.engine.command((uow) =>
         uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'UnsubscribeStream', connection, hash: hash.toLowerCase(), at: uow.now }),
+      ),
+    );
+  }
+
+  /**
+   * Records interactions delivered (written to their connections) as counts by minute and hash: what
+   * `/usage` reports as `licenses`. The transports count them as they write and record them in batches.
+   */
+  async recordDelivered(username: string, minutes: DeliveredCounts): Promise<void> {
+    await this.inLane(username, () =>
+      this.engine.command((uow) =>
+        uow.execute(streamConnectionsDecider, streamConnectionsStream(username), { type: 'RecordStreamDeliveries', at: uow.now, minutes }),
       ),
     );
   }

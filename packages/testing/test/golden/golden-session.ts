@@ -98,7 +98,7 @@ export async function runGoldenSession(store: EventStore): Promise<GoldenSession
   await call('source.resource.remove', { id: source, resource_ids: JSON.stringify([withResources.resources.at(-1).resource_id]) });
   await call('source.start', { id: source });
   // The stream product: a connection subscribed to a hash while an ingestion matches for it (the repeat
-  // charges nothing), unsubscribed, a second hash left to the disconnect.
+  // charges nothing), its deliveries recorded, unsubscribed, a second hash left to the disconnect.
   const streams = new StreamGate(engine);
   const connection = await streams.open('ada', 'websocket');
   await streams.subscribe('ada', connection, coffee);
@@ -106,6 +106,8 @@ export async function runGoldenSession(store: EventStore): Promise<GoldenSession
   await streams.subscribe('ada', connection, tea);
   const ingested = ['g1', 'g2', 'g3'].map((i) => JSON.stringify({ interaction: { id: i, created_at: Math.floor(time.now / 1000) }, fb: { content: `coffee ${i}`, author: { id: `a-${i}` } } })).join('\n');
   await call('ingest', { source_id: source }, 2, { body: ingested, mediaType: 'application/json' });
+  // What a transport delivered of it, recorded as counts (the host writes them so).
+  await streams.recordDelivered('ada', { [String(Math.floor(time.now / 60_000) * 60_000)]: { [coffee]: { interaction: 3, facebook: 3 } } });
   await streams.unsubscribe('ada', connection, coffee);
   await streams.close('ada', connection, 'client closed');
 

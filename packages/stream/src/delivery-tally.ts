@@ -1,0 +1,80 @@
+import { MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, type DeliveredCounts } from '@sdp/core';
+
+const MINUTE = 60_000;
+
+/**
+ * The interactions this process has delivered (written to their connections) and not yet recorded, per
+ * account, as counts by minute, hash and licence type: what `/usage` reports as `licenses`. Counting is
+ * in memory, one increment a delivery; the host records an account's counts in one write when a minute
+ * it counted has ended, after a bounded real time, at an unsubscribe and at a disconnect. Counts whose
+ * write failed come back (`restore`), so nothing is lost while the process lives; a minute older than
+ * `/usage` can report is let go, so an unreachable store does not make the tally grow for ever.
+ */
+export class DeliveryTally {
+  private readonly byAccount = new Map<string, { counts: DeliveredCounts; since: number }>();
+  /** The last minute counted and its key (one delivery after another mostly falls in the same). */
+  private lastMinute = NaN;
+  private lastKey = '';
+
+  /** One interaction of `type` (its licence type, if any) delivered for `hash` at clock time `at`. */
+  add(username: string, hash: string, type: string | undefined, at: number, realNow: number): void {
+    let held = this.byAccount.get(username);
+    if (!held) this.byAccount.set(username, (held = { counts: {}, since: realNow }));
+    const start = at - (at % MINUTE);
+    if (start !== this.lastMinute) {
+      this.lastMinute = start;
+      this.lastKey = String(start);
+    }
+    const byHash = (held.counts[this.lastKey] ??= {});
+    const licences = (byHash[hash] ??= {});
+    licences.interaction = (licences.interaction ?? 0) + 1;
+    // A type beyond the bound (data that names many) still counts as an interaction.
+    if (type !== undefined && (licences[type] !== undefined || Object.keys(licences).length < MAX_LICENCE_TYPES)) licences[type] = (licences[type] ?? 0) + 1;
+  }
+
+  /** The account's counts, now no longer held (undefined when there are none). */
+  take(username: string): DeliveredCounts | undefined {
+    const held = this.byAccount.get(username);
+    this.byAccount.delete(username);
+    return held?.counts;
+  }
+
+  /** Counts whose write failed, held again (added to any counted since), bar minutes `/usage` no longer reads. */
+  restore(username: string, counts: DeliveredCounts, at: number, realNow: number): void {
+    const horizon = at - STREAM_USAGE_KEPT_MS;
+    for (const [minute, byHash] of Object.entries(counts)) {
+      if (Number(minute) < horizon) continue;
+      let held = this.byAccount.get(username);
+      if (!held) this.byAccount.set(username, (held = { counts: {}, since: realNow }));
+      const heldByHash = (held.counts[minute] ??= {});
+      for (const [hash, licences] of Object.entries(byHash)) {
+        const l = (heldByHash[hash] ??= {});
+        for (const [type, n] of Object.entries(licences)) {
+          if (l[type] === undefined && type !== 'interaction' && Object.keys(l).length >= MAX_LICENCE_TYPES) continue;
+          l[type] = (l[type] ?? 0) + n;
+        }
+      }
+    }
+  }
+
+  /**
+   * Accounts whose counts are due a write: one holds a minute that has ended on the clock (`at`), or
+   * has held counts for `maxHeldMs` of real time (a clock that does not move, the manual one).
+   */
+  due(at: number, realNow: number, maxHeldMs: number): string[] {
+    const current = Math.floor(at / MINUTE) * MINUTE;
+    const out: string[] = [];
+    for (const [username, held] of this.byAccount) {
+      if (realNow - held.since >= maxHeldMs || Object.keys(held.counts).some((minute) => Number(minute) < current)) out.push(username);
+    }
+    return out;
+  }
+
+  accounts(): string[] {
+    return [...this.byAccount.keys()];
+  }
+
+  clear(): void {
+    this.byAccount.clear();
+  }
+}
