@@ -3,8 +3,8 @@ import type { EventStore, HostLiveness } from '@sdp/core/kernel';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A lapse long enough that a record renewed just before a look is never taken for lapsed on a busy machine. */
-const LAPSE = 400;
-const PAST_LAPSE = 500;
+const LAPSE = 1_000;
+const PAST_LAPSE = 1_100;
 
 /**
  * What a store that several processes share must do with its liveness records (`EventStore.liveness`):
