@@ -31,9 +31,7 @@ export async function nodeHttp(engineFor, dir) {
 /** node:http serving the API and, on the same port, the stream product (docs/embedding.md). */
 export async function nodeHttpWithStream(engineFor) {
   const engine = await engineFor();
-  const server = createServer(createNodeListener(engine, { requestTimeoutMs: 60_000 }));
-  // The API's listener times its bodies; node:http's limit would cut the stream's duplex GET / too.
-  server.requestTimeout = 0;
+  const server = createServer(createNodeListener(engine));
   const streams = new StreamHost({ engine }).attach(server);
   const port = await listening(server);
   return { base: `http://127.0.0.1:${port}`, close: async () => { await streams.close(); await closing(server)(); } };

@@ -6,93 +6,32 @@ import { createApiHandler, type CallAnswerer, type HttpOptions } from './api-han
 import { ClientGone, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 /** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
-export function createNodeListener(engine: CallAnswerer, options: HttpOptions & NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  return nodeListenerFor(createApiHandler(engine, options), options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {});
+export function createNodeListener(engine: CallAnswerer, options: HttpOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  return nodeListenerFor(createApiHandler(engine, options));
 }
 
-export interface NodeListenerOptions {
-  /**
-   * A request whose body has not all arrived this long (ms) after its headers answers 408 and loses its
-   * connection. Absent: the listener keeps no time of its own (the server's `requestTimeout` does).
-   */
-  requestTimeoutMs?: number;
-}
-
-export function nodeListenerFor(handler: WireHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
-  const deadline = options.requestTimeoutMs ? new BodyDeadline(options.requestTimeoutMs) : undefined;
+export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     // Node's own check (requireHostHeader) answers a bare 400 with no JSON and no X-API-Version; `listen`
     // turns it off and it is answered here as every other refusal is.
     if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) return answerWithoutHost(req, res);
-    if (deadline && hasBody(req)) {
-      deadline.track(req, res);
-      // Forgotten as soon as the body is in: a busy server would otherwise hold every request (and its
-      // answer) it served in the last check's interval, thousands of them, for the check to let go.
-      req.once('end', () => deadline.forget(req));
-    }
     const exchange = new NodeExchange(handler, req, res);
     if (exchange.readsFirst()) readNodeBody(req, Infinity, exchange);
     else void exchange.answer();
   };
 }
 
-/** Whether a body may follow the headers (one that does not is complete with them). */
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
-}
+/** Connections whose one request lasts as long as they do (`keepRequestOpen`). */
+const OPEN_REQUESTS = new WeakSet<Duplex>();
 
 /**
- * The time limit on the API's request bodies, kept by the listener rather than by node:http's
- * `requestTimeout`, which covers every request its server parses: a stream mounted on the same server
- * (the duplex `GET /`, whose body of actions lasts as long as the connection) would be cut with them.
- * Requests with a body are looked at together every so often, as node:http does with its own; one whose
- * body is not in after `ms` is answered 408 and its connection closed, as node:http answers it
- * (`answerClientError`). A slow sender (slow-loris) holds a connection this long at most.
+ * Says that the request on `socket` lasts as long as the connection, as the stream's duplex `GET /` does
+ * (its body of actions never ends): node:http's whole-request time limit, which it reports through the
+ * server's `clientError` (`answerClientError`), then leaves it be. Every other request stays bound by
+ * it, at no cost of its own: node:http keeps that time natively for all the connections it parses.
  */
-class BodyDeadline {
-  private readonly reading = new Map<IncomingMessage, { res: ServerResponse; since: number }>();
-  private timer: NodeJS.Timeout | undefined;
-  private readonly every: number;
-
-  constructor(private readonly ms: number) {
-    this.every = Math.max(10, Math.min(1_000, Math.floor(ms / 4)));
-  }
-
-  track(req: IncomingMessage, res: ServerResponse): void {
-    this.reading.set(req, { res, since: performance.now() });
-    if (!this.timer) {
-      this.timer = setInterval(() => this.check(), this.every);
-      this.timer.unref();
-    }
-  }
-
-  forget(req: IncomingMessage): void {
-    this.reading.delete(req);
-  }
-
-  private check(): void {
-    const now = performance.now();
-    for (const [req, { res, since }] of this.reading) {
-      if (req.complete || req.socket.destroyed) this.reading.delete(req);
-      else if (now - since >= this.ms) {
-        this.reading.delete(req);
-        cutSlowBody(req, res);
-      }
-    }
-    if (this.reading.size === 0) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
-  }
-}
-
-/** A body too slow: 408 when nothing was answered yet, then the connection goes (after a grace for the answer). */
-function cutSlowBody(req: IncomingMessage, res: ServerResponse): void {
-  const socket = req.socket;
-  if (res.headersSent || !socket.writable) return void socket.destroy();
-  socket.end(rawAnswer(408, 'Request Timeout', 'Request Timeout: the request body did not arrive in time'));
-  setTimeout(() => socket.destroy(), 1_000).unref();
+export function keepRequestOpen(socket: Duplex): void {
+  OPEN_REQUESTS.add(socket);
 }
 
 /**
@@ -379,14 +318,22 @@ function onBodyClose(this: Reading): void {
  * Requests Node cannot parse (a broken request line, headers over 16 KB, a bad chunk) never reach the
  * handler; they too get a JSON error rather than Node's bare text.
  */
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+/**
+ * A node:http server's `clientError` answered as the API answers: 431 for headers too large, 408 for a
+ * request not in within the time limits, 400 for anything that does not parse, each as JSON with the
+ * connection closed; a request kept open (`keepRequestOpen`) outlives the time limit. `listen` and
+ * `createNodeServer` install it; the stream host installs it on a server that has none.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && OPEN_REQUESTS.has(socket)) return;
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
   const [status, reason] =
     error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
-  socket.end(rawAnswer(status, reason, `${reason}: the request could not be read as HTTP`));
+  const why = status === 408 ? 'the request did not arrive whole in time' : 'the request could not be read as HTTP';
+  socket.end(rawAnswer(status, reason, `${reason}: ${why}`));
 }
 
 /** A whole answer as bytes for the socket, with the connection closed after it. */
@@ -405,7 +352,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The time a request's body has to arrive whole, after its headers (`listen`'s `requestTimeoutMs`). */
+/** The time a whole request has to arrive, headers and body (`listen`'s and `createNodeServer`'s `requestTimeoutMs`). */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
@@ -414,9 +361,12 @@ export const REQUEST_TIMEOUT_MS = 60_000;
  * (`server.emit('connection', socket)`), as the workers of `sdp serve --workers` are.
  */
 export function createNodeServer(handler: WireHandler, options: { requestTimeoutMs?: number } = {}): Server {
-  const listener = nodeListenerFor(handler, { requestTimeoutMs: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS });
+  const listener = nodeListenerFor(handler);
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   // A request without Host reaches the listener, which answers it as the API answers (answerWithoutHost).
-  const server = createServer({ requireHostHeader: false }, listener);
+  // Time limits are checked every second (node:http's default is every 30 s, so a limit of 60 s could
+  // hold a slow sender for 90), or four times within a shorter limit.
+  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(requestTimeout / 4))) }, listener);
   // With this listener Node no longer sends 100 Continue by itself: the body is invited only when read.
   server.on('checkContinue', listener);
   // Any other expectation (an empty `Expect:` included, which one real client sends) is served as if it
@@ -424,17 +374,18 @@ export function createNodeServer(handler: WireHandler, options: { requestTimeout
   server.on('checkExpectation', listener);
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
-  // The listener times the API's bodies (BodyDeadline); node:http's check would cut a stream's too.
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
+  // A stream's duplex request that outlives it is kept open by answerClientError (keepRequestOpen).
+  server.requestTimeout = requestTimeout;
+  server.headersTimeout = Math.min(30_000, requestTimeout);
   server.keepAliveTimeout = 5_000;
   return server;
 }
 
 /**
- * Listens on a port (0 picks a free one) with a wire handler. Headers must arrive within 30 s, a body
- * within `requestTimeoutMs` (default `REQUEST_TIMEOUT_MS`) after them: the listener keeps that time, not
- * node:http, so that a stream attached to the same server (docs/stream.md) may keep its request open.
+ * Listens on a port (0 picks a free one) with a wire handler (`createNodeServer`). Headers must arrive
+ * within 30 s, a whole request within `requestTimeoutMs` (default `REQUEST_TIMEOUT_MS`): node:http keeps
+ * both, and a stream attached to the same server (docs/stream.md) keeps its duplex request open
+ * (`keepRequestOpen`).
  */
 export async function listen(handler: WireHandler, options: { port?: number; host?: string; requestTimeoutMs?: number } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';

@@ -26,6 +26,7 @@ import { LiveConnection, type ConnectionView, type Delivered, type LocalSubscrip
 import { MatchFeed } from './match-feed.ts';
 import { messageText, pacedChunks, rateHeaders, refusalResponse, refuseHttp, refuseUpgrade, refuseUpgradeWith, streamedBody } from './stream-answers.ts';
 import { HASH, fetchStreamTarget, streamTarget, type StreamTarget } from './stream-target.ts';
+import { answerClientError, keepRequestOpen } from '@sdp/http';
 import {
   closingFailure,
   invalidActionWarning,
@@ -182,6 +183,9 @@ export class StreamHost {
       if (this.handleRequest(req, res)) return;
       for (const listener of previous) listener.call(server, req, res);
     });
+    // A server of the embedder's own, with no answer to client errors of its own: node:http's whole-request
+    // time limit would cut the duplex stream; this answer lets it be (keepRequestOpen) and answers the rest.
+    if (server.listenerCount('clientError') === 0) server.on('clientError', answerClientError);
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (!this.handleUpgrade(req, socket, head)) refuseUpgrade(socket, 404, 'Not a stream path: use /, /multi or /<hash>');
     });
@@ -385,6 +389,8 @@ export class StreamHost {
     const now = this.begin(conn, target);
     if (target.kind === 'multi' && target.hashes.length === 0) conn.send(tickMessage(now), now);
     if (target.kind === 'duplex') {
+      // Its body of actions lasts as long as the connection: past the server's whole-request time limit.
+      keepRequestOpen(req.socket);
       const splitter = new ActionSplitter();
       req.setEncoding('utf8');
       req.on('data', (chunk: string) => this.actionsFrom(conn, splitter, chunk));
