@@ -17,9 +17,10 @@ export class DeliveryTally {
   private lastKey = '';
 
   /** One interaction of `type` (its licence type, if any) delivered for `hash` at clock time `at`. */
-  add(username: string, hash: string, type: string | undefined, at: number, realNow: number): void {
+  /** `realNow`: the real time, or how to read it (read only when the account had nothing held). */
+  add(username: string, hash: string, type: string | undefined, at: number, realNow: number | (() => number)): void {
     let held = this.byAccount.get(username);
-    if (!held) this.byAccount.set(username, (held = { counts: {}, since: realNow }));
+    if (!held) this.byAccount.set(username, (held = { counts: {}, since: typeof realNow === 'number' ? realNow : realNow() }));
     const start = at - (at % MINUTE);
     if (start !== this.lastMinute) {
       this.lastMinute = start;

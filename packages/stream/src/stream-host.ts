@@ -444,12 +444,31 @@ export class StreamHost {
     // Delivery callbacks in send order, behind one callback for every frame: a write with a callback of
     // its own cost a tick of its own, where writes sharing one are answered together. `ws` (and the
     // socket under it) answers writes in the order they were made, errors included.
-    const sent: Delivered[] = [];
-    const onSent = (error?: Error | null): void => sent.shift()?.(!error);
+    // A queue read from its head (an array's shift moves every entry behind it: thousands, for a consumer
+    // that falls behind), compacted once its read part is the larger half.
+    let sent: Delivered[] = [];
+    let answered = 0;
+    const onSent = (error?: Error | null): void => {
+      const done = sent[answered];
+      if (done === undefined) return;
+      sent[answered++] = undefined as unknown as Delivered;
+      if (answered >= 1024 && answered * 2 >= sent.length) {
+        sent = sent.slice(answered);
+        answered = 0;
+      }
+      done(!error);
+    };
     const sink: MessageSink = {
       write: (text, done) => {
         if (!ws) return done?.(false);
         if (!done) return ws.send(text);
+        if (ws.bufferedAmount === 0 && sent.length === answered) {
+          // Nothing waits before it: written straight to the socket, whose kernel buffer took the frame
+          // (or its start, when the buffer filled on it; a cut consumer may then be counted one message
+          // it did not read whole). No callback to hold: the common case costs nothing more than a send.
+          ws.send(text);
+          return done(true);
+        }
         sent.push(done);
         ws.send(text, onSent);
       },
@@ -620,6 +639,9 @@ export class StreamHost {
     const seq = event.data.seq ?? event.version - 1;
     const now = this.clock.now();
     const texts = new Map<string, string>();
+    // One counter per connection for all it is sent of this match event (not a callback each: held
+    // until the socket takes its frame, thousands of them were most of the fan-out's garbage).
+    const counters = new Map<LiveConnection, DeliveryCounter>();
     for (const item of items) {
       let json: string | undefined;
       let type: string | undefined | null = null;
@@ -633,18 +655,20 @@ export class StreamHost {
           const key = `${conn.wrapped ? 'w' : 'b'}${hash}`;
           let text = texts.get(key);
           if (text === undefined) texts.set(key, (text = messageText(hash, item.interaction, json, conn.wrapped)));
-          const done = this.counted(conn, hash, type);
           if (sub.seq === undefined) {
             // Held while the subscription is decided; a decision that takes for ever (the store away)
             // does not make the server hold for ever: past the connection's bound it is cut as slow.
-            sub.held.push({ seq, text, done });
+            // Sent later than the rest, so counted on its own.
+            sub.held.push({ seq, text, done: this.counted(conn, hash, type, now) });
             if (sub.held.length > MAX_HELD) {
               conn.send(slowFailure(), now);
               void this.end(conn, 'slow consumer');
             }
             continue;
           }
-          conn.sendText(text, now, done);
+          let counter = counters.get(conn);
+          if (!counter) counters.set(conn, (counter = new DeliveryCounter(conn, now, this.tally, this.realNow)));
+          conn.sendText(text, now, counter.next(hash, type));
         }
       }
       texts.clear();
@@ -663,12 +687,15 @@ export class StreamHost {
     void this.end(conn, HOST_LOST);
   }
 
-  /** What a delivery does once the transport took it: counted on the connection and for the account's licences. */
-  private counted(conn: LiveConnection, hash: string, type: string | undefined): Delivered {
+  /**
+   * What a delivery does once the transport took it: counted on the connection and for the account's
+   * licences, in the minute it was sent (`at`, read once for every delivery of a match).
+   */
+  private counted(conn: LiveConnection, hash: string, type: string | undefined, at: number): Delivered {
     return (ok) => {
       if (!ok) return;
       conn.delivered++;
-      this.tally.add(conn.username, hash, type, this.clock.now(), this.realNow());
+      this.tally.add(conn.username, hash, type, at, this.realNow);
     };
   }
 
@@ -770,3 +797,32 @@ export class StreamHost {
   }
 }
 
+/**
+ * Counts what one match event sent to one connection, as the transport takes it: every message shares
+ * one callback (`next` returns it), and the transport answers a connection's messages in the order they
+ * were written, each once, so the n-th answer is the n-th message's.
+ */
+class DeliveryCounter {
+  private readonly hashes: string[] = [];
+  private readonly types: (string | undefined)[] = [];
+  private answered = 0;
+  private readonly done: Delivered = (ok) => {
+    const i = this.answered++;
+    if (!ok) return;
+    this.conn.delivered++;
+    this.tally.add(this.conn.username, this.hashes[i]!, this.types[i], this.at, this.realNow);
+  };
+
+  constructor(
+    private readonly conn: LiveConnection,
+    private readonly at: number,
+    private readonly tally: DeliveryTally,
+    private readonly realNow: () => number,
+  ) {}
+
+  next(hash: string, type: string | undefined): Delivered {
+    this.hashes.push(hash);
+    this.types.push(type);
+    return this.done;
+  }
+}
