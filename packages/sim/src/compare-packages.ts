@@ -115,7 +115,7 @@ export function comparisonText(c: Comparison): string {
       sum((x) => x.admitted),
       sum((x) => x.refusedRate),
       sum((x) => x.refusedQueue),
-      sum((x) => x.refusedStream),
+      sum((x) => x.refusedStream + x.refusedConnections),
       r.result.limitingDays.reduce((s, d) => s + d.refused, 0),
       formatDuration(sum((x) => x.rateLimitedSeconds) * 1000),
       r.refusals === 0 ? 'none' : 'yes',

@@ -45,7 +45,7 @@ export function compareHtml(c: Comparison, linkOf: (name: string) => string): st
       n(sum((x) => x.admitted)),
       n(sum((x) => x.refusedRate)),
       n(sum((x) => x.refusedQueue)),
-      n(sum((x) => x.refusedStream)),
+      n(sum((x) => x.refusedStream + x.refusedConnections)),
       n(r.result.limitingDays.reduce((s, d) => s + d.refused, 0)),
       formatDuration(sum((x) => x.rateLimitedSeconds) * 1000),
     ];

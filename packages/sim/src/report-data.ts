@@ -31,14 +31,14 @@ export function hoursCsv(rows: HourRow[]): string {
   const groups = [...new Set(rows.flatMap((r) => Object.keys(r.credits)))].sort();
   const statuses = [...new Set(rows.flatMap((r) => Object.keys(r.statuses)))].sort();
   const header = [
-    'hour', 'start', 'account', 'calls', 'admitted', 'refused_rate', 'refused_queue', 'refused_stream', 'retries', 'gave_up',
+    'hour', 'start', 'account', 'calls', 'admitted', 'refused_rate', 'refused_queue', 'refused_stream', 'refused_connections', 'retries', 'gave_up',
     'rate_limited_s', 'analyze_limited_s', 'resets', 'remaining_end', 'remaining_min', 'tasks_queued_max', 'tasks_created', 'task_wait_mean_s', 'task_wait_max_s', 'analyze_credits',
     ...groups.map((g) => `credits_${g}`), ...statuses.map((s) => `status_${s}`),
   ];
   return csv(
     header,
     rows.map((r) => [
-      r.hour, r.start, r.account, r.calls, r.admitted, r.refusedRate, r.refusedQueue, r.refusedStream, r.retries, r.gaveUp,
+      r.hour, r.start, r.account, r.calls, r.admitted, r.refusedRate, r.refusedQueue, r.refusedStream, r.refusedConnections, r.retries, r.gaveUp,
       Math.round(r.rateLimitedSeconds), Math.round(r.analyzeLimitedSeconds), r.resets, r.remainingEnd, r.remainingMin, r.tasksQueuedMax, r.tasksCreated, Math.round(r.taskWaitMeanSeconds * 10) / 10, Math.round(r.taskWaitMaxSeconds * 10) / 10, r.analyzeCredits,
       ...groups.map((g) => r.credits[g] ?? 0), ...statuses.map((s) => r.statuses[s] ?? 0),
     ]),

@@ -56,11 +56,13 @@ export function reportHtml(r: SimFigures, mode: LimitingDayMode = r.scenario.lim
     let rate = 0;
     let queue = 0;
     let stream = 0;
+    let connections = 0;
     for (const row of r.hours) {
       if (row.hour < h || row.hour >= h + per) continue;
       rate += row.refusedRate;
       queue += row.refusedQueue;
       stream += row.refusedStream;
+      connections += row.refusedConnections;
     }
     bars.push({
       x0: start + h * HOUR,
@@ -69,6 +71,7 @@ export function reportHtml(r: SimFigures, mode: LimitingDayMode = r.scenario.lim
         { name: 'rate-limited calls', value: rate, color: '#c92a2a' },
         { name: 'task queue full', value: queue, color: '#e8590c' },
         { name: 'stream charges refused', value: stream, color: '#9c36b5' },
+        { name: 'stream connections refused', value: connections, color: '#5f3dc4' },
       ],
     });
   }
@@ -76,7 +79,7 @@ export function reportHtml(r: SimFigures, mode: LimitingDayMode = r.scenario.lim
   const refusalsTitle = `Refusals per ${per === 1 ? 'hour' : `${per} hours`}`;
   const refusals =
     maxBar === 0
-      ? emptyChart({ id: 'chart-refusals', title: refusalsTitle, width: WIDTH, height: HEIGHT }, 'No refusals in this run: every call, task and stream charge was admitted.')
+      ? emptyChart({ id: 'chart-refusals', title: refusalsTitle, width: WIDTH, height: HEIGHT }, 'No refusals in this run: every call, task, stream charge and stream connection was admitted.')
       : barChart(
           {
             id: 'chart-refusals',

@@ -26,7 +26,8 @@ export function totalsRow(t: AccountTotals): (string | number)[] {
     t.admitted,
     t.refusedRate,
     t.refusedQueue,
-    t.refusedStream,
+    // Stream charges and stream connections refused (each also has a column of its own in hours.csv).
+    t.refusedStream + t.refusedConnections,
     t.retries,
     t.gaveUp,
     Object.values(t.credits).reduce((a, b) => a + b, 0),

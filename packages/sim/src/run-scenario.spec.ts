@@ -27,7 +27,7 @@ describe('scenarios worked out by hand', () => {
     ]);
     expect(r.hours.map((h) => h.statuses)).toEqual(Array(3).fill({ 200: 2000, 429: 1600 }));
     expect(r.totals[0]!.resetTimes.map(iso)).toEqual(['2026-01-05T09:00:00.000Z', '2026-01-05T10:00:00.000Z']);
-    expect(hoursCsv(r.hours).split('\n')[1]).toBe('0,2026-01-05T08:00:00.000Z,alice,3600,2000,1600,0,0,0,0,1600,0,0,0,0,0,0,0,0,0,10000,2000,1600');
+    expect(hoursCsv(r.hours).split('\n')[1]).toBe('0,2026-01-05T08:00:00.000Z,alice,3600,2000,1600,0,0,0,0,0,1600,0,0,0,0,0,0,0,0,0,10000,2000,1600');
   });
 
   it('a first call at 8:05:37 opens a window that resets at 9:05:00, the minute mark, and every hour on', async () => {
