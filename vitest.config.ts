@@ -26,6 +26,8 @@ const E2E = [
   'packages/server/src/event-log.spec.ts',
   'packages/server/src/docs-commands.spec.ts',
   'packages/sim/src/sim-cli.spec.ts',
+  // The scaling bench built into a bundle and run by plain node outside the repository.
+  'packaging/bench-bundle.spec.ts',
   // Hundreds of timed 401s over a socket on every store.
   'packages/server/src/username-timing.spec.ts',
 ];
