@@ -4,31 +4,12 @@ import { join } from 'node:path';
 import type { BenchLine, BenchReport } from './lib.ts';
 import { SDP_SERVE, autocannon, startServerProcess, stopServerProcess, type LoadResult } from './server-process.ts';
 import { measureContention } from './contention.ts';
+import { workerAttempts } from './worker-attempts.ts';
 
 const SECONDS = Number(process.env.WORKERS_BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
 const KEY = 'bench-key-00000000000000000000001';
 const ADMIN = 'bench-admin-token';
-
-/**
- * Every worker's attempt counts, summed: `GET /_admin/attempts` names no account, so the primary hands
- * such connections to the workers in turn; one new connection per ask reaches each, told apart by pid.
- */
-async function attempts(url: string, workers: number): Promise<{ runs: number; conflicts: number }> {
-  const seen = new Map<number, { runs: number; conflicts: number }>();
-  for (let ask = 0; ask < workers * 4 && seen.size < workers; ask++) {
-    const r = await fetch(`${url}/_admin/attempts`, { headers: { Authorization: `Bearer ${ADMIN}`, Connection: 'close' } });
-    const a = (await r.json()) as { pid: number; runs: number; conflicts: number };
-    seen.set(a.pid, a);
-  }
-  let runs = 0;
-  let conflicts = 0;
-  for (const a of seen.values()) {
-    runs += a.runs;
-    conflicts += a.conflicts;
-  }
-  return { runs, conflicts };
-}
 
 const start = (args: string[]) => startServerProcess(process.execPath, [...SDP_SERVE, '--access-log', 'off', ...args]);
 
@@ -76,9 +57,9 @@ export default async function workersBench(): Promise<BenchReport> {
           delete process.env.SDP_WORKERS_ROUTING;
           try {
             await load(s.url, 1, users);
-            const before = await attempts(s.url, n);
+            const before = await workerAttempts(s.url, n, ADMIN);
             const r = await load(s.url, SECONDS, users);
-            const after = await attempts(s.url, n);
+            const after = await workerAttempts(s.url, n, ADMIN);
             const runs = after.runs - before.runs;
             const name = `sdp SQLite, ${users === 1 ? 'one account' : `${users} accounts`}, ${n} worker${n > 1 ? `s, routed ${routing === 'account' ? 'by account' : 'in turn'}` : ' (no cluster)'}`;
             if (r.non2xx + r.errors > 0) notes.push(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);

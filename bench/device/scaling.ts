@@ -16,6 +16,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { workerAttempts } from '../worker-attempts.ts';
 
 interface LoadResult {
   requests: { average: number; total: number };
@@ -88,22 +89,6 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Every worker's attempt counts, summed (operator calls name no account: the primary hands them out in turn). */
-async function attempts(url: string, workers: number): Promise<{ runs: number; conflicts: number }> {
-  const seen = new Map<number, { runs: number; conflicts: number }>();
-  for (let ask = 0; ask < workers * 10 && seen.size < workers; ask++) {
-    const a = (await (await fetch(`${url}/_admin/attempts`, { headers: { Authorization: `Bearer ${ADMIN}`, Connection: 'close' } })).json()) as { pid: number; runs: number; conflicts: number };
-    seen.set(a.pid, a);
-  }
-  let runs = 0;
-  let conflicts = 0;
-  for (const a of seen.values()) {
-    runs += a.runs;
-    conflicts += a.conflicts;
-  }
-  return { runs, conflicts };
-}
-
 /** `loaders` load processes at once, each on a core of its own from the top of the machine. */
 async function load(url: string, loaders: number, connections: number, seconds: number, accounts: number): Promise<{ rps: number; p99: number; non2xx: number; errors: number }> {
   const cores = availableParallelism();
@@ -143,9 +128,9 @@ async function main(): Promise<void> {
         const s = await startServer(w, `sqlite:${join(dir, `w${w}-${users}.db`)}`, accountsFile, `0-${w - 1}`);
         try {
           await load(s.url, 1, 4, 1, users);
-          const before = await attempts(s.url, w);
+          const before = await workerAttempts(s.url, w, ADMIN);
           const r = await load(s.url, loaders, connections, seconds, users);
-          const after = await attempts(s.url, w);
+          const after = await workerAttempts(s.url, w, ADMIN);
           const runs = after.runs - before.runs;
           lines.push({ case: `SQLite, ${label}, --workers ${w}`, workers: w, rps: Math.round(r.rps), p99_ms: r.p99, non2xx: r.non2xx, errors: r.errors, conflicts_per_call: runs > 0 ? (after.conflicts - before.conflicts) / runs : 0 });
         } finally {

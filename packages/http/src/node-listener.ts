@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CURRENT_VERSION, ENDPOINTS } from '@sdp/core';
 import { createApiHandler, type CallAnswerer, type HttpOptions } from './api-handler.ts';
@@ -390,20 +390,12 @@ export function createNodeServer(handler: WireHandler, options: { requestTimeout
 export async function listen(handler: WireHandler, options: { port?: number; host?: string; requestTimeoutMs?: number } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const server = createNodeServer(handler, options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {});
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const { port, url } = await bindPort(server, options.port ?? 8080, host);
   return {
     server,
     port,
     host,
-    url: `http://${shown}:${port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         // Connections turn idle as their last response goes out; close each as soon as it does.
@@ -415,6 +407,28 @@ export async function listen(handler: WireHandler, options: { port?: number; hos
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Listens `server` (node:http's or node:net's) on `port` (0 picks a free one) and `host`; resolves with the
+ * port bound and the URL a client on this machine reaches it at, or rejects as `listen` fails (the port busy).
+ */
+export async function bindPort(server: NetServer, port: number, host: string): Promise<{ port: number; url: string }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return { port: bound, url: localUrl(host, bound) };
+}
+
+/** The URL a client on this machine reaches a listener on `host:port` at: a wildcard host as the loopback address. */
+export function localUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
 }
 
 /** An engine served over HTTP in one call. */

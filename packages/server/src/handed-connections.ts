@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { RunningServer } from '@sdp/http';
+import { localUrl, type RunningServer } from '@sdp/http';
 
 /**
  * A server of a `--workers` worker that listens on no port of its own: the primary reads each new
@@ -22,12 +22,11 @@ export function handedServer(server: Server, shown: { host: string; port: number
   // node:http checks its header and request time limits (slow clients) only once the server has said
   // it listens; a server handed its connections never listens, so it says so itself.
   server.emit('listening');
-  const host = shown.host === '0.0.0.0' || shown.host === '::' ? '127.0.0.1' : shown.host.includes(':') ? `[${shown.host}]` : shown.host;
   return {
     server,
     port: shown.port,
     host: shown.host,
-    url: `http://${host}:${shown.port}`,
+    url: localUrl(shown.host, shown.port),
     adopt(socket, head) {
       if (closing) {
         socket.destroy();

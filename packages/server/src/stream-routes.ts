@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { RunningServer } from '@sdp/http';
-import { jsonResponse } from '@sdp/http';
+import { bindPort, jsonResponse } from '@sdp/http';
 import type { StreamHost } from '@sdp/stream';
 import type { OperatorRoute } from './operator-api.ts';
 
@@ -17,20 +16,12 @@ export function streamRoutes(streams: StreamHost): OperatorRoute[] {
  */
 export async function listenStreamOnly(streams: StreamHost, port: number, host: string): Promise<RunningServer> {
   const server = streamOnlyServer(streams);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = (server.address() as AddressInfo).port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const { port: bound, url } = await bindPort(server, port, host);
   return {
     server,
     port: bound,
     host,
-    url: `http://${shown}:${bound}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { bindPort } from '@sdp/http';
 import { accountOfHead, HEAD_LIMIT, ownerOf } from './account-router.ts';
 import { createEngine } from '@sdp/core';
 import { type Clock } from '@sdp/core/kernel';
@@ -244,16 +245,8 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
 /** A port of the primary: it accepts connections and hands them on; it answers nothing itself. */
 async function listenOn(port: number, host: string, onConnection: (socket: Socket) => void): Promise<{ port: number; url: string; close(): Promise<void> }> {
   const server = createNetServer(onConnection);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = (server.address() as AddressInfo).port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return { port: bound, url: `http://${shown}:${bound}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const bound = await bindPort(server, port, host);
+  return { ...bound, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** A worker of `--workers`: serves the connections the primary hands it, tells the primary it is ready, stops on SIGTERM. */
