@@ -415,13 +415,7 @@ export class StreamHost {
     }
     request.signal.addEventListener('abort', () => void this.end(conn, 'client closed'), { once: true });
     this.register(conn);
-    const now = this.clock.now();
-    if (target.kind === 'single') {
-      conn.send(subscribedMessage(target.hash!), now);
-      this.flushHeld(conn, target.hash!);
-    }
-    conn.ready(now);
-    for (const hash of target.hashes.slice(0, MAX_HASHES_PER_CONNECTION)) this.act(conn, { action: 'subscribe', hash });
+    const now = this.begin(conn, target);
     if (target.kind === 'multi' && target.hashes.length === 0) conn.send(tickMessage(now), now);
     return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', ...rateHeaders(rate) } });
   }
