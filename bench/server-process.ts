@@ -11,7 +11,10 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
 }
-export const autocannon = createRequire(import.meta.url)('autocannon') as (options: Record<string, unknown>) => Promise<LoadResult>;
+type Autocannon = (options: Record<string, unknown>) => Promise<LoadResult>;
+let loaded: Autocannon | undefined;
+/** autocannon, loaded at its first use: the scaling bench's bundle imports this file and brings its own. */
+export const autocannon: Autocannon = (options) => (loaded ??= createRequire(import.meta.url)('autocannon') as Autocannon)(options);
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
@@ -28,10 +31,10 @@ export function buildWorkspace(): void {
 }
 
 /**
- * Starts a server process (pinned to `cpu` where taskset exists) and resolves with its URL once it prints
+ * Starts a server process (pinned to `cpu`, a core or a list such as `0-3`, where taskset exists) and resolves with its URL once it prints
  * `listening on`. Its pipes keep being drained, so a chatty server never blocks on them.
  */
-export function startServerProcess(cmd: string, args: string[], cpu?: number): Promise<{ child: ChildProcess; url: string }> {
+export function startServerProcess(cmd: string, args: string[], cpu?: number | string): Promise<{ child: ChildProcess; url: string }> {
   const [c, a] = cpu !== undefined && hasTaskset ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args];
   const child = spawn(c, a, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

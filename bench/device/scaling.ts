@@ -11,11 +11,12 @@
  * W-1 (taskset, where it exists), the loaders the last cores of the machine, one each. Prints a table and,
  * where OUT is set, writes `$OUT/scaling.json`.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hasTaskset, startServerProcess, stopServerProcess } from '../server-process.ts';
 import { workerAttempts } from '../worker-attempts.ts';
 
 interface LoadResult {
@@ -28,7 +29,6 @@ interface LoadResult {
 const here = dirname(fileURLToPath(import.meta.url));
 const KEY = 'scaling-key-0000000000000000000001';
 const ADMIN = 'scaling-admin-token';
-const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 
 /** `node scaling.mjs load URL CONNECTIONS SECONDS FIRST_ACCOUNT ACCOUNTS`: one load process. */
 async function loadRole(args: string[]): Promise<void> {
@@ -62,31 +62,8 @@ function pinned(cores: string, command: string[]): [string, string[]] {
 }
 
 function startServer(workers: number, store: string, accountsFile: string, cores: string): Promise<{ child: ChildProcess; url: string }> {
-  const [cmd, args] = pinned(cores, [...sdpCommand(), 'serve', '--port', '0', '--access-log', 'off', '--admin-token', ADMIN, '--store', store, '--accounts', accountsFile, ...(workers > 1 ? ['--workers', String(workers)] : [])]);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const onOut = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        child.stdout!.off('data', onOut);
-        child.stdout!.resume();
-        resolve({ child, url: m[1]! });
-      }
-    };
-    child.stdout!.on('data', onOut);
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  const [cmd, ...args] = [...sdpCommand(), 'serve', '--port', '0', '--access-log', 'off', '--admin-token', ADMIN, '--store', store, '--accounts', accountsFile, ...(workers > 1 ? ['--workers', String(workers)] : [])];
+  return startServerProcess(cmd!, args, cores);
 }
 
 /** `loaders` load processes at once, each on a core of its own from the top of the machine. */
@@ -134,7 +111,7 @@ async function main(): Promise<void> {
           const runs = after.runs - before.runs;
           lines.push({ case: `SQLite, ${label}, --workers ${w}`, workers: w, rps: Math.round(r.rps), p99_ms: r.p99, non2xx: r.non2xx, errors: r.errors, conflicts_per_call: runs > 0 ? (after.conflicts - before.conflicts) / runs : 0 });
         } finally {
-          await stop(s.child);
+          await stopServerProcess(s.child);
         }
       }
     }
