@@ -12,7 +12,7 @@ export { MAX_STORED_JSON_CHARS, checkStoredJson } from './calls/input-limits.ts'
 export { type AnalysisRequest, type AnalysisSpec, type FreqDistSpec, type Interval, type TimeSeriesSpec } from './analysis/analysis-request.ts';
 export { type Bucket } from './analysis/distribution.ts';
 export { type AnalysisEntry, type AnalysisOutput, type AnalysisResult, type Redaction } from './analysis/run-analysis.ts';
-export { ENDPOINTS, endpointById, isEndpointId, type AllowanceKind, type Endpoint, type EndpointId, type Group, type Method, type PathForm } from './catalogue/endpoints.ts';
+export { ALL_ENDPOINTS, ENDPOINTS, endpointById, isEndpointId, type AllowanceKind, type Endpoint, type EndpointId, type Group, type Method, type PathForm } from './catalogue/endpoints.ts';
 export { pickMethod, resolvePath, type RouteMatch } from './catalogue/routes.ts';
 export { CURRENT_VERSION, VERSIONS, atLeast, findVersion, looksLikeVersion, parseVersionPrefix, type ApiVersion, type VersionId } from './catalogue/versions.ts';
 export { limitingDayOf, type LimitingDay, type LimitingDayMode } from './days/limiting-day.ts';
@@ -59,9 +59,10 @@ export { type StrategyGroup, type StrategyItem, type StrategyResult } from './ta
 export { LINKEDIN_REFERENCE_SETS, referenceSetsOf, type ReferenceSet, type ReferenceValue } from './reference/reference-sets.ts';
 export { TASK_QUEUE_LIMIT, queuedAt, taskSlotsDecider, tasksStream, type AnalysisTask, type TaskCommand, type TaskEvent, type TaskOutcome, type TaskSlot, type TaskSlots, type TaskStatus, type TaskType } from './tasks/task-slot.ts';
 export { type AccountPeriod, type CorePeriod } from './usage/usage.ts';
-export { MAX_HASHES_PER_CONNECTION, MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, StreamConnectionsExceeded, TooManyHashes, licenceTypeOf, streamConnectionsDecider, streamConnectionsStream, streamUsage, type DeliveredCounts, type Licences, type StreamCommand, type StreamConnections, type StreamEvent, type StreamTransport } from './streams/stream-connections.ts';
+export { MAX_HASHES_PER_CONNECTION, MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, OPENS_PER_PLACE_PER_HOUR, StreamConnectionsExceeded, StreamOpensExceeded, TooManyHashes, opensPerHour, licenceTypeOf, streamConnectionsDecider, streamConnectionsStream, streamUsage, type DeliveredCounts, type Licences, type StreamCommand, type StreamConnections, type StreamEvent, type StreamTransport } from './streams/stream-connections.ts';
 export { MATCHED_TYPE, MATCHES_KEPT_MS, matchedRelayDecider, matchedRelayStream, type MatchedEvent, type RelayCommand, type RelayState, type StreamMatch } from './streams/matched-relay.ts';
-export { StreamGate, STREAM_SUBSCRIBE_COST, type StreamCaller, type StreamCredentials, type Subscribed } from './streams/stream-gate.ts';
+export { STREAM_SUBSCRIBE_COST, streamHandlers } from './streams/stream-handlers.ts';
+export { StreamCalls, limitOf, type CallDoor, type StreamCredentials } from './streams/stream-calls.ts';
 export { DEFAULT_LAPSE_MS, HOST_LOST, LostHosts, SWEEP_ACCOUNTS, type StreamHosting } from './streams/lost-hosts.ts';
 // Push delivery by connectors: the connector interface an embedder implements, the outbound HTTP port,
 // the http connector and the delivery runner.

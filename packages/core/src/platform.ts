@@ -12,6 +12,7 @@ import { filterHandlers } from './filters/handlers.ts';
 import { recordingHandlers } from './recordings/index.ts';
 import { analysisHandlers } from './analysis/index.ts';
 import { usageHandlers } from './usage/index.ts';
+import { streamHandlers } from './streams/stream-handlers.ts';
 import { platformUpcasters } from './platform-events.ts';
 
 /**
@@ -31,6 +32,7 @@ const MODULES: HandlerTable[] = [
   recordingHandlers,
   analysisHandlers,
   usageHandlers,
+  streamHandlers,
 ];
 
 export const PLATFORM_HANDLERS: HandlerTable = Object.assign({}, ...MODULES);

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_PACKAGE, STREAM_SUBSCRIBE_COST, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
+import { DEFAULT_PACKAGE, STREAM_SUBSCRIBE_COST, endpointById, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
 import { actorSchemas, scenarioFileSchema, STREAM_ACTOR_TRANSPORTS, type StreamActorTransport } from './scenario-schema.ts';
 import { parseDuration } from './duration.ts';
 import { isCurrency, readPrice, type Price } from './price.ts';
@@ -235,10 +235,10 @@ export function validateScenario(raw: unknown, source?: string): Scenario {
     const setupOnly = kind === 'calls' && a.setup !== undefined && a.schedule === undefined && a.endpoint === undefined;
     if (kind === 'calls' && a.schedule === undefined && a.setup === undefined) bad(`${path}.schedule`, 'is required');
     if (kind === 'calls' && !setupOnly && a.endpoint === undefined) bad(`${path}.endpoint`, 'is required');
-    if (kind === 'calls' && typeof a.endpoint === 'string' && !isEndpointId(a.endpoint)) bad(`${path}.endpoint`, `no endpoint ${a.endpoint} in the catalogue (ids look like core.validate, tasks.create, ingest)`);
+    if (kind === 'calls' && typeof a.endpoint === 'string' && !isRestEndpoint(a.endpoint)) bad(`${path}.endpoint`, unknownEndpoint(a.endpoint));
     if (Array.isArray(a.setup)) {
       a.setup.forEach((c, j) => {
-        if (isObj(c) && typeof c.endpoint === 'string' && !isEndpointId(c.endpoint)) bad(`${path}.setup[${j}].endpoint`, `no endpoint ${c.endpoint} in the catalogue`);
+        if (isObj(c) && typeof c.endpoint === 'string' && !isRestEndpoint(c.endpoint)) bad(`${path}.setup[${j}].endpoint`, unknownEndpoint(c.endpoint));
       });
     }
     const schedule = isObj(a.schedule) ? sched(withType(a.schedule), `${path}.schedule`, bad) : undefined;
@@ -449,3 +449,9 @@ function retryPolicy(o: Raw): RetryPolicy {
     maxDelay: o.max_delay === undefined ? 3_600_000 : ms(o.max_delay),
   };
 }
+
+/** A REST endpoint of the catalogue: the stream's internal actions are a stream actor's, not a call's. */
+const isRestEndpoint = (id: string): boolean => isEndpointId(id) && !endpointById(id).internal;
+
+const unknownEndpoint = (id: string): string =>
+  isEndpointId(id) ? `${id} is one of the stream's actions: use a stream actor (kind: stream)` : `no endpoint ${id} in the catalogue (ids look like core.validate, tasks.create, ingest)`;

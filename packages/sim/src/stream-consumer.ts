@@ -1,15 +1,5 @@
 import type { ManualClock } from '@sdp/clock';
-import {
-  asPlatformEvent,
-  CreditsExhausted,
-  DomainError,
-  licenceTypeOf,
-  matchedRelayStream,
-  StreamConnectionsExceeded,
-  StreamGate,
-  type DeliveredCounts,
-  type Engine,
-} from '@sdp/core';
+import { asPlatformEvent, licenceTypeOf, limitOf, matchedRelayStream, StreamCalls, type CallAnswer, type DeliveredCounts, type Engine, type RateFigures } from '@sdp/core';
 import { onSchedule } from './call-times.ts';
 import type { StreamActor } from './scenario.ts';
 import type { UsageLedger } from './usage-ledger.ts';
@@ -23,8 +13,8 @@ interface HeldConnection {
 }
 
 /**
- * A simulated stream consumer: the core's `StreamGate`, as the real stream's transports use it, with no
- * socket. At its start it compiles its filters (calls like any client's); at each scheduled instant it
+ * A simulated stream consumer: the stream's calls of the engine's one door (`StreamCalls`), as the real
+ * stream's transports make them, with no socket. At its start it compiles its filters (calls like any client's); at each scheduled instant it
  * (re)connects: it closes what it holds, opens anew and subscribes to every hash again, as clients
  * resubscribe on reconnect, so each subscribe is a first one on its connection and is charged. Over
  * WebSocket (`transport: websocket`) and a multi HTTP stream (`http-multi`, `GET /multi?hashes=`) that is
@@ -33,11 +23,11 @@ interface HeldConnection {
  *
  * It reads what was matched for it from the account's relay, as a server's stream host does, and is
  * delivered all of it (a simulated consumer never falls behind): the counts are recorded through the
- * gate when it disconnects and when the run asks (`catchUp`, each simulated hour), so the seconds
+ * engine when it disconnects and when the run asks (`catchUp`, each simulated hour), so the seconds
  * subscribed and the licences delivered are the real stream's.
  */
 export class StreamConsumer {
-  private readonly gate: StreamGate;
+  private readonly calls: StreamCalls;
   private hashes: string[] = [];
   private held: HeldConnection[] = [];
   private stopped = false;
@@ -53,7 +43,7 @@ export class StreamConsumer {
     private readonly scenarioStart: number,
     private readonly notes: string[],
   ) {
-    this.gate = new StreamGate(engine);
+    this.calls = new StreamCalls(engine);
   }
 
   start(): void {
@@ -96,7 +86,7 @@ export class StreamConsumer {
         const connection = await this.open(at, 'http');
         if (!connection) return;
         if (await this.subscribe(at, connection, hash)) this.held.push(connection);
-        else await this.gate.close(this.actor.account, connection.id, 'refused');
+        else await this.calls.close(this.actor.account, connection.id, 'refused');
       }
       return;
     }
@@ -106,34 +96,35 @@ export class StreamConsumer {
     for (const hash of this.hashes) await this.subscribe(at, connection, hash);
   }
 
+  private get credentials() {
+    return { username: this.actor.account, apiKey: this.apiKey };
+  }
+
   private async open(at: number, transport: 'websocket' | 'http'): Promise<HeldConnection | undefined> {
-    try {
-      return { id: await this.gate.open(this.actor.account, transport), subs: new Map() };
-    } catch (error) {
-      if (error instanceof StreamConnectionsExceeded) this.ledger.recordStreamConnectionRefused(this.actor.account, at);
-      this.refused(error);
-      return undefined;
-    }
+    const answer = await this.calls.open(this.credentials, transport);
+    if (answer.status === 200) return { id: (answer.body as { connection: string }).connection, subs: new Map() };
+    if (answer.status === 429 && limitOf(answer) === 'stream_connections') this.ledger.recordStreamConnectionRefused(this.actor.account, at);
+    this.refused(answer);
+    return undefined;
   }
 
   /** Subscribes one hash, charged; false when refused. */
   private async subscribe(at: number, connection: HeldConnection, hash: string): Promise<boolean> {
-    try {
-      const subscribed = await this.gate.subscribe(this.actor.account, connection.id, hash);
-      connection.subs.set(hash, subscribed.seq);
-      this.ledger.recordStream(this.actor.account, at, subscribed.rate, false);
+    const answer = await this.calls.subscribe(this.credentials, connection.id, hash);
+    if (answer.status === 200) {
+      connection.subs.set(hash, (answer.body as { seq: number }).seq);
+      this.ledger.recordStream(this.actor.account, at, answer.rate as RateFigures, false);
       return true;
-    } catch (error) {
-      if (error instanceof CreditsExhausted) this.ledger.recordStream(this.actor.account, at, error.figures, true);
-      else this.refused(error);
-      return false;
     }
+    if (answer.status === 429 && limitOf(answer) === undefined) this.ledger.recordStream(this.actor.account, at, answer.rate as RateFigures, true);
+    else this.refused(answer);
+    return false;
   }
 
   /** A refusal other than the allowance's (the package's stream_connections, a denied account): noted once. */
-  private refused(error: unknown): void {
-    if (!(error instanceof DomainError)) throw error;
-    const note = `${this.actor.name}: the stream was refused: ${error.message}`;
+  private refused(answer: CallAnswer): void {
+    if (answer.status >= 500) throw new Error(`the stream's call failed: ${JSON.stringify(answer.body)}`);
+    const note = `${this.actor.name}: the stream was refused: ${(answer.body as { error?: string } | undefined)?.error ?? answer.status}`;
     if (!this.notes.includes(note)) this.notes.push(note);
   }
 
@@ -165,7 +156,7 @@ export class StreamConsumer {
         }
       }
     }
-    await this.gate.recordDelivered(this.actor.account, counts);
+    await this.calls.deliveries(this.actor.account, counts);
   }
 
   private async disconnect(reason: string): Promise<void> {
@@ -173,6 +164,6 @@ export class StreamConsumer {
     await this.catchUp();
     const held = this.held;
     this.held = [];
-    for (const c of held) await this.gate.close(this.actor.account, c.id, reason);
+    for (const c of held) await this.calls.close(this.actor.account, c.id, reason);
   }
 }

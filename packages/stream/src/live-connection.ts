@@ -1,4 +1,4 @@
-import type { StreamTransport } from '@sdp/core';
+import type { StreamCredentials, StreamTransport } from '@sdp/core';
 import type { StreamMessage } from './stream-messages.ts';
 import { slowFailure, slowWarning } from './stream-messages.ts';
 
@@ -56,11 +56,13 @@ export class LiveConnection {
   private queue: Promise<void> = Promise.resolve();
   private pending = 0;
 
-  /** The identity whose key opened it (null for the account's own key): its subscriptions draw from its allowance too. */
-  identityId: string | null = null;
+  /** Hashes whose subscribe action waits its turn (an unsubscribe of one of them must wait for it too). */
+  readonly pendingSubs = new Map<string, number>();
 
   constructor(
     readonly id: string,
+    /** The credentials that opened it: each subscription is judged on them, as a REST call with that key is. */
+    readonly credentials: StreamCredentials,
     readonly username: string,
     readonly transport: StreamTransport,
     /** Whether interactions come wrapped with their hash (every connection but a single-hash HTTP stream). */

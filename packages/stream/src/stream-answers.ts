@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { CreditsExhausted, DomainError, type RateFigures } from '@sdp/core';
+import type { CallAnswer, RateFigures } from '@sdp/core';
+import { refuseUpgrade } from './socket-guard.ts';
 import type { Delivered, MessageSink } from './live-connection.ts';
 import { interactionMessage, type StreamMessage } from './stream-messages.ts';
 
@@ -68,12 +69,6 @@ export function rateHeaders(rate: RateFigures): Record<string, string> {
     'X-RateLimit-Reset': String(rate.reset),
     'X-RateLimit-Reset-Ttl': String(rate.resetTtl),
   };
-}
-
-/** A refusal as a fetch `Response`, as `refuseHttp` answers it on node:http. */
-export function refusalResponse(error: unknown): Response {
-  const { status, body, headers } = refusal(error);
-  return new Response(JSON.stringify(body) + '\n', { status, headers: { 'Content-Type': 'application/json', ...headers } });
 }
 
 /**
@@ -148,35 +143,32 @@ export function streamedBody(onCancel: () => void): { body: ReadableStream<Uint8
   };
 }
 
-/** A refusal's status, body and headers: the core's status (429 for an allowance spent), JSON with `error` and `message`. */
-function refusal(error: unknown): { status: number; body: StreamMessage; headers: Record<string, string> } {
-  if (error instanceof DomainError) {
-    const status = error instanceof CreditsExhausted ? 429 : error.status;
-    const headers = error instanceof CreditsExhausted ? rateHeaders(error.figures) : {};
-    return { status, body: { error: error.message, message: error.message, status: 'failure' }, headers };
-  }
-  throw error;
+/** A refusal's status, body and headers, from the engine's answer: JSON with `error` and `message`, the figures of a 429. */
+export function refusal(answer: CallAnswer): { status: number; body: StreamMessage; headers: Record<string, string> } {
+  const error = (answer.body as { error?: unknown } | undefined)?.error;
+  const message = typeof error === 'string' ? error : 'There was a problem starting your connection. Please reconnect.';
+  const status = answer.status;
+  const headers = status === 429 && answer.rate ? rateHeaders(answer.rate) : {};
+  return { status, body: { error: message, message, status: 'failure' }, headers };
 }
 
-export function refuseHttp(res: ServerResponse, error: unknown): void {
-  const { status, body, headers } = refusal(error);
+/** A refusal as a fetch `Response`, as `refuseHttp` answers it on node:http. */
+export function refusalResponse(answer: CallAnswer): Response {
+  const { status, body, headers } = refusal(answer);
+  return new Response(JSON.stringify(body) + '\n', { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+export function refuseHttp(res: ServerResponse, answer: CallAnswer): void {
+  const { status, body, headers } = refusal(answer);
   if (res.headersSent) return void res.destroy();
   res.writeHead(status, { 'Content-Type': 'application/json', Connection: 'close', ...headers });
   res.end(JSON.stringify(body) + '\n');
 }
 
-export function refuseUpgradeWith(socket: Duplex, error: unknown): void {
-  const { status, body, headers } = refusal(error);
+export function refuseUpgradeWith(socket: Duplex, answer: CallAnswer): void {
+  const { status, body, headers } = refusal(answer);
   refuseUpgrade(socket, status, body.message as string, headers);
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error' };
-
-/** An HTTP answer in place of the handshake's 101, then the socket closes. */
-export function refuseUpgrade(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (socket.destroyed) return;
-  const body = JSON.stringify({ error: message, message, status: 'failure' }) + '\n';
-  const lines = [`HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
-  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  socket.end(lines.join('\r\n') + '\r\n\r\n' + body);
-}
+/** What a transport answers for a failure of its own (the engine never answered). */
+export const problemAnswer = (): CallAnswer => ({ status: 500, body: { error: 'There was a problem starting your connection. Please reconnect.' } });

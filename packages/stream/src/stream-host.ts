@@ -1,44 +1,36 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import {
-  CreditsExhausted,
-  DEFAULT_LAPSE_MS,
-  DomainError,
   HOST_LOST,
-  LostHosts,
-  accountOfStream,
-  asPlatformEvent,
-  licenceTypeOf,
   MATCHED_TYPE,
   MATCHES_KEPT_MS,
   MAX_HASHES_PER_CONNECTION,
-  StreamGate,
+  StreamCalls,
+  accountOfStream,
+  asPlatformEvent,
+  limitOf,
+  type CallAnswer,
   type Engine,
+  type MatchedEvent,
   type RateFigures,
-  type StreamHosting,
   type StreamTransport,
 } from '@sdp/core';
 import type { Clock, StoredEvent } from '@sdp/core/kernel';
-import { ActionSplitter, readAction, type StreamAction } from './action-splitter.ts';
+import { answerClientError } from '@sdp/http';
+import { readAction, type ActionSplitter, type StreamAction } from './action-splitter.ts';
 import { DeliveryTally } from './delivery-tally.ts';
-import { LiveConnection, type ConnectionView, type Delivered, type LocalSubscription, type MessageSink } from './live-connection.ts';
+import { FanOut } from './fan-out.ts';
+import { HostKeeping } from './host-keeping.ts';
+import { serveFetch, serveHttp } from './http-transports.ts';
+import { LiveConnection, type ConnectionView, type LocalSubscription, type MessageSink } from './live-connection.ts';
 import { MatchFeed } from './match-feed.ts';
-import { messageText, pacedChunks, rateHeaders, refusalResponse, refuseHttp, refuseUpgrade, refuseUpgradeWith, streamedBody } from './stream-answers.ts';
+import { guardUpgrade, refuseUpgrade } from './socket-guard.ts';
+import { problemAnswer, rateHeaders, refusalResponse, refuseHttp } from './stream-answers.ts';
 import { HASH, fetchStreamTarget, streamTarget, type StreamTarget } from './stream-target.ts';
-import { answerClientError, keepRequestOpen } from '@sdp/http';
-import {
-  closingFailure,
-  invalidActionWarning,
-  keepAliveFailure,
-  rateLimitWarning,
-  refusedWarning,
-  slowFailure,
-  stopFailure,
-  subscribedMessage,
-  tickMessage,
-  unknownHashWarning,
-} from './stream-messages.ts';
+import { closingFailure, invalidActionWarning, keepAliveFailure, rateLimitWarning, refusedWarning, stopFailure, subscribedMessage, tickMessage, unknownHashWarning } from './stream-messages.ts';
+import type { Admitted, WebSocketHost } from './transport-host.ts';
+import { serveWebSocket } from './websocket-transport.ts';
 
 export interface StreamHostOptions {
   engine: Engine;
@@ -78,77 +70,67 @@ export interface StreamHostOptions {
   realNow?: () => number;
 }
 
-/** Matches held for one subscription while it is being decided, at most. */
-const MAX_HELD = 10_000;
 /** Real time between looks for connections owed a tick (and counts owed a write). */
 const TICK_CHECK_MS = 250;
-/** Real time between looks at the log's head, for dropping the matches older than they are kept. */
-const DROP_CHECK_MS = 30_000;
 
 /**
  * The stream product on a node:http server: WebSocket upgrades at `/`, `/multi` and `/<hash>`, HTTP
  * streams at `GET /<hash>` and `GET /multi?hashes=`, and the duplex `GET /` whose chunked request body
- * carries actions. Decisions (who may stream, what a subscription costs, the limits) are the core's
- * `StreamGate`; this holds the sockets, follows the log for matches and writes them out.
+ * carries actions. Every decision (who may stream, what a subscription costs, every limit) is a call of
+ * the engine's one door (`StreamCalls` → `Engine.call`), judged as a REST call is; this holds the
+ * sockets (`websocket-transport.ts`, `http-transports.ts`), follows the log for matches and writes them
+ * out (`fan-out.ts`), and keeps this process known as a host (`host-keeping.ts`).
  */
-export class StreamHost {
+export class StreamHost implements WebSocketHost {
+  readonly clock: Clock;
+  readonly onError: (error: unknown) => void;
+  readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+  /** Rate figures for the 101 of an upgrade in progress (the `headers` event sees only the request). */
+  readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
+  closing = false;
   private readonly engine: Engine;
-  private readonly clock: Clock;
-  private readonly gate: StreamGate;
+  private readonly calls: StreamCalls;
+  private readonly keeping: HostKeeping;
   private readonly bufferBytes: number;
   private readonly tickMs: number;
   private readonly maxPending: number;
-  private readonly onError: (error: unknown) => void;
-  private readonly byUser = new Map<string, Set<LiveConnection>>();
+  private readonly endLeftOpen: boolean;
+  private readonly deliveriesHeldMs: number;
+  private readonly realNow: () => number;
+  /** Connections registered for the feed (live, or with a subscription being decided), by id. */
+  private readonly fed = new Map<string, LiveConnection>();
+  /** Live connections, by id (`GET /_admin/streams`). */
   private readonly byId = new Map<string, LiveConnection>();
   private readonly feed: MatchFeed;
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
-  private ticker: NodeJS.Timeout | undefined;
-  private started: Promise<void> | undefined;
-  private closing = false;
-  private readonly endLeftOpen: boolean;
-  /** This process as a host of connections, where the store keeps liveness records. */
-  private readonly hosting: StreamHosting | undefined;
-  private readonly lostHosts: LostHosts | undefined;
-  private readonly renewMs: number;
-  private readonly sweepMs: number;
-  private renewer: NodeJS.Timeout | undefined;
-  private sweeper: NodeJS.Timeout | undefined;
-  private sweeping = false;
-  /** Since when (real time) this host's renewals have gone through without a break. */
-  private renewedSince: number | undefined;
-  /** Rate figures for the 101 of an upgrade in progress (the `headers` event sees only the request). */
-  private readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
   private readonly tally = new DeliveryTally();
+  private readonly fanOut: FanOut;
   /** Accounts whose counts are being written now (one write at a time each). */
   private readonly recording = new Map<string, Promise<void>>();
-  private readonly deliveriesHeldMs: number;
-  private readonly matchesKeptMs: number;
-  private readonly realNow: () => number;
-  /** The log's head as seen at real times, oldest first: what is older than `matchesKeptMs` is dropped up to it. */
-  private readonly heads: { at: number; head: number }[] = [];
-  private lastHeadCheck = -Infinity;
-  private dropping = false;
+  private ticker: NodeJS.Timeout | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweeping = false;
+  private started: Promise<void> | undefined;
 
   constructor(options: StreamHostOptions) {
     this.engine = options.engine;
     this.clock = options.clock ?? options.engine.clock;
-    const liveness = options.liveness === false ? undefined : options.engine.store.liveness;
-    const pace = options.liveness || {};
-    const lapseMs = pace.lapseMs ?? DEFAULT_LAPSE_MS;
-    this.renewMs = pace.renewMs ?? 1_000;
-    this.sweepMs = pace.sweepMs ?? lapseMs;
-    this.hosting = liveness && { host: options.engine.ids.hex(16), liveness, lapseMs, mayJudge: () => this.renewedSince !== undefined && performance.now() - this.renewedSince >= lapseMs };
-    this.lostHosts = this.hosting && new LostHosts(options.engine, this.hosting);
-    this.gate = new StreamGate(options.engine, this.hosting);
+    this.onError = options.onError ?? ((e) => console.error('stream:', e));
+    this.realNow = options.realNow ?? Date.now;
+    this.keeping = new HostKeeping({
+      engine: options.engine,
+      clock: this.clock,
+      liveness: options.liveness,
+      matchesKeptMs: options.matchesKeptMs ?? MATCHES_KEPT_MS,
+      realNow: this.realNow,
+      onError: this.onError,
+    });
+    this.calls = new StreamCalls(options.engine, this.keeping.hosting);
     this.bufferBytes = options.bufferBytes ?? 1024 * 1024;
     this.tickMs = options.tickMs ?? 30_000;
     this.maxPending = options.maxPendingActions ?? 64;
     this.endLeftOpen = options.endLeftOpen ?? false;
-    this.onError = options.onError ?? ((e) => console.error('stream:', e));
     this.deliveriesHeldMs = options.deliveriesHeldMs ?? 60_000;
-    this.matchesKeptMs = options.matchesKeptMs ?? MATCHES_KEPT_MS;
-    this.realNow = options.realNow ?? Date.now;
+    this.fanOut = new FanOut(this.tally, this.realNow, (c, reason) => void this.end(c, reason));
     this.feed = new MatchFeed(this.engine.store, (e) => this.deliver(e), this.onError);
     this.wss.on('headers', (headers, req) => {
       const rate = this.upgradeRates.get(req);
@@ -160,11 +142,15 @@ export class StreamHost {
   start(): Promise<void> {
     this.started ??= (async () => {
       if (this.endLeftOpen) await this.endConnectionsLeftOpen();
-      await this.keepAlive();
+      await this.keeping.start();
+      if (this.keeping.hosting) {
+        this.sweeper = setInterval(() => void this.sweep(), this.keeping.sweepMs);
+        this.sweeper.unref();
+      }
       // Where the feed starts: the log's head now. It reads only while a connection is registered.
       this.feed.start();
       await this.feed.caughtUp();
-      if (this.byUser.size === 0) this.feed.pause();
+      if (this.fed.size === 0) this.feed.pause();
       this.ticker = setInterval(() => this.tick(), TICK_CHECK_MS);
       this.ticker.unref();
     })();
@@ -173,7 +159,8 @@ export class StreamHost {
 
   /**
    * Serves the stream on `server` beside what it serves already: stream requests and upgrades go here,
-   * every other request to the listeners it had.
+   * every other request to the listeners it had. Every upgrade the server hands over is this host's to
+   * answer and close: one for no stream path is refused here.
    */
   attach(server: Server): this {
     void this.start();
@@ -192,43 +179,17 @@ export class StreamHost {
     return this;
   }
 
-  /**
-   * Renews this process's liveness record now and every `renewMs` (real time), and sweeps for dead hosts
-   * every `sweepMs`: one small write and one indexed read, neither an event.
-   */
-  private async keepAlive(): Promise<void> {
-    const hosting = this.hosting;
-    if (!hosting) return;
-    const renew = async () => {
-      try {
-        await hosting.liveness.renew(hosting.host, this.clock.now());
-        this.renewedSince ??= performance.now();
-      } catch (error) {
-        this.renewedSince = undefined;
-        throw error;
-      }
-    };
-    await renew();
-    this.renewer = setInterval(() => void renew().catch((e) => this.quietly(e)), this.renewMs);
-    this.renewer.unref();
-    this.sweeper = setInterval(() => void this.sweep(), this.sweepMs);
-    this.sweeper.unref();
-  }
-
-  /**
-   * Ends what dead hosts held (bounded per sweep; one sweep at a time); how many connections it ended.
-   * `known`: only that host, known dead.
-   */
+  /** Ends what dead hosts held (bounded per sweep; one sweep at a time); how many connections it ended. `known`: only that host, known dead. */
   async sweep(known?: string): Promise<number> {
-    if (!this.lostHosts || this.closing) return 0;
+    if (this.closing) return 0;
     // A known death is swept at once, beside a periodic sweep that may be running (both are bounded).
-    if (known !== undefined) return this.lostHosts.sweep(undefined, known).catch((e) => (this.quietly(e), 0));
+    if (known !== undefined) return this.calls.sweep(known).catch((e) => (this.onError(e), 0));
     if (this.sweeping) return 0;
     this.sweeping = true;
     try {
-      return await this.lostHosts.sweep();
+      return await this.calls.sweep();
     } catch (error) {
-      this.quietly(error);
+      this.onError(error);
       return 0;
     } finally {
       this.sweeping = false;
@@ -240,14 +201,15 @@ export class StreamHost {
    * rather than after its record lapses. How many ended.
    */
   async hostGone(host: string): Promise<number> {
-    if (!this.hosting || host === this.hosting.host) return 0;
-    await this.hosting.liveness.expire(host).catch((e) => this.quietly(e));
+    const hosting = this.keeping.hosting;
+    if (!hosting || host === hosting.host) return 0;
+    await hosting.liveness.expire(host).catch((e) => this.onError(e));
     return this.sweep(host);
   }
 
   /** This process's id as a host of connections (recorded on each), where the store keeps liveness records. */
   get host(): string | undefined {
-    return this.hosting?.host;
+    return this.keeping.hosting?.host;
   }
 
   /** Reads only the connect and disconnect events (start-up never reads the whole log). */
@@ -260,21 +222,24 @@ export class StreamHost {
         const e = asPlatformEvent(stored);
         const username = accountOfStream(stored.stream);
         if (username === undefined || (e?.type !== 'StreamConnected' && e?.type !== 'StreamDisconnected')) continue;
-        const connection = e.data.connection;
-        const key = `${username}\n${connection}`;
-        if (e.type === 'StreamConnected') open.set(key, { username, connection });
+        const key = `${username}\n${e.data.connection}`;
+        if (e.type === 'StreamConnected') open.set(key, { username, connection: e.data.connection });
         else open.delete(key);
       }
       after = page[page.length - 1]!.position;
     }
-    for (const { username, connection } of open.values()) await this.gate.close(username, connection, 'server restarted').catch((e) => this.quietly(e));
+    for (const { username, connection } of open.values()) this.failed(await this.calls.close(username, connection, 'server restarted'));
   }
 
   /** Takes the request if it is a stream's (`true`), else leaves it untouched (`false`). */
   handleRequest(req: IncomingMessage, res: ServerResponse): boolean {
     const target = streamTarget(req, false);
     if (!target || this.closing) return false;
-    void this.serveHttp(req, res, target).catch((error) => this.failed(error, res));
+    void serveHttp(this, req, res, target).catch((error) => {
+      this.onError(error);
+      if (!res.headersSent) refuseHttp(res, problemAnswer());
+      else res.destroy();
+    });
     return true;
   }
 
@@ -287,21 +252,24 @@ export class StreamHost {
     const target = fetchStreamTarget(request);
     if (!target || this.closing) return undefined;
     try {
-      return await this.serveFetch(request, target);
+      return await serveFetch(this, request, target);
     } catch (error) {
-      if (error instanceof DomainError) return refusalResponse(error);
       this.onError(error);
-      return refusalResponse(new DomainError(500, 'There was a problem starting your connection. Please reconnect.'));
+      return refusalResponse(problemAnswer());
     }
   }
 
-  /** Takes the upgrade if it is a stream's (`true`). */
+  /** Takes the upgrade if it is a stream's (`true`); the socket is then this host's to answer and close. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const target = /websocket/i.test(req.headers.upgrade ?? '') ? streamTarget(req, true) : undefined;
-    if (!target || this.closing) return false;
-    void this.serveWebSocket(req, socket, head, target).catch((error) => {
+    if (!target) return false;
+    if (this.closing) {
+      refuseUpgrade(socket, 503, closingFailure().message as string);
+      return true;
+    }
+    void serveWebSocket(this, req, socket, head, target).catch((error) => {
       this.onError(error);
-      refuseUpgrade(socket, 500, 'There was a problem starting your connection. Please reconnect.');
+      guardUpgrade(socket, 0);
     });
     return true;
   }
@@ -316,18 +284,16 @@ export class StreamHost {
     this.closing = true;
     this.feed.stop();
     if (this.ticker) clearInterval(this.ticker);
-    clearInterval(this.renewer);
     clearInterval(this.sweeper);
     const now = this.clock.now();
-    await Promise.all([...this.byId.values()].map((c) => {
+    await Promise.all([...this.fed.values()].map((c) => {
       c.send(closingFailure(), now);
       return this.end(c, 'server closing');
     }));
     // A turn for the transports to confirm what they took, then every count left is recorded.
     await new Promise((resolve) => setImmediate(resolve));
     await Promise.all(this.tally.accounts().map((username) => this.recordDelivered(username)));
-    // Its connections ended, nothing is left for a sweep to find.
-    if (this.hosting) await this.hosting.liveness.forget(this.hosting.host).catch((e) => this.quietly(e));
+    await this.keeping.stop().catch((e) => this.onError(e));
     this.wss.close();
   }
 
@@ -337,17 +303,16 @@ export class StreamHost {
    */
   async reset(emptyStore: () => Promise<void>): Promise<void> {
     const now = this.clock.now();
-    for (const c of [...this.byId.values()]) {
+    for (const c of [...this.fed.values()]) {
       c.send(closingFailure(), now);
       c.closed = true;
       this.forget(c);
       c.closeSink();
     }
     this.tally.clear();
-    this.heads.length = 0;
+    this.fanOut.clear();
     await emptyStore();
-    // The reset emptied the liveness records with the log.
-    if (this.hosting) await this.hosting.liveness.renew(this.hosting.host, this.clock.now()).catch((e) => this.quietly(e));
+    await this.keeping.afterReset().catch((e) => this.onError(e));
   }
 
   /** Resolves once every match committed before the call has been delivered. */
@@ -355,144 +320,58 @@ export class StreamHost {
     return this.feed.caughtUp();
   }
 
-  // ---- transports ----
+  // ---- connections ----
 
-  private async serveHttp(req: IncomingMessage, res: ServerResponse, target: StreamTarget): Promise<void> {
+  /**
+   * Opens a connection through the engine's door; a single-hash stream also subscribes its hash first
+   * (its refusal is the request's: the connection is closed again).
+   */
+  async admit(target: StreamTarget, transport: StreamTransport, sink: MessageSink): Promise<Admitted> {
     await this.start();
-    let account, identityId: string | null;
-    try {
-      ({ account, identityId } = await this.gate.authenticate(target.credentials));
-    } catch (error) {
-      return refuseHttp(res, error);
+    const opened = await this.calls.open(target.credentials, transport);
+    if (opened.status !== 200) {
+      // The judge's refusal, in the words the original's stream used when a request carried no credentials.
+      if (opened.status === 401 && !target.credentials) return { refused: { ...opened, body: { error: 'A username and API key are both required' } } };
+      return { refused: opened };
     }
-    const transport: StreamTransport = target.kind === 'duplex' ? 'http-duplex' : 'http';
-    let id: string;
-    try {
-      id = await this.gate.open(account.username, transport);
-    } catch (error) {
-      return refuseHttp(res, error);
-    }
-    const sink = pacedChunks(res);
-    const conn = new LiveConnection(id, account.username, transport, target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
-    conn.identityId = identityId;
-    let rate: RateFigures;
-    try {
-      rate = await this.opening(conn, target);
-    } catch (error) {
-      return refuseHttp(res, error);
-    }
-    if (res.destroyed || req.socket.destroyed) return void this.end(conn, 'client gone');
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', 'Transfer-Encoding': 'chunked', ...rateHeaders(rate) });
-    res.flushHeaders();
-    this.register(conn);
-    res.on('close', () => void this.end(conn, 'client closed'));
-    const now = this.begin(conn, target);
-    if (target.kind === 'multi' && target.hashes.length === 0) conn.send(tickMessage(now), now);
-    if (target.kind === 'duplex') {
-      // Its body of actions lasts as long as the connection: past the server's whole-request time limit.
-      keepRequestOpen(req.socket);
-      const splitter = new ActionSplitter();
-      req.setEncoding('utf8');
-      req.on('data', (chunk: string) => this.actionsFrom(conn, splitter, chunk));
-    }
+    const credentials = target.credentials!;
+    const id = (opened.body as { connection: string }).connection;
+    // Interactions come wrapped with their hash everywhere but on a single-hash HTTP stream.
+    const wrapped = transport === 'websocket' || target.kind !== 'single';
+    const conn = new LiveConnection(id, credentials, credentials.username, transport, wrapped, this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
+    if (target.kind !== 'single') return { conn, rate: opened.rate! };
+    const subscribed = await this.subscribeFirst(conn, target.hash!);
+    if ('rate' in subscribed) return { conn, rate: subscribed.rate };
+    conn.closed = true;
+    this.forget(conn);
+    this.failed(await this.calls.close(conn.username, conn.id, 'refused'));
+    return { refused: subscribed.refused };
   }
 
-  private async serveFetch(request: Request, target: StreamTarget): Promise<Response> {
-    await this.start();
-    const { account, identityId } = await this.gate.authenticate(target.credentials);
-    const id = await this.gate.open(account.username, 'http');
-    let conn: LiveConnection | undefined;
-    const { body, sink } = streamedBody(() => {
-      if (conn) void this.end(conn, 'client closed');
-    });
-    conn = new LiveConnection(id, account.username, 'http', target.kind !== 'single', this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
-    conn.identityId = identityId;
-    const rate = await this.opening(conn, target);
-    // A client that went while this was decided: nobody reads the answer, the connection ends at once.
-    if (request.signal.aborted) {
-      void this.end(conn, 'client gone');
-      return new Response(null, { status: 499 });
-    }
-    request.signal.addEventListener('abort', () => void this.end(conn, 'client closed'), { once: true });
-    this.register(conn);
-    const now = this.begin(conn, target);
-    if (target.kind === 'multi' && target.hashes.length === 0) conn.send(tickMessage(now), now);
-    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache', ...rateHeaders(rate) } });
+  register(conn: LiveConnection, listed = true): void {
+    this.fed.set(conn.id, conn);
+    if (listed) this.byId.set(conn.id, conn);
+    // Matches are read while this process has someone to send them to; the feed resumes where it paused,
+    // so what was committed meanwhile (held for a subscription being decided) still arrives.
+    this.feed.start();
   }
 
-  private async serveWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer, target: StreamTarget): Promise<void> {
-    await this.start();
-    let account, identityId: string | null;
-    try {
-      ({ account, identityId } = await this.gate.authenticate(target.credentials));
-    } catch (error) {
-      return refuseUpgradeWith(socket, error);
-    }
-    let id: string;
-    try {
-      id = await this.gate.open(account.username, 'websocket');
-    } catch (error) {
-      return refuseUpgradeWith(socket, error);
-    }
-    let ws: WebSocket | undefined;
-    // Delivery callbacks in send order, behind one callback for every frame: a write with a callback of
-    // its own cost a tick of its own, where writes sharing one are answered together. `ws` (and the
-    // socket under it) answers writes in the order they were made, errors included.
-    // A queue read from its head (an array's shift moves every entry behind it: thousands, for a consumer
-    // that falls behind), compacted once its read part is the larger half.
-    let sent: Delivered[] = [];
-    let answered = 0;
-    const onSent = (error?: Error | null): void => {
-      const done = sent[answered];
-      if (done === undefined) return;
-      sent[answered++] = undefined as unknown as Delivered;
-      if (answered >= 1024 && answered * 2 >= sent.length) {
-        sent = sent.slice(answered);
-        answered = 0;
-      }
-      done(!error);
-    };
-    const sink: MessageSink = {
-      write: (text, done) => {
-        if (!ws) return done?.(false);
-        if (!done) return ws.send(text);
-        if (ws.bufferedAmount === 0 && sent.length === answered) {
-          // Nothing waits before it: written straight to the socket, whose kernel buffer took the frame
-          // (or its start, when the buffer filled on it; a cut consumer may then be counted one message
-          // it did not read whole). No callback to hold: the common case costs nothing more than a send.
-          ws.send(text);
-          return done(true);
-        }
-        sent.push(done);
-        ws.send(text, onSent);
-      },
-      buffered: () => ws?.bufferedAmount ?? 0,
-      close: () => {
-        ws?.close(1000);
-        setTimeout(() => ws?.terminate(), 1000).unref();
-      },
-    };
-    const conn = new LiveConnection(id, account.username, 'websocket', true, this.clock.now(), sink, this.bufferBytes, (c) => void this.end(c, 'slow consumer'));
-    conn.identityId = identityId;
-    let rate: RateFigures;
-    try {
-      rate = await this.opening(conn, target);
-    } catch (error) {
-      return refuseUpgradeWith(socket, error);
-    }
-    if (socket.destroyed) return void this.end(conn, 'client gone');
-    this.upgradeRates.set(req, rate);
-    this.wss.handleUpgrade(req, socket, head, (opened) => {
-      ws = opened;
-      this.register(conn);
-      opened.on('close', () => void this.end(conn, 'client closed'));
-      opened.on('error', () => void this.end(conn, 'socket error'));
-      opened.on('message', (data, isBinary) => {
-        const text = isBinary ? '' : data.toString();
-        this.act(conn, readAction(text));
-      });
-      this.begin(conn, target);
-    });
+  /** Takes the connection out of this process' lists (the feed no longer sees it). */
+  private forget(conn: LiveConnection): void {
+    this.byId.delete(conn.id);
+    this.fed.delete(conn.id);
+    this.fanOut.removeAll(conn);
+    if (this.fed.size === 0) this.feed.pause();
+  }
+
+  async end(conn: LiveConnection, reason: string): Promise<void> {
+    if (conn.closed) return;
+    conn.closed = true;
+    this.forget(conn);
+    conn.closeSink();
+    await conn.settled();
+    await this.recordDelivered(conn.username);
+    this.failed(await this.calls.close(conn.username, conn.id, reason).catch((e) => (this.onError(e), undefined)));
   }
 
   /**
@@ -500,7 +379,7 @@ export class StreamHost {
    * subscribed (and gets what matched while that was decided), then the hashes the request named are
    * subscribed. Answers the instant it began.
    */
-  private begin(conn: LiveConnection, target: StreamTarget): number {
+  begin(conn: LiveConnection, target: StreamTarget): number {
     const now = this.clock.now();
     if (target.kind === 'single') {
       conn.send(subscribedMessage(target.hash!), now);
@@ -511,13 +390,17 @@ export class StreamHost {
     return now;
   }
 
-  private actionsFrom(conn: LiveConnection, splitter: ActionSplitter, chunk: string): void {
+  // ---- actions ----
+
+  actionsFrom(conn: LiveConnection, splitter: ActionSplitter, chunk: string): void {
     const { objects, junk } = splitter.push(chunk);
     if (junk) this.act(conn, { invalid: 'not a JSON object' });
     for (const text of objects) this.act(conn, readAction(text));
   }
 
-  // ---- actions ----
+  actOnText(conn: LiveConnection, text: string): void {
+    this.act(conn, readAction(text));
+  }
 
   /** Actions take effect, and are answered, in the order they came. */
   private act(conn: LiveConnection, action: StreamAction | { invalid: string }): void {
@@ -534,80 +417,81 @@ export class StreamHost {
       }, Number.MAX_SAFE_INTEGER);
       return;
     }
+    const hash = action.hash.toLowerCase();
     if (action.action === 'unsubscribe') {
-      // Nothing more reaches it from now on, whatever the write's fate.
-      const hash = action.hash.toLowerCase();
-      if (!conn.subs.delete(hash)) return;
+      // Of a hash neither subscribed nor waiting to be: nothing to do (so unsubscribes queue no further
+      // than the subscriptions they undo).
+      if (!conn.subs.has(hash) && !conn.pendingSubs.has(hash)) return;
+      // Nothing more reaches it from now on; one still waiting its turn is undone in its place.
+      this.dropSubscription(conn, hash);
       conn.enqueue(async () => {
+        this.dropSubscription(conn, hash);
         await this.recordDelivered(conn.username);
-        await this.gate.unsubscribe(conn.username, conn.id, hash).catch((e) => this.quietly(e));
+        this.failed(await this.calls.unsubscribe(conn.username, conn.id, hash));
       }, Number.MAX_SAFE_INTEGER);
       return;
     }
-    const hash = action.hash.toLowerCase();
-    const queued = conn.enqueue(() => this.subscribe(conn, hash), this.maxPending);
-    if (!queued) conn.send(refusedWarning(hash, `more than ${this.maxPending} actions are waiting on this connection`), this.clock.now());
+    const queued = conn.enqueue(async () => {
+      try {
+        await this.subscribe(conn, hash);
+      } finally {
+        const n = conn.pendingSubs.get(hash)! - 1;
+        if (n > 0) conn.pendingSubs.set(hash, n);
+        else conn.pendingSubs.delete(hash);
+      }
+    }, this.maxPending);
+    if (queued) conn.pendingSubs.set(hash, (conn.pendingSubs.get(hash) ?? 0) + 1);
+    else conn.send(refusedWarning(hash, `more than ${this.maxPending} actions are waiting on this connection`), this.clock.now());
+  }
+
+  private dropSubscription(conn: LiveConnection, hash: string): void {
+    if (!conn.subs.has(hash)) return;
+    this.fanOut.remove(conn, hash);
+    conn.subs.delete(hash);
   }
 
   private async subscribe(conn: LiveConnection, hash: string): Promise<void> {
     if (conn.closed) return;
     const now = () => this.clock.now();
-    if (conn.subs.has(hash)) {
-      conn.send(subscribedMessage(hash), now());
-      return;
-    }
+    if (conn.subs.has(hash)) return conn.send(subscribedMessage(hash), now());
     if (!HASH.test(hash)) return conn.send(unknownHashWarning(hash), now());
     if (conn.subs.size >= MAX_HASHES_PER_CONNECTION) {
       return conn.send(refusedWarning(hash, `a connection may subscribe to at most ${MAX_HASHES_PER_CONNECTION} hashes`), now());
     }
-    try {
-      await this.subscribeFirst(conn, hash);
-    } catch (error) {
-      if (error instanceof CreditsExhausted) return conn.send(rateLimitWarning(hash, error.message), now());
-      if (error instanceof DomainError && error.status === 404) return conn.send(unknownHashWarning(hash), now());
-      if (error instanceof DomainError) return conn.send(refusedWarning(hash, error.message), now());
-      this.onError(error);
-      return conn.send(refusedWarning(hash, 'the server could not subscribe it; try again'), now());
+    const subscribed = await this.subscribeFirst(conn, hash);
+    if ('rate' in subscribed) {
+      conn.send(subscribedMessage(hash), now());
+      return this.flushHeld(conn, hash);
     }
-    conn.send(subscribedMessage(hash), now());
-    this.flushHeld(conn, hash);
+    const { status, body } = subscribed.refused;
+    const error = (body as { error?: string } | undefined)?.error ?? `refused (${status})`;
+    if (status === 429 && limitOf(subscribed.refused) === undefined) return conn.send(rateLimitWarning(hash, error), now());
+    if (status === 404) return conn.send(unknownHashWarning(hash), now());
+    if (status >= 500) return conn.send(refusedWarning(hash, 'the server could not subscribe it; try again'), now());
+    return conn.send(refusedWarning(hash, error), now());
   }
 
   /**
-   * The figures a new connection answers with. A single-hash stream subscribes first (its refusal is the
-   * request's: the connection is closed, and the refusal thrown for the transport to answer); any other
-   * answers the allowance as it stands.
+   * Subscribes through the engine, holding the matches the feed reads meanwhile: once the subscription's
+   * place in the account's stream is known, those after it are its own.
    */
-  private async opening(conn: LiveConnection, target: StreamTarget): Promise<RateFigures> {
-    if (target.kind !== 'single') return this.gate.rate(conn.username, conn.identityId);
-    try {
-      return await this.subscribeFirst(conn, target.hash!);
-    } catch (error) {
-      this.forget(conn);
-      await this.gate.close(conn.username, conn.id, 'refused').catch((e) => this.quietly(e));
-      throw error;
-    }
-  }
-
-  /**
-   * Subscribes with the core, holding the matches the feed reads meanwhile: once the subscription's place
-   * in the account's stream is known, those after it are its own. Throws the core's refusal.
-   */
-  private async subscribeFirst(conn: LiveConnection, hash: string): Promise<RateFigures> {
+  private async subscribeFirst(conn: LiveConnection, hash: string): Promise<{ rate: RateFigures } | { refused: CallAnswer }> {
     const local: LocalSubscription = { seq: undefined, held: [] };
     conn.subs.set(hash, local);
+    this.fanOut.add(conn, hash);
     // The connection is registered for the feed from the first subscription on (its matches are held).
     this.register(conn, false);
-    try {
-      const r = await this.gate.subscribe(conn.username, conn.id, hash, conn.identityId);
-      local.seq = r.seq;
+    const answer = await this.calls.subscribe(conn.credentials, conn.id, hash);
+    if (answer.status === 200) {
+      const seq = (answer.body as { seq: number }).seq;
+      local.seq = seq;
       // Decided before the subscription: not its own, never sent, never counted.
-      local.held = local.held.filter((h) => h.seq >= r.seq);
-      return r.rate;
-    } catch (error) {
-      if (conn.subs.get(hash) === local) conn.subs.delete(hash);
-      throw error;
+      local.held = local.held.filter((h) => h.seq >= seq);
+      return { rate: answer.rate! };
     }
+    if (conn.subs.get(hash) === local) this.dropSubscription(conn, hash);
+    if (conn.subs.size === 0 && !this.byId.has(conn.id)) this.fed.delete(conn.id);
+    return { refused: answer };
   }
 
   /** Sends what was held for a subscription while it was being decided. */
@@ -625,48 +509,7 @@ export class StreamHost {
     const event = asPlatformEvent(stored);
     if (event?.type === 'StreamDisconnected') return this.endedElsewhere(event.data.connection, event.data.reason);
     if (event?.type !== MATCHED_TYPE) return;
-    const conns = this.byUser.get(accountOfStream(event.stream) ?? '');
-    if (!conns || conns.size === 0) return;
-    const items = event.data.items;
-    // The version of the account's subscriptions the match was decided on; an earlier build wrote the
-    // match into that aggregate itself, decided on the version before its own.
-    const seq = event.data.seq ?? event.version - 1;
-    const now = this.clock.now();
-    const texts = new Map<string, string>();
-    // One counter per connection for all it is sent of this match event (not a callback each: held
-    // until the socket takes its frame, thousands of them were most of the fan-out's garbage).
-    const counters = new Map<LiveConnection, DeliveryCounter>();
-    for (const item of items) {
-      let json: string | undefined;
-      let type: string | undefined | null = null;
-      for (const hash of item.hashes) {
-        for (const conn of conns) {
-          const sub = conn.subs.get(hash);
-          if (!sub || conn.closed) continue;
-          if (sub.seq !== undefined && seq < sub.seq) continue;
-          json ??= JSON.stringify(item.interaction);
-          if (type === null) type = licenceTypeOf(item.interaction);
-          const key = `${conn.wrapped ? 'w' : 'b'}${hash}`;
-          let text = texts.get(key);
-          if (text === undefined) texts.set(key, (text = messageText(hash, item.interaction, json, conn.wrapped)));
-          if (sub.seq === undefined) {
-            // Held while the subscription is decided; a decision that takes for ever (the store away)
-            // does not make the server hold for ever: past the connection's bound it is cut as slow.
-            // Sent later than the rest, so counted on its own.
-            sub.held.push({ seq, text, done: this.counted(conn, hash, type, now) });
-            if (sub.held.length > MAX_HELD) {
-              conn.send(slowFailure(), now);
-              void this.end(conn, 'slow consumer');
-            }
-            continue;
-          }
-          let counter = counters.get(conn);
-          if (!counter) counters.set(conn, (counter = new DeliveryCounter(conn, now, this.tally, this.realNow)));
-          conn.sendText(text, now, counter.next(hash, type));
-        }
-      }
-      texts.clear();
-    }
+    this.fanOut.deliver(event as MatchedEvent & { stream: string; version: number }, this.clock.now());
   }
 
   /**
@@ -682,33 +525,17 @@ export class StreamHost {
   }
 
   /**
-   * What a delivery does once the transport took it: counted on the connection and for the account's
-   * licences, in the minute it was sent (`at`, read once for every delivery of a match).
-   */
-  private counted(conn: LiveConnection, hash: string, type: string | undefined, at: number): Delivered {
-    return (ok) => {
-      if (!ok) return;
-      conn.delivered++;
-      this.tally.add(conn.username, hash, type, at, this.realNow);
-    };
-  }
-
-  /**
-   * Records the account's delivered counts in one write (after any write of them already under way).
-   * A failed write gives them back to the tally, for the next try.
+   * Records the account's delivered counts in one call (after any of them already under way). Counts a
+   * store away did not take go back to the tally, for the next try; refused ones are told, not kept.
    */
   private recordDelivered(username: string): Promise<void> {
     const before = this.recording.get(username) ?? Promise.resolve();
     const run = before.then(async () => {
       const counts = this.tally.take(username);
       if (!counts) return;
-      try {
-        await this.gate.recordDelivered(username, counts);
-      } catch (error) {
-        // Refused counts would be refused again at every try: told, not kept. A store away is tried again.
-        if (!(error instanceof DomainError)) this.tally.restore(username, counts, this.clock.now(), this.realNow());
-        this.onError(error);
-      }
+      const answer = await this.calls.deliveries(username, counts).catch((e) => (this.onError(e), undefined));
+      if (answer === undefined || answer.status >= 500) this.tally.restore(username, counts, this.clock.now(), this.realNow());
+      this.failed(answer);
     });
     this.recording.set(username, run);
     void run.then(() => {
@@ -717,106 +544,16 @@ export class StreamHost {
     return run;
   }
 
-  /**
-   * Drops from the log the matches older than `matchesKeptMs` of real time: every process that follows
-   * the log read them within about a second. Positions are remembered as the head moves, so what is
-   * dropped is what was already in the log that long ago.
-   */
-  private async dropOldMatches(realNow: number): Promise<void> {
-    const store = this.engine.store;
-    if (!store.dropTypes || this.dropping) return;
-    this.dropping = true;
-    try {
-      this.heads.push({ at: realNow, head: await store.head() });
-      let through: number | undefined;
-      while (this.heads.length > 0 && realNow - this.heads[0]!.at >= this.matchesKeptMs) through = this.heads.shift()!.head;
-      if (through !== undefined && through > 0) await store.dropTypes([MATCHED_TYPE], through);
-    } catch (error) {
-      this.onError(error);
-    } finally {
-      this.dropping = false;
-    }
-  }
-
   private tick(): void {
     const now = this.clock.now();
     const realNow = this.realNow();
     for (const conn of this.byId.values()) if (now - conn.lastSent >= this.tickMs) conn.send(tickMessage(now), now);
     for (const username of this.tally.due(now, realNow, this.deliveriesHeldMs)) if (!this.recording.has(username)) void this.recordDelivered(username);
-    if (realNow - this.lastHeadCheck >= DROP_CHECK_MS) {
-      this.lastHeadCheck = realNow;
-      void this.dropOldMatches(realNow);
-    }
+    void this.keeping.dropOldMatches();
   }
 
-  // ---- connections ----
-
-  private register(conn: LiveConnection, listed = true): void {
-    let set = this.byUser.get(conn.username);
-    if (!set) this.byUser.set(conn.username, (set = new Set()));
-    set.add(conn);
-    if (listed) this.byId.set(conn.id, conn);
-    // Matches are read while this process has someone to send them to; the feed resumes where it paused,
-    // so what was committed meanwhile (held for a subscription being decided) still arrives.
-    this.feed.start();
-  }
-
-  /** Takes the connection out of this process' lists (the feed no longer sees it). */
-  private forget(conn: LiveConnection): void {
-    this.byId.delete(conn.id);
-    const set = this.byUser.get(conn.username);
-    set?.delete(conn);
-    if (set?.size === 0) this.byUser.delete(conn.username);
-    if (this.byUser.size === 0) this.feed.pause();
-  }
-
-  private async end(conn: LiveConnection, reason: string): Promise<void> {
-    if (conn.closed) return;
-    conn.closed = true;
-    this.forget(conn);
-    conn.closeSink();
-    await conn.settled();
-    await this.recordDelivered(conn.username);
-    await this.gate.close(conn.username, conn.id, reason).catch((e) => this.quietly(e));
-  }
-
-  private quietly(error: unknown): void {
-    if (!(error instanceof DomainError)) this.onError(error);
-  }
-
-  private failed(error: unknown, res: ServerResponse): void {
-    this.onError(error);
-    if (!res.headersSent) refuseHttp(res, error);
-    else res.destroy();
-  }
-}
-
-/**
- * Counts what one match event sent to one connection, as the transport takes it: every message shares
- * one callback (`next` returns it), and the transport answers a connection's messages in the order they
- * were written, each once, so the n-th answer is the n-th message's.
- */
-class DeliveryCounter {
-  private readonly hashes: string[] = [];
-  private readonly types: (string | undefined)[] = [];
-  private answered = 0;
-  private readonly done: Delivered = (ok) => {
-    const i = this.answered++;
-    if (!ok) return;
-    this.conn.delivered++;
-    this.tally.add(this.conn.username, this.hashes[i]!, this.types[i], this.at, this.realNow);
-  };
-
-  constructor(
-    private readonly conn: LiveConnection,
-    private readonly at: number,
-    private readonly tally: DeliveryTally,
-    private readonly realNow: () => number,
-  ) {}
-
-  next(hash: string, type: string | undefined): Delivered {
-    this.hashes.push(hash);
-    this.types.push(type);
-    return this.done;
+  /** An answer of the engine to one of the stream's own calls that did not go through: told, unless it is a refusal. */
+  private failed(answer: CallAnswer | undefined): void {
+    if (answer && answer.status >= 500) this.onError(new Error(`stream: ${JSON.stringify(answer.body)}`));
   }
 }

@@ -5,7 +5,7 @@ import type { VersionId } from './versions.ts';
  * all read this table. Success codes and costs are the seed's (§4); methods are what real clients send
  * (docs/clients.md#methods-per-endpoint); where the seed shows no success code, the recorded one is used and noted.
  */
-export type Group = 'tasks' | 'insight' | 'account' | 'core' | 'push' | 'historics' | 'preview' | 'sources' | 'ingestion';
+export type Group = 'tasks' | 'insight' | 'account' | 'core' | 'push' | 'historics' | 'preview' | 'sources' | 'ingestion' | 'stream';
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Which allowance a call draws from (docs/contract.md#hourly-allowances). `task-slots`: charged nothing, governed by the queue. */
 export type AllowanceKind = 'general' | 'analyze' | 'task-slots' | 'none';
@@ -40,6 +40,26 @@ export interface Endpoint<Id extends string = EndpointId> {
   source: 'seed' | 'project';
   /** Why a success code or method was chosen where the seed is silent. */
   note?: string;
+  /**
+   * Not part of the REST surface: no path, no route, no OpenAPI entry (`ENDPOINTS` leaves it out). The
+   * stream's actions are such endpoints: its transports call them through `Engine.call`, so a stream is
+   * judged, charged and laned where a REST call is.
+   */
+  internal?: true;
+  /**
+   * Who may make the call. `key` (the default): credentials, authenticated at step 4, refused for a denied
+   * account at step 5. `connection`: an action of a stream connection the judge admitted earlier (its open
+   * was authenticated); the call names the account and the connection (`ApiCall.connection`) and is not
+   * refused for a denied account or a replaced key, so a connection can always be closed and its
+   * deliveries recorded.
+   */
+  caller: 'key' | 'connection';
+  /**
+   * When the cost is charged. `always` (the default): at step 6, kept whatever step 7 answers.
+   * `on-effect`: at step 6, given back when the handler refuses or says it changed nothing (a stream
+   * subscription is charged when it begins: a repeat or a refused hash costs nothing).
+   */
+  charged: 'always' | 'on-effect';
 }
 
 interface Row<Id extends string> {
@@ -53,6 +73,9 @@ interface Row<Id extends string> {
   body?: 'raw';
   source?: 'seed' | 'project';
   note?: string;
+  internal?: true;
+  caller?: 'key' | 'connection';
+  charged?: 'always' | 'on-effect';
 }
 
 const everywhere = (template: string): PathForm[] => [{ template, from: '1.0' }];
@@ -76,6 +99,9 @@ function group<const Id extends string>(name: Group, rows: Row<Id>[]): Endpoint<
     body: r.body ?? 'params',
     source: r.source ?? 'seed',
     ...(r.note ? { note: r.note } : {}),
+    ...(r.internal ? { internal: true as const, forms: [] } : {}),
+    caller: r.caller ?? 'key',
+    charged: r.charged ?? 'always',
   }));
 }
 
@@ -232,11 +258,43 @@ const TABLE = [
       note: 'docs/contract.md#fixed-names-of-the-server: ingestion for running managed sources, governed by the per-source per-minute limit.',
     },
   ]),
+  // The stream's actions (docs/stream.md): internal, called by its transports (and the simulator's
+  // consumers) through Engine.call, never routed from a path.
+  ...group('stream', [
+    {
+      id: 'stream.open',
+      path: '(stream) open a connection',
+      methods: [],
+      success: 200,
+      cost: 0,
+      internal: true,
+      source: 'project',
+      note: 'Bounded by the package field stream_connections (open at once) and by opens an hour; free, reports the general allowance.',
+    },
+    {
+      id: 'stream.subscribe',
+      path: '(stream) subscribe a connection to a hash',
+      methods: [],
+      success: 200,
+      cost: 5,
+      charged: 'on-effect',
+      internal: true,
+      source: 'project',
+      note: 'Charged as /compile when the subscription begins (decisions: a repeat or a refusal costs nothing).',
+    },
+    { id: 'stream.unsubscribe', path: '(stream) unsubscribe', methods: [], success: 200, cost: 0, allowance: 'none', caller: 'connection', internal: true, source: 'project' },
+    { id: 'stream.deliveries', path: '(stream) record deliveries', methods: [], success: 200, cost: 0, allowance: 'none', caller: 'connection', internal: true, source: 'project' },
+    { id: 'stream.close', path: '(stream) close a connection', methods: [], success: 200, cost: 0, allowance: 'none', caller: 'connection', internal: true, source: 'project' },
+  ]),
 ];
 
-export const ENDPOINTS: readonly Endpoint[] = TABLE;
+/** Every endpoint the engine judges: the REST surface and the stream's internal actions. */
+export const ALL_ENDPOINTS: readonly Endpoint[] = TABLE;
 
-const BY_ID = new Map<string, Endpoint>(ENDPOINTS.map((e) => [e.id, e]));
+/** The REST surface: what is routed, documented and listed (internal endpoints left out). */
+export const ENDPOINTS: readonly Endpoint[] = ALL_ENDPOINTS.filter((e) => !e.internal);
+
+const BY_ID = new Map<string, Endpoint>(ALL_ENDPOINTS.map((e) => [e.id, e]));
 
 /** For ids read at run time (scenario files, the wire): true when the catalogue has it. */
 export function isEndpointId(id: string): id is EndpointId {

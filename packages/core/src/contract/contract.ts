@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import type { EndpointId } from '../catalogue/endpoints.ts';
 import { VERSIONS, atLeast, type VersionId } from '../catalogue/versions.ts';
 import { ErrorAnswer, Identity, Limit, NewIdentity, PushSubscription, Task, Token, ManagedSource, AnalysisResult, Dpu, accountAnswers, coreAnswers, historicsAnswers, insightAnswers, previewAnswers, pushAnswers, sourceAnswers, taskAnswers } from './answers.ts';
+import { streamAnswers, streamParams } from './stream-terms.ts';
 import { STRATEGY_TASKS_FROM, accountParams, coreParams, historicsParams, insightParams, previewParams, pushParams, sourceParams, tasksParams } from './params.ts';
 
 /**
@@ -94,6 +95,11 @@ export const CONTRACT = {
   'source.resource.remove': () => terms(sourceParams.resourceRemove(), { 200: ManagedSource }),
   'source.category.get': () => terms(sourceParams.categories(), { 200: sourceAnswers.categories }),
   ingest: () => terms(sourceParams.ingest(), { 200: sourceAnswers.ingested }),
+  'stream.open': () => terms(streamParams.open(), { 200: streamAnswers.opened }),
+  'stream.subscribe': () => terms(streamParams.subscribe(), { 200: streamAnswers.subscribed }),
+  'stream.unsubscribe': () => terms(streamParams.unsubscribe(), { 200: streamAnswers.changed }),
+  'stream.deliveries': () => terms(streamParams.deliveries(), { 200: streamAnswers.changed }),
+  'stream.close': () => terms(streamParams.close(), { 200: streamAnswers.closed }),
 } satisfies Record<EndpointId, (v: VersionId) => Terms>;
 
 type TermsOf<Id extends EndpointId> = ReturnType<(typeof CONTRACT)[Id]>;

@@ -29,6 +29,11 @@ export interface ApiCall {
    * the allowance, then answered with this at step 7, charged (docs/contract.md#judgement-order).
    */
   unreadable?: { status: 400 | 413 | 415; message: string } | undefined;
+  /**
+   * For an endpoint whose catalogue `caller` is `connection` (a stream action of an open connection):
+   * the account and the connection the judge admitted when it was opened. The wire never sets it.
+   */
+  connection?: { username: string; id?: string | undefined } | undefined;
 }
 
 /**
@@ -77,6 +82,11 @@ export interface HandlerAnswer {
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * For an endpoint charged `on-effect`: `false` when the call changed nothing (a repeated subscription),
+   * so its charge is given back.
+   */
+  effect?: boolean;
 }
 
 export type Handler = (ctx: CallContext) => Promise<HandlerAnswer> | HandlerAnswer;

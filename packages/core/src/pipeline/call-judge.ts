@@ -1,9 +1,9 @@
 import { accountDecider, accountStream, isWellFormedApiKey, isWellFormedUsername, type Account } from '../accounting/account.ts';
 import { constantTimeEqual, type ApiKeyDigests } from '../accounting/api-key.ts';
-import { creditsDecider, creditsStream, CreditsExhausted, figuresOf, windowAt, type AllowanceLine } from '../accounting/credit-window.ts';
+import { creditsDecider, creditsStream, CreditsExhausted, figuresOf, windowAt, type AllowanceLine, type Credits, type RateFigures } from '../accounting/credit-window.ts';
 import { DEFAULT_PACKAGE } from '../accounting/package.ts';
 import type { Endpoint } from '../catalogue/endpoints.ts';
-import { BadRequest, DomainError, NotImplemented, Unauthorized } from '../calls/errors.ts';
+import { BadRequest, DomainError, NotFound, NotImplemented, Unauthorized } from '../calls/errors.ts';
 import { checkJsonDepth, prototypeKeyParam } from '../calls/input-limits.ts';
 import { Params } from '../calls/params.ts';
 import type { ApiCall, CallAnswer, CallContext, EngineSettings, HandlerAnswer, HandlerTable, IdentityAccess } from '../handling/handler.ts';
@@ -88,6 +88,7 @@ export class CallJudge implements Judge<CallAnswer> {
     const { call, endpoint, s } = this;
     const now = uow.now;
     const params = new Params(call.params ?? {});
+    if (endpoint.caller === 'connection') return this.connectionAction(uow, lane, params);
 
     // 4. Authentication
     // Malformed credentials (control characters, over-long) are refused before any store is asked.
@@ -157,6 +158,7 @@ export class CallJudge implements Judge<CallAnswer> {
     const lines =
       identityId === null ? accountLines(reported, endpoint) : await allowanceLines(s, uow, account, identityId, endpoint, params);
     let rate = lines.length > 0 ? undefined : figuresBefore(credits, reported, endpoint, now);
+    if (endpoint.charged === 'on-effect') return this.chargedOnEffect(uow, account, identityId, params, credits, reported, lines);
     if (lines.length > 0) {
       try {
         const charged = uow.execute(creditsDecider, creditsAt, { type: 'ChargeCredits', at: now, endpoint: endpoint.id, lines });
@@ -171,9 +173,90 @@ export class CallJudge implements Judge<CallAnswer> {
     }
 
     // 7. Charged; now validate and execute
+    const answer = await this.execute(uow, account, identityId, params, rate, () => figuresBefore(credits, reported, endpoint, now));
+    if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, endpoint, now)) }, write: false };
+    if ('refused' in answer) return { answer: answer.refused, write: false };
+    if (idempotencyKey !== undefined) {
+      await uow.execute(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer, holdLimit: account.package.idempotency_keys });
+    }
+    return { answer, write: true };
+  }
+
+  /**
+   * An action of a stream connection the judge admitted when it was opened (`caller: 'connection'`): the
+   * account must exist; it takes the account's lane as every call does, charges nothing, and is not
+   * refused for a denied account or a replaced key (a connection can always be closed).
+   */
+  private async connectionAction(uow: UnitOfWork, lane: LaneHold, params: Params): Promise<Verdict<CallAnswer>> {
+    const who = this.call.connection;
+    if (!who || !isWellFormedUsername(who.username)) {
+      return { answer: errorAnswer(new Unauthorized('A stream action names the account and the connection it belongs to')), write: false };
+    }
+    const read = uow.load(accountDecider, accountStream(who.username));
+    const account = read instanceof Promise ? await read : read;
+    if (!account.exists) return { answer: errorAnswer(new NotFound(`No account named ${who.username}`)), write: false };
+    const queued = lane.enter(account.username);
+    if (queued) return queued;
+    const answer = await this.execute(uow, account, null, params, undefined, () => undefined);
+    if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was changed' } }, write: false };
+    if ('refused' in answer) return { answer: answer.refused, write: false };
+    return { answer, write: true };
+  }
+
+  /**
+   * Steps 6 and 7 of an endpoint charged on effect (a stream subscription): the handler runs first, and
+   * the charge is decided only when it changed something; a refusal or a repeat charges nothing and
+   * writes nothing, an allowance that cannot pay undoes the effect.
+   */
+  private async chargedOnEffect(
+    uow: UnitOfWork,
+    account: Account,
+    identityId: string | null,
+    params: Params,
+    credits: Credits,
+    reported: AllowanceLine | undefined,
+    lines: AllowanceLine[],
+  ): Promise<Verdict<CallAnswer>> {
+    const { call, endpoint } = this;
+    const now = uow.now;
+    const before = identityId === null || !reported ? figuresBefore(credits, reported, endpoint, now) : bindingFigures(credits, reported, lines, endpoint.cost, now);
+    const answer = await this.execute(uow, account, identityId, params, before, () => before);
+    if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(before) }, write: false };
+    if ('refused' in answer) return { answer: answer.refused, write: false };
+    if (answer.status >= 400 || this.effect === false) return { answer, write: false };
+    if (lines.length === 0) return { answer, write: true };
+    try {
+      const charged = uow.execute(creditsDecider, creditsStream(account.username), { type: 'ChargeCredits', at: now, endpoint: endpoint.id, lines });
+      const { state } = charged instanceof Promise ? await charged : charged;
+      answer.rate = identityId === null ? figuresAfter(state, reported!, endpoint.cost, now) : bindingFigures(state, reported!, lines, endpoint.cost, now);
+      return { answer, write: true };
+    } catch (error) {
+      if (error instanceof CreditsExhausted) return { answer: { status: rateLimitStatus(call.version), body: { error: error.message }, rate: error.figures }, write: false };
+      throw error;
+    }
+  }
+
+  /** What the last handler said of its effect (`HandlerAnswer.effect`), for an endpoint charged on effect. */
+  private effect: boolean | undefined;
+
+  /**
+   * Step 7: the handler validates and executes, on the charge already staged; a domain refusal keeps the
+   * charge, its effects rolled back. `undefined`: an unexpected failure, told and answered 500 by the
+   * caller; `refused`: an answer that writes nothing.
+   */
+  private async execute(
+    uow: UnitOfWork,
+    account: Account,
+    identityId: string | null,
+    params: Params,
+    charged: RateFigures | undefined,
+    before: () => RateFigures | undefined,
+  ): Promise<CallAnswer | { refused: CallAnswer } | undefined> {
+    const { call, endpoint, s } = this;
+    const rate = charged;
     const handler = s.handlers[endpoint.id];
     const savepoint = uow.savepoint();
-    const ctx: CallContext = { call, version: call.version, endpoint, params, now, ids: s.ids, account, identityId, uow, settings: s.settings, projections: s.projections, yieldTurn: s.yieldTurn };
+    const ctx: CallContext = { call, version: call.version, endpoint, params, now: uow.now, ids: s.ids, account, identityId, uow, settings: s.settings, projections: s.projections, yieldTurn: s.yieldTurn };
     let answer: CallAnswer;
     try {
       if (call.unreadable) throw new DomainError(call.unreadable.status, call.unreadable.message);
@@ -185,6 +268,7 @@ export class CallJudge implements Judge<CallAnswer> {
       // An embedder's handler may answer with any thenable, not only a native promise.
       const result = handler(ctx);
       const out = typeof (result as Partial<PromiseLike<HandlerAnswer>>).then === 'function' ? await result : (result as HandlerAnswer);
+      this.effect = out.effect;
       const status = out.status ?? endpoint.success[0]!;
       answer = { status };
       if (status !== 204) answer.body = out.body ?? {};
@@ -197,16 +281,13 @@ export class CallJudge implements Judge<CallAnswer> {
         // authentication on does.
         if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
         s.onError?.(error, call);
-        return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, endpoint, now)) }, write: false };
+        return undefined;
       }
-      if (error.status >= 500) return { answer: errorAnswer(error, figuresBefore(credits, reported, endpoint, now)), write: false };
+      if (error.status >= 500) return { refused: errorAnswer(error, before()) };
       uow.rollbackTo(savepoint);
       answer = errorAnswer(error, rate, call.version);
     }
-    if (idempotencyKey !== undefined) {
-      await uow.execute(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer, holdLimit: account.package.idempotency_keys });
-    }
-    return { answer, write: true };
+    return answer;
   }
 }
 

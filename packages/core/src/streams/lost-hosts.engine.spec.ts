@@ -6,7 +6,27 @@ import { seededIds } from '../kernel/ports.ts';
 import { filterHandlers } from '../filters/handlers.ts';
 import { streamConnectionsDecider, streamConnectionsStream, streamUsage } from './stream-connections.ts';
 import { HOST_LOST, LostHosts } from './lost-hosts.ts';
-import { StreamGate } from './stream-gate.ts';
+import { StreamCalls } from './stream-calls.ts';
+import { streamHandlers } from './stream-handlers.ts';
+import type { StreamHosting } from './lost-hosts.ts';
+import type { Engine as EngineType } from '../pipeline/engine.ts';
+import type { CallAnswer } from '../handling/handler.ts';
+
+/** A host's stream calls, answering as the tests read them: the body of a 200, or a rejection with the status. */
+function host(engine: EngineType, hosting: StreamHosting) {
+  const calls = new StreamCalls(engine, hosting);
+  const ok = async (answer: Promise<CallAnswer>) => {
+    const a = await answer;
+    if (a.status !== 200) throw Object.assign(new Error(JSON.stringify(a.body)), { status: a.status });
+    return a.body as Record<string, unknown>;
+  };
+  const creds = (username: string) => ({ username, apiKey: `${username}-key-01` });
+  return {
+    open: async (username: string, transport: 'websocket' | 'http') => (await ok(calls.open(creds(username), transport))).connection as string,
+    subscribe: (username: string, connection: string, hash: string) => ok(calls.subscribe(creds(username), connection, hash)),
+    close: (username: string, connection: string, reason: string) => ok(calls.close(username, connection, reason)),
+  };
+}
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 const LAPSE = 5_000;
@@ -16,7 +36,7 @@ async function twoHosts(usernames = ['alice']) {
   let now = T0;
   const clock = { now: () => now };
   const store = new MemoryEventStore();
-  const engine = new Engine({ store, clock, ids: seededIds(7), handlers: { ...filterHandlers } });
+  const engine = new Engine({ store, clock, ids: seededIds(7), handlers: { ...filterHandlers, ...streamHandlers } });
   for (const username of usernames) await engine.openAccount({ username, api_key: `${username}-key-01`, package: { stream_connections: 1 } });
   const liveness = new MemoryHostLiveness(clock);
   const hosting = (host: string) => ({ host, liveness, lapseMs: LAPSE });
@@ -28,8 +48,8 @@ async function twoHosts(usernames = ['alice']) {
     engine,
     liveness,
     advance: (ms: number) => void (now += ms),
-    dead: new StreamGate(engine, hosting('dead')),
-    alive: new StreamGate(engine, hosting('alive')),
+    dead: host(engine, hosting('dead')),
+    alive: host(engine, hosting('alive')),
     sweeper: new LostHosts(engine, hosting('alive')),
     compile,
     state,
@@ -78,8 +98,8 @@ describe('connections of a host that died', () => {
     await p.liveness.renew('dead', T0);
     await p.liveness.renew('alive', T0);
     for (const u of users) await p.dead.open(u, 'websocket');
-    const own = await p.alive.open('ann', 'websocket').catch(() => undefined);
-    expect(own).toBeUndefined();
+    await p.engine.changePackage('ann', { stream_connections: 2 });
+    const own = await p.alive.open('ann', 'websocket');
     p.advance(LAPSE + 1);
     // `alive` has lapsed too by the records, but a sweep never ends its own host's connections.
     expect(await p.sweeper.sweep(2)).toBe(2);
@@ -89,7 +109,7 @@ describe('connections of a host that died', () => {
     expect(await p.sweeper.sweep(2)).toBe(1);
     expect(await p.liveness.lapsed(LAPSE, 10)).toEqual([{ host: 'alive', aliveAt: T0, accounts: ['ann'] }]);
     expect(await p.sweeper.sweep(2)).toBe(0);
-    for (const u of users) expect(Object.keys((await p.state(u)).connections)).toEqual([]);
+    for (const u of users) expect(Object.keys((await p.state(u)).connections)).toEqual(u === 'ann' ? [own] : []);
   });
 
   it("a host's holdings are the accounts it serves now: the last connection of an account closed, its holding is released", async () => {
@@ -113,12 +133,12 @@ describe('connections of a host that died', () => {
     const p = await twoHosts(['ann', 'ben']);
     let judging = false;
     const hosting = { host: 'alive', liveness: p.liveness, lapseMs: LAPSE, mayJudge: () => judging };
-    const gate = new StreamGate(p.engine, hosting);
+    const gate = host(p.engine, hosting);
     const sweeper = new LostHosts(p.engine, hosting);
     await p.liveness.renew('dead', T0);
     await p.liveness.renew('other', T0);
     const deadConn = await p.dead.open('ann', 'websocket');
-    const otherConn = await new StreamGate(p.engine, { host: 'other', liveness: p.liveness, lapseMs: LAPSE }).open('ben', 'websocket');
+    const otherConn = await host(p.engine, { host: 'other', liveness: p.liveness, lapseMs: LAPSE }).open('ben', 'websocket');
     p.advance(LAPSE * 2);
     await p.liveness.renew('alive', T0 + LAPSE * 2);
     expect(await sweeper.sweep()).toBe(0);

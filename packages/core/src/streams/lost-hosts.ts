@@ -35,7 +35,7 @@ export interface StreamHosting {
  */
 export class LostHosts {
   constructor(
-    private readonly engine: EngineServices,
+    private readonly engine: Pick<EngineServices, 'command'>,
     private readonly hosting: StreamHosting,
   ) {}
 

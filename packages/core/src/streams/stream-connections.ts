@@ -51,6 +51,12 @@ export interface StreamConnections {
   ended: EndedSubscription[];
   /** Interactions delivered by hash, then by minute (Unix ms of its start), then by licence type. */
   delivered: Record<string, Record<string, Licences>>;
+  /**
+   * When connections were opened in the last hour, oldest first (absent in states folded by builds
+   * before opens were bounded): each open and close writes to the log whether or not it subscribes
+   * anything, so their number an hour is bounded (`OPENS_PER_PLACE_PER_HOUR`).
+   */
+  opens?: number[];
 }
 
 /** Delivered interactions to record: by minute (Unix ms of its start), then by hash, then by licence type. */
@@ -90,10 +96,29 @@ export const STREAM_USAGE_KEPT_MS = 25 * 3_600_000;
 
 const MINUTE = 60_000;
 
+/**
+ * Opens an hour allowed for each place of `stream_connections`: a client reconnecting every five
+ * minutes on every place stays within it, and a loop of free opens and closes writes at most
+ * 2 × 12 × 25 = 600 small events an hour for a default package.
+ */
+export const OPENS_PER_PLACE_PER_HOUR = 12;
+
+const HOUR = 3_600_000;
+
+/** Connections an account may open in an hour: 12 a place, and never fewer than 60 (a one-place package still reconnects every minute). */
+export const opensPerHour = (limit: number): number => Math.max(60, limit * OPENS_PER_PLACE_PER_HOUR);
+
 /** The connection limit's refusal (package field `stream_connections`). */
 export class StreamConnectionsExceeded extends DomainError {
   constructor(limit: number) {
-    super(429, `Your package allows ${limit} stream connection${limit === 1 ? '' : 's'} at once (stream_connections); close one before opening another`);
+    super(429, `Your package allows ${limit} stream connection${limit === 1 ? '' : 's'} at once (stream_connections); close one before opening another`, { limit: 'stream_connections' });
+  }
+}
+
+/** Too many connections opened in the last hour (`OPENS_PER_PLACE_PER_HOUR` × `stream_connections`). */
+export class StreamOpensExceeded extends DomainError {
+  constructor(limit: number, retryAt: number, now: number) {
+    super(429, `Your package allows ${limit} stream connections to be opened an hour (${OPENS_PER_PLACE_PER_HOUR} for each of stream_connections, at least 60); try again in ${Math.max(1, Math.ceil((retryAt - now) / 1000))} s`, { limit: 'stream_opens' });
   }
 }
 
@@ -110,13 +135,17 @@ function connectionOf(state: StreamConnections, id: string): StreamConnection {
 }
 
 export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand, StreamEvent> = {
-  name: 'streams.v1',
-  initialState: () => ({ seq: 0, connections: {}, live: {}, ended: [], delivered: {} }),
+  // v2: the opens of the last hour are kept (v1 states and snapshots had none; the events are the same).
+  name: 'streams.v2',
+  initialState: () => ({ seq: 0, connections: {}, live: {}, ended: [], delivered: {}, opens: [] }),
   decide(command, state) {
     switch (command.type) {
       case 'OpenStreamConnection': {
         if (own(state.connections, command.connection)) throw new BadRequest(`Stream connection ${command.connection} is already open`);
         if (Object.keys(state.connections).length >= command.limit) throw new StreamConnectionsExceeded(command.limit);
+        const opens = recentOpens(state, command.at);
+        const perHour = opensPerHour(command.limit);
+        if (opens.length >= perHour) throw new StreamOpensExceeded(perHour, opens[opens.length - perHour]! + HOUR, command.at);
         const host = command.host === undefined ? {} : { host: command.host };
         return [{ type: 'StreamConnected', data: { connection: command.connection, transport: command.transport, at: command.at, ...host } }];
       }
@@ -171,6 +200,7 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
       case 'StreamConnected': {
         const d = event.data;
         s.connections = { ...s.connections, [d.connection]: { transport: d.transport, openedAt: d.at, hashes: {}, count: 0, ...(d.host === undefined ? {} : { host: d.host }) } };
+        s.opens = [...recentOpens(s, d.at), d.at];
         prune(s, d.at);
         return s;
       }
@@ -243,6 +273,14 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
     return s;
   },
 };
+
+/** The opens of the hour before `at` (a new array only when some fell out of it). */
+function recentOpens(state: StreamConnections, at: number): number[] {
+  const opens = state.opens ?? [];
+  let i = 0;
+  while (i < opens.length && opens[i]! <= at - HOUR) i++;
+  return i === 0 ? opens : opens.slice(i);
+}
 
 /** Adds counts (by hash, then minute) to `s.delivered`, copying only the records it changes. */
 function addDelivered(s: StreamConnections, counts: Map<string, Map<string, Licences>>): void {

@@ -1,6 +1,6 @@
 import {
   PushDelivery,
-  StreamGate,
+  StreamCalls,
   applySemanticFault,
   catchUpFirehose,
   createEngine,
@@ -99,15 +99,15 @@ export async function runGoldenSession(store: EventStore): Promise<GoldenSession
   await call('source.start', { id: source });
   // The stream product: a connection subscribed to a hash while an ingestion matches for it (the repeat
   // charges nothing), its deliveries recorded, unsubscribed, a second hash left to the disconnect.
-  const streams = new StreamGate(engine);
-  const connection = await streams.open('ada', 'websocket');
-  await streams.subscribe('ada', connection, coffee);
-  await streams.subscribe('ada', connection, coffee);
-  await streams.subscribe('ada', connection, tea);
+  const streams = new StreamCalls(engine);
+  const connection = ((await streams.open(ada, 'websocket')).body as { connection: string }).connection;
+  await streams.subscribe(ada, connection, coffee);
+  await streams.subscribe(ada, connection, coffee);
+  await streams.subscribe(ada, connection, tea);
   const ingested = ['g1', 'g2', 'g3'].map((i) => JSON.stringify({ interaction: { id: i, created_at: Math.floor(time.now / 1000) }, fb: { content: `coffee ${i}`, author: { id: `a-${i}` } } })).join('\n');
   await call('ingest', { source_id: source }, 2, { body: ingested, mediaType: 'application/json' });
   // What a transport delivered of it, recorded as counts (the host writes them so).
-  await streams.recordDelivered('ada', { [String(Math.floor(time.now / 60_000) * 60_000)]: { [coffee]: { interaction: 3, facebook: 3 } } });
+  await streams.deliveries('ada', { [String(Math.floor(time.now / 60_000) * 60_000)]: { [coffee]: { interaction: 3, facebook: 3 } } });
   await streams.unsubscribe('ada', connection, coffee);
   await streams.close('ada', connection, 'client closed');
 
