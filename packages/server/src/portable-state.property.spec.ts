@@ -221,7 +221,7 @@ const stepsArb = (maxCommands: number): fc.Arbitrary<Iterable<ModelCommand>> => 
   );
 };
 
-/** An account with a few compiled filters on a fresh memory store, and the model the kit's commands check. */
+/** An account with a few compiled filters on an empty store, and the model the kit's commands check. */
 async function begin(credits: number, connections: number, store: EventStore = new MemoryEventStore()): Promise<{ model: EngineModel; real: Run }> {
   const clock = new ManualClock(T0);
   const engine = createEngine({ store, clock, ids: seededIds(35) });
