@@ -1,4 +1,4 @@
-import { DomainError } from '@sdp/core';
+import { DomainError, matchedRelayDecider, PLATFORM_AGGREGATES } from '@sdp/core';
 import { type EventStore, type NewEvent, type StoredEvent, type StreamAppend } from '@sdp/core/kernel';
 
 /** Events read from the store per round trip while exporting. */
@@ -26,6 +26,23 @@ function eventLine(e: StoredEvent): string {
   return JSON.stringify({ position: e.position, stream: e.stream, version: e.version, id: e.id, time: e.time, type: e.type, schemaVersion: e.schemaVersion, data: e.data });
 }
 
+/**
+ * Streams whose events are not portable state: the relay of matched interactions. No decision folds it,
+ * the stream host drops its events from the log minutes after they are written (`EventStore.dropTypes`,
+ * which leaves gaps in its versions), and the processes that follow it read the log live from their own
+ * head, so a relay's past is never read again. Named by the aggregate the platform registers for it.
+ */
+const TRANSIENT_PREFIXES: readonly string[] = PLATFORM_AGGREGATES.filter((a) => a.decider === matchedRelayDecider).map((a) => a.prefix);
+
+/**
+ * True for an event of the log that an import leaves out (docs/portable-state.md): a relay's. By stream,
+ * not type: builds before the relay wrote the same event type into the account's `streams:` aggregate,
+ * where it still folds as licences and so is state.
+ */
+export function isTransientStream(stream: string): boolean {
+  return TRANSIENT_PREFIXES.some((prefix) => stream.startsWith(prefix));
+}
+
 /** Bad NDJSON for an import: answered 400, nothing written. */
 export class ImportError extends DomainError {
   constructor(message: string) {
@@ -35,7 +52,8 @@ export class ImportError extends DomainError {
 
 /**
  * Reads an export back: every line must be a stored event, positions rising, each stream's versions
- * counting 1, 2, 3... in order. All lines are checked before anything is written.
+ * counting 1, 2, 3... in order. A transient stream's versions need only rise: its gaps are the events the
+ * log dropped (`isTransientStream`). All lines are checked before anything is written.
  */
 export function parseEventLines(text: string): StoredEvent[] {
   const events: StoredEvent[] = [];
@@ -60,21 +78,23 @@ export function parseEventLines(text: string): StoredEvent[] {
     if (!Number.isSafeInteger(time)) throw new ImportError(`${where}: "time" must be Unix milliseconds`);
     if (!Number.isSafeInteger(position) || (position as number) <= lastPosition) throw new ImportError(`${where}: "position" must be a whole number above the previous line's (${lastPosition})`);
     const expected = (versions.get(stream) ?? 0) + 1;
-    if (version !== expected) throw new ImportError(`${where}: stream ${stream} is at version ${expected - 1}, so "version" must be ${expected} (got ${JSON.stringify(version)})`);
+    const transient = isTransientStream(stream);
+    if (transient ? !Number.isSafeInteger(version) || (version as number) < expected : version !== expected)
+      throw new ImportError(`${where}: stream ${stream} is at version ${expected - 1}, so "version" must be ${transient ? 'above it' : expected} (got ${JSON.stringify(version)})`);
     if (data === undefined) throw new ImportError(`${where}: "data" is missing`);
     // Absent in exports made before events had schema versions, when every event was at version 1.
     if (!Number.isSafeInteger(schemaVersion) || (schemaVersion as number) < 1) throw new ImportError(`${where}: "schemaVersion" must be a whole number from 1`);
-    versions.set(stream, expected);
+    versions.set(stream, version as number);
     lastPosition = position as number;
-    events.push({ position: position as number, stream, version: expected, id, time: time as number, type, data, schemaVersion: schemaVersion as number });
+    events.push({ position: position as number, stream, version: version as number, id, time: time as number, type, data, schemaVersion: schemaVersion as number });
   }
   return events;
 }
 
 /**
- * Appends exported events to an empty store, in their global order, with their ids and times. The
- * streams' versions are checked on every append, so a concurrent writer makes the import fail rather
- * than interleave. Answers the number of events written.
+ * Appends exported events to an empty store, in their global order, with their ids and times, leaving out
+ * the transient streams' (`isTransientStream`). The streams' versions are checked on every append, so a
+ * concurrent writer makes the import fail rather than interleave. Answers the number of events written.
  */
 export async function importEvents(store: EventStore, events: StoredEvent[]): Promise<number> {
   if ((await store.head()) !== 0) throw new DomainError(409, 'The store is not empty: import needs an empty store (POST /_admin/reset first)');
@@ -89,7 +109,9 @@ export async function importEvents(store: EventStore, events: StoredEvent[]): Pr
     last = undefined;
     size = 0;
   };
+  let written = 0;
   for (const e of events) {
+    if (isTransientStream(e.stream)) continue;
     // A stream may appear once per append; if it comes back after another stream, the batch ends so
     // that the global order stays the exported one.
     if ((last?.stream !== e.stream && inBatch.has(e.stream)) || size >= IMPORT_BATCH) await flush();
@@ -104,7 +126,8 @@ export async function importEvents(store: EventStore, events: StoredEvent[]): Pr
     const event: NewEvent = { id: e.id, time: e.time, type: e.type, data: e.data, schemaVersion: e.schemaVersion };
     target.events.push(event);
     size++;
+    written++;
   }
   await flush();
-  return events.length;
+  return written;
 }
