@@ -17,7 +17,8 @@ import {
   MATCHED_TYPE,
   PLATFORM_AGGREGATES,
   recordInteractions,
-  StreamGate,
+  StreamCalls,
+  type CallAnswer,
   streamConnectionsStream,
   type Engine,
 } from '@sdp/core';
@@ -49,7 +50,7 @@ const WORDS = ['coffee', 'tea', 'coffee and tea', 'milk'];
 
 /** What the stream commands share in one run: the gate, the hashes compiled at the start, the connections opened. */
 interface StreamSide {
-  gate: StreamGate;
+  gate: StreamGateLike;
   hashes: string[];
   connections: string[];
   ingested: number;
@@ -67,6 +68,25 @@ async function followCharge(m: EngineModel, r: EngineUnderTest): Promise<void> {
 }
 
 /** Refusals the stream product answers (a place, an allowance, a closed connection): the log is what it is. */
+/** The stream's calls through the engine's door, answering as these commands read them: a refusal thrown as a domain error. */
+type StreamGateLike = ReturnType<typeof streamGate>;
+function streamGate(engine: Engine) {
+  const calls = new StreamCalls(engine);
+  const creds = { username: USER, apiKey: KEY };
+  const ok = async (answer: Promise<CallAnswer>): Promise<Record<string, unknown>> => {
+    const a = await answer;
+    if (a.status !== 200) throw new DomainError(a.status, String((a.body as { error?: unknown } | undefined)?.error));
+    return a.body as Record<string, unknown>;
+  };
+  return {
+    open: async (_user: string, transport: 'websocket' | 'http') => (await ok(calls.open(creds, transport))).connection as string,
+    subscribe: (_user: string, connection: string, hash: string) => ok(calls.subscribe(creds, connection, hash)),
+    unsubscribe: (user: string, connection: string, hash: string) => ok(calls.unsubscribe(user, connection, hash)),
+    close: (user: string, connection: string, reason: string) => ok(calls.close(user, connection, reason)),
+    recordDelivered: (user: string, minutes: Parameters<StreamCalls['deliveries']>[1]) => ok(calls.deliveries(user, minutes)),
+  };
+}
+
 async function refusable(work: () => Promise<unknown>): Promise<void> {
   try {
     await work();
@@ -234,7 +254,7 @@ async function begin(credits: number, connections: number, store: EventStore = n
   const view = (await engine.accountView(USER)).allowances.general;
   const general: AllowanceModel = { limit: opened.package.credits_per_hour, window: { start: view.reset * 1000 - HOUR, used: view.limit - view.remaining } };
   const model: EngineModel = { now: T0, allowances: { general, analyze: { limit: opened.package.analyze_credits_per_hour, window: null } }, taskSlots: opened.package.task_slots };
-  const real: Run = { engine, clock, store, account: { username: USER, api_key: KEY }, subscriptionId: null, costs: undefined, streams: { gate: new StreamGate(engine), hashes, connections: [], ingested: 0 } };
+  const real: Run = { engine, clock, store, account: { username: USER, api_key: KEY }, subscriptionId: null, costs: undefined, streams: { gate: streamGate(engine), hashes, connections: [], ingested: 0 } };
   return { model, real };
 }
 

@@ -81,13 +81,15 @@ const TICK_CHECK_MS = 250;
  * sockets (`websocket-transport.ts`, `http-transports.ts`), follows the log for matches and writes them
  * out (`fan-out.ts`), and keeps this process known as a host (`host-keeping.ts`).
  */
-export class StreamHost implements WebSocketHost {
-  readonly clock: Clock;
-  readonly onError: (error: unknown) => void;
-  readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+export class StreamHost {
+  private readonly clock: Clock;
+  private readonly onError: (error: unknown) => void;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   /** Rate figures for the 101 of an upgrade in progress (the `headers` event sees only the request). */
-  readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
-  closing = false;
+  private readonly upgradeRates = new WeakMap<IncomingMessage, RateFigures>();
+  private closing = false;
+  /** What the transports ask of this host (its decisions all go through the engine's door). */
+  private readonly transports: WebSocketHost;
   private readonly engine: Engine;
   private readonly calls: StreamCalls;
   private readonly keeping: HostKeeping;
@@ -132,6 +134,26 @@ export class StreamHost implements WebSocketHost {
     this.deliveriesHeldMs = options.deliveriesHeldMs ?? 60_000;
     this.fanOut = new FanOut(this.tally, this.realNow, (c, reason) => void this.end(c, reason));
     this.feed = new MatchFeed(this.engine.store, (e) => this.deliver(e), this.onError);
+    const host = this;
+    this.transports = {
+      get clock() {
+        return host.clock;
+      },
+      get onError() {
+        return host.onError;
+      },
+      get closing() {
+        return host.closing;
+      },
+      wss: this.wss,
+      upgradeRates: this.upgradeRates,
+      admit: (target, transport, sink) => this.admit(target, transport, sink),
+      register: (conn) => this.register(conn),
+      begin: (conn, target) => this.begin(conn, target),
+      end: (conn, reason) => this.end(conn, reason),
+      actionsFrom: (conn, splitter, chunk) => this.actionsFrom(conn, splitter, chunk),
+      actOnText: (conn, text) => this.act(conn, readAction(text)),
+    };
     this.wss.on('headers', (headers, req) => {
       const rate = this.upgradeRates.get(req);
       if (rate) for (const [name, value] of Object.entries(rateHeaders(rate))) headers.push(`${name}: ${value}`);
@@ -235,7 +257,7 @@ export class StreamHost implements WebSocketHost {
   handleRequest(req: IncomingMessage, res: ServerResponse): boolean {
     const target = streamTarget(req, false);
     if (!target || this.closing) return false;
-    void serveHttp(this, req, res, target).catch((error) => {
+    void serveHttp(this.transports, req, res, target).catch((error) => {
       this.onError(error);
       if (!res.headersSent) refuseHttp(res, problemAnswer());
       else res.destroy();
@@ -252,7 +274,7 @@ export class StreamHost implements WebSocketHost {
     const target = fetchStreamTarget(request);
     if (!target || this.closing) return undefined;
     try {
-      return await serveFetch(this, request, target);
+      return await serveFetch(this.transports, request, target);
     } catch (error) {
       this.onError(error);
       return refusalResponse(problemAnswer());
@@ -267,7 +289,7 @@ export class StreamHost implements WebSocketHost {
       refuseUpgrade(socket, 503, closingFailure().message as string);
       return true;
     }
-    void serveWebSocket(this, req, socket, head, target).catch((error) => {
+    void serveWebSocket(this.transports, req, socket, head, target).catch((error) => {
       this.onError(error);
       guardUpgrade(socket, 0);
     });
@@ -326,7 +348,7 @@ export class StreamHost implements WebSocketHost {
    * Opens a connection through the engine's door; a single-hash stream also subscribes its hash first
    * (its refusal is the request's: the connection is closed again).
    */
-  async admit(target: StreamTarget, transport: StreamTransport, sink: MessageSink): Promise<Admitted> {
+  private async admit(target: StreamTarget, transport: StreamTransport, sink: MessageSink): Promise<Admitted> {
     await this.start();
     const opened = await this.calls.open(target.credentials, transport);
     if (opened.status !== 200) {
@@ -348,7 +370,7 @@ export class StreamHost implements WebSocketHost {
     return { refused: subscribed.refused };
   }
 
-  register(conn: LiveConnection, listed = true): void {
+  private register(conn: LiveConnection, listed = true): void {
     this.fed.set(conn.id, conn);
     if (listed) this.byId.set(conn.id, conn);
     // Matches are read while this process has someone to send them to; the feed resumes where it paused,
@@ -364,7 +386,7 @@ export class StreamHost implements WebSocketHost {
     if (this.fed.size === 0) this.feed.pause();
   }
 
-  async end(conn: LiveConnection, reason: string): Promise<void> {
+  private async end(conn: LiveConnection, reason: string): Promise<void> {
     if (conn.closed) return;
     conn.closed = true;
     this.forget(conn);
@@ -379,7 +401,7 @@ export class StreamHost implements WebSocketHost {
    * subscribed (and gets what matched while that was decided), then the hashes the request named are
    * subscribed. Answers the instant it began.
    */
-  begin(conn: LiveConnection, target: StreamTarget): number {
+  private begin(conn: LiveConnection, target: StreamTarget): number {
     const now = this.clock.now();
     if (target.kind === 'single') {
       conn.send(subscribedMessage(target.hash!), now);
@@ -392,14 +414,10 @@ export class StreamHost implements WebSocketHost {
 
   // ---- actions ----
 
-  actionsFrom(conn: LiveConnection, splitter: ActionSplitter, chunk: string): void {
+  private actionsFrom(conn: LiveConnection, splitter: ActionSplitter, chunk: string): void {
     const { objects, junk } = splitter.push(chunk);
     if (junk) this.act(conn, { invalid: 'not a JSON object' });
     for (const text of objects) this.act(conn, readAction(text));
-  }
-
-  actOnText(conn: LiveConnection, text: string): void {
-    this.act(conn, readAction(text));
   }
 
   /** Actions take effect, and are answered, in the order they came. */

@@ -7,8 +7,12 @@ import type { VersionId } from './versions.ts';
  */
 export type Group = 'tasks' | 'insight' | 'account' | 'core' | 'push' | 'historics' | 'preview' | 'sources' | 'ingestion' | 'stream';
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-/** Which allowance a call draws from (docs/contract.md#hourly-allowances). `task-slots`: charged nothing, governed by the queue. */
-export type AllowanceKind = 'general' | 'analyze' | 'task-slots' | 'none';
+/**
+ * Which allowance a call draws from (docs/contract.md#hourly-allowances). `task-slots`: charged nothing,
+ * governed by the queue. `reports-general`: draws nothing and opens no window, and reports the general
+ * allowance (a stream connection's open: its subscriptions are what is charged).
+ */
+export type AllowanceKind = 'general' | 'analyze' | 'task-slots' | 'reports-general' | 'none';
 
 export interface PathForm {
   /** A template: literal segments, `{name}` parameters, `{name=a|b}` parameters limited to those words. */
@@ -266,10 +270,11 @@ const TABLE = [
       path: '(stream) open a connection',
       methods: [],
       success: 200,
-      cost: 0,
+      cost: 5,
+      allowance: 'reports-general',
       internal: true,
       source: 'project',
-      note: 'Bounded by the package field stream_connections (open at once) and by opens an hour; free, reports the general allowance.',
+      note: 'Bounded by the package field stream_connections (open at once) and by opens an hour; draws nothing, reports the general allowance at the cost of a subscription.',
     },
     {
       id: 'stream.subscribe',

@@ -13,6 +13,7 @@ export function reportedLine(account: Account, endpoint: Endpoint): AllowanceLin
   switch (endpoint.allowance) {
     case 'general':
     case 'task-slots':
+    case 'reports-general':
       return { key: 'general', limit: account.package.credits_per_hour, cost: endpoint.cost };
     case 'analyze':
       return { key: 'analyze', limit: account.package.analyze_credits_per_hour, cost: endpoint.cost };
@@ -23,7 +24,7 @@ export function reportedLine(account: Account, endpoint: Endpoint): AllowanceLin
 
 /** The lines a call made with the account's own key draws from (`main`: its reported line). */
 export function accountLines(main: AllowanceLine | undefined, endpoint: Endpoint): AllowanceLine[] {
-  return !main || endpoint.allowance === 'task-slots' ? [] : [main];
+  return !main || endpoint.allowance === 'task-slots' || endpoint.allowance === 'reports-general' ? [] : [main];
 }
 
 /** The figures before any charge: what a denial, a refusal before charging or a 5xx reports. */
