@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { MATCHED_TYPE } from '@sdp/core';
+import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core';
 import { PostgresEventStore } from '@sdp/store-postgres';
 import { account, admin, pause, start, stopAll, WsClient, wsUrl, type Json } from '../test/stream-kit.ts';
 
@@ -53,7 +53,7 @@ describe.each(STORES)('export and import after stream use on %s', (name, stores)
     await ada.ingest(['coffee at eleven', 'tea at noon']);
     await reader.until((m) => m.data !== undefined, 2);
     // What the stream host does five minutes on: the relay's first match leaves the log, its last stays.
-    expect(await a.store.dropTypes!([MATCHED_TYPE], await a.store.head())).toBe(1);
+    expect(await a.store.dropTypes!([MATCHED_TYPE], await a.store.head(), RELAY_STREAM_PREFIX)).toBe(1);
     reader.ws.close();
     for (let i = 0; i < 50 && (await admin(a, 'GET', '/streams')).connections.length > 0; i++) await pause(100);
     // The delivered counts are written as the connection ends, after it has left the list: the export waits for them.

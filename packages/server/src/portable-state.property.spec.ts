@@ -15,6 +15,7 @@ import {
   CreditsExhausted,
   DomainError,
   MATCHED_TYPE,
+  RELAY_STREAM_PREFIX,
   PLATFORM_AGGREGATES,
   recordInteractions,
   StreamCalls,
@@ -196,7 +197,7 @@ class DropRelay extends StreamCommand {
     super();
   }
   override async run(_m: EngineModel, r: EngineUnderTest): Promise<void> {
-    await r.store.dropTypes!([MATCHED_TYPE], Math.floor((await r.store.head()) * this.fraction));
+    await r.store.dropTypes!([MATCHED_TYPE], Math.floor((await r.store.head()) * this.fraction), RELAY_STREAM_PREFIX);
   }
   override toString(): string {
     return `dropRelay(${this.fraction})`;
@@ -376,7 +377,7 @@ describe('portable state: the cases of the issue, and what stays strict', () => 
     await s.gate.subscribe(USER, s.connections[0]!, s.hashes[0]!);
     await ingest(real.engine, ['coffee'], s);
     await ingest(real.engine, ['coffee'], s);
-    expect(await real.store.dropTypes!([MATCHED_TYPE], await real.store.head())).toBe(1);
+    expect(await real.store.dropTypes!([MATCHED_TYPE], await real.store.head(), RELAY_STREAM_PREFIX)).toBe(1);
     let text = '';
     for await (const line of exportEvents(real.store)) text += line + '\n';
     expect(text).toMatch(/"stream":"stream-matches:porter","version":2,/);

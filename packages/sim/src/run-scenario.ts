@@ -1,5 +1,5 @@
 import { ManualClock } from '@sdp/clock';
-import { createEngine, forgettableCharge, MATCHED_TYPE, queuedAt, taskSlotsDecider, tasksStream, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
+import { createEngine, forgettableCharge, MATCHED_TYPE, RELAY_STREAM_PREFIX, queuedAt, taskSlotsDecider, tasksStream, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
 import { MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
@@ -120,7 +120,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     // Stream consumers record the hour's deliveries; on the run's own store, what they read of the
     // matched interactions then leaves the log, as a server's stream host drops it.
     for (const c of consumers) await c.catchUp();
-    if (!options.store && consumers.length > 0) await store.dropTypes?.([MATCHED_TYPE], await store.head());
+    if (!options.store && consumers.length > 0) await store.dropTypes?.([MATCHED_TYPE], await store.head(), RELAY_STREAM_PREFIX);
     if (feed) {
       if (h === ledger.hours - 1) feed.stop();
     } else {

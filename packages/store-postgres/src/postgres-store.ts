@@ -388,11 +388,11 @@ export class PostgresEventStore implements EventStore {
    * Without the append lock: the statement keeps each stream's last event as its snapshot sees it, and
    * an append meanwhile only adds later versions and positions.
    */
-  async dropTypes(types: readonly string[], throughPosition: number): Promise<number> {
+  async dropTypes(types: readonly string[], throughPosition: number, streamPrefix: string): Promise<number> {
     const res = await this.query(
-      `DELETE FROM ${this.s}.events AS e WHERE e.type = ANY($1) AND e.position <= $2
+      `DELETE FROM ${this.s}.events AS e WHERE e.type = ANY($1) AND e.position <= $2 AND left(e.stream, length($3)) = $3
          AND e.version < (SELECT max(last.version) FROM ${this.s}.events AS last WHERE last.stream = e.stream)`,
-      [[...new Set(types)], throughPosition],
+      [[...new Set(types)], throughPosition, streamPrefix],
     );
     return res.rowCount ?? 0;
   }

@@ -414,16 +414,16 @@ export class SqliteEventStore implements EventStore {
    * One DELETE through the type index (its condition repeated, as `readTypes` does), keeping each
    * stream's last event; what this connection knew of versions and the head is read again after.
    */
-  dropTypes(types: readonly string[], throughPosition: number): Promise<number> {
+  dropTypes(types: readonly string[], throughPosition: number, streamPrefix: string): Promise<number> {
     const named = [...new Set(types)].filter((t) => t !== UNINDEXED_TYPE);
     if (named.length === 0) return Promise.resolve(0);
     const marks = named.map(() => '?').join(', ');
     return this.write(() => {
       const statement = this.db.prepare(
-        `DELETE FROM events WHERE type IN (${marks}) AND type <> '${UNINDEXED_TYPE}' AND position <= ?
+        `DELETE FROM events WHERE type IN (${marks}) AND type <> '${UNINDEXED_TYPE}' AND position <= ? AND substr(stream, 1, ?) = ?
            AND version < (SELECT max(last.version) FROM events AS last WHERE last.stream = events.stream)`,
       );
-      const { changes } = statement.run(...named, throughPosition);
+      const { changes } = statement.run(...named, throughPosition, streamPrefix.length, streamPrefix);
       if (changes > 0) this.forget();
       return changes;
     }, false);

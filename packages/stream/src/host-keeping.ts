@@ -1,4 +1,4 @@
-import { DEFAULT_LAPSE_MS, MATCHED_TYPE, type Engine, type StreamHosting } from '@sdp/core';
+import { DEFAULT_LAPSE_MS, MATCHED_TYPE, RELAY_STREAM_PREFIX, type Engine, type StreamHosting } from '@sdp/core';
 import type { Clock } from '@sdp/core/kernel';
 
 export interface HostKeepingOptions {
@@ -78,7 +78,8 @@ export class HostKeeping {
   /**
    * Drops from the log the matches older than `matchesKeptMs` of real time: every process that follows
    * the log read them within about a second. Positions are remembered as the head moves, so what is
-   * dropped is what was already in the log that long ago. Looks at most every 30 s.
+   * dropped is what was already in the log that long ago. Looks at most every 30 s. Only the relay's
+   * streams: the matches builds before the relay wrote into an account's own aggregate are its state.
    */
   async dropOldMatches(): Promise<void> {
     const realNow = this.o.realNow();
@@ -91,7 +92,7 @@ export class HostKeeping {
       this.heads.push({ at: realNow, head: await store.head() });
       let through: number | undefined;
       while (this.heads.length > 0 && realNow - this.heads[0]!.at >= this.o.matchesKeptMs) through = this.heads.shift()!.head;
-      if (through !== undefined && through > 0) await store.dropTypes([MATCHED_TYPE], through);
+      if (through !== undefined && through > 0) await store.dropTypes([MATCHED_TYPE], through, RELAY_STREAM_PREFIX);
     } catch (error) {
       this.o.onError(error);
     } finally {

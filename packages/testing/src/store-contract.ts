@@ -520,8 +520,9 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
             for (const w of written) await store.append([{ stream: w.stream, expectedVersion: ANY_VERSION, events: [newEvent(w.type, {})] }]);
             const before = await store.readAll();
             const last = new Map(before.map((e) => [e.stream, e.position]));
-            const kept = before.filter((e) => e.type !== 'Matched' || e.position > through || last.get(e.stream) === e.position);
-            expect(await store.dropTypes!(['Matched'], through)).toBe(before.length - kept.length);
+            // Only the streams named by the prefix: the `acct` stream's matches stay whatever their position.
+            const kept = before.filter((e) => e.type !== 'Matched' || e.position > through || last.get(e.stream) === e.position || !e.stream.startsWith('m:'));
+            expect(await store.dropTypes!(['Matched'], through, 'm:')).toBe(before.length - kept.length);
             expect(await store.readAll()).toEqual(kept);
             expect(await store.readTypes(['Matched'])).toEqual(kept.filter((e) => e.type === 'Matched'));
             for (const stream of last.keys()) expect(await store.readStream(stream)).toEqual(kept.filter((e) => e.stream === stream));

@@ -41,13 +41,14 @@ export interface EventStore {
    */
   watchCommits(listener: CommitListener): StopWatching;
   /**
-   * Drops the events of the named types at or before `throughPosition`, from the log and from their
-   * streams, except the last event of each stream (so a stream's version never goes back, nor the log's
+   * Drops the events of the named types at or before `throughPosition` in the streams whose names begin
+   * with `streamPrefix` (`''`: every stream), from the log and from their streams, except the last event
+   * of each stream (so a stream's version never goes back, nor the log's
    * head: positions are never handed out twice). Only for transient events, which no decision needs and
    * whose readers follow the log live: the stream product's matched interactions (`MATCHES_KEPT_MS`).
    * Answers how many went. A store without it keeps them.
    */
-  dropTypes?(types: readonly string[], throughPosition: number): Promise<number>;
+  dropTypes?(types: readonly string[], throughPosition: number, streamPrefix: string): Promise<number>;
   /** Snapshots: a folded state at a stream version, so long streams load in constant time. */
   readSnapshot?(stream: string, kind: string): Promise<Snapshot | undefined>;
   writeSnapshot?(snapshot: Snapshot): Promise<void>;

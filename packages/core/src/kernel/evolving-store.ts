@@ -14,7 +14,7 @@ export class EvolvingStore implements EventStore {
   // Present exactly when the written store has them.
   declare readonly readSnapshot?: (stream: string, kind: string) => Promise<Snapshot | undefined>;
   declare readonly writeSnapshot?: (snapshot: Snapshot) => Promise<void>;
-  declare readonly dropTypes?: (types: readonly string[], throughPosition: number) => Promise<number>;
+  declare readonly dropTypes?: (types: readonly string[], throughPosition: number, streamPrefix: string) => Promise<number>;
   declare readonly freshReads?: boolean;
   declare readonly inProcess?: boolean;
   declare readonly checksLastEventId?: boolean;
@@ -38,7 +38,7 @@ export class EvolvingStore implements EventStore {
       };
     }
     if (written.writeSnapshot) this.writeSnapshot = (snapshot) => written.writeSnapshot!({ ...snapshot, kind: kindOf(snapshot.kind) });
-    if (written.dropTypes) this.dropTypes = (types, throughPosition) => written.dropTypes!(types, throughPosition);
+    if (written.dropTypes) this.dropTypes = (types, throughPosition, streamPrefix) => written.dropTypes!(types, throughPosition, streamPrefix);
   }
 
   append(batch: StreamAppend[]): Promise<AppendResult> {

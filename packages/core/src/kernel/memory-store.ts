@@ -228,14 +228,14 @@ export class MemoryEventStore implements EventStore {
   }
 
   /** Walks the log once (a caller drops at most once a minute), so the lists stay in position order. */
-  async dropTypes(types: readonly string[], throughPosition: number): Promise<number> {
+  async dropTypes(types: readonly string[], throughPosition: number, streamPrefix: string): Promise<number> {
     const dropped = new Set<number>();
     const streams = new Set<StreamLog>();
     for (const type of new Set(types)) {
       const list = this.byType.get(type);
       if (!list) continue;
       const kept = list.filter((e) => {
-        if (e.position > throughPosition) return true;
+        if (e.position > throughPosition || !e.stream.startsWith(streamPrefix)) return true;
         const stream = this.streams.get(e.stream)!;
         if (stream.events[stream.events.length - 1] === e) return true;
         dropped.add(e.position);

@@ -39,7 +39,10 @@ export const matchedRelayDecider: Decider<RelayState, RelayCommand, MatchedEvent
   evolve: (state, event) => ({ relayed: state.relayed + event.data.items.length }),
 };
 
-export const matchedRelayStream: (username: string) => string = streamNamer('stream-matches:');
+/** What every relay stream's name begins with: what the stream host drops from the log (only these). */
+export const RELAY_STREAM_PREFIX = 'stream-matches:';
+
+export const matchedRelayStream: (username: string) => string = streamNamer(RELAY_STREAM_PREFIX);
 
 /** The event type the relay writes (what a stream host follows, and drops). */
 export const MATCHED_TYPE = 'StreamInteractionsMatched';
