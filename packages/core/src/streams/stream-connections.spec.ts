@@ -5,6 +5,7 @@ import { fold } from '../kernel/decider.ts';
 import {
   MAX_HASHES_PER_CONNECTION,
   STREAM_USAGE_KEPT_MS,
+  opensPerHour,
   connectionHosts,
   licenceTypeOf,
   liveHashes,
@@ -208,5 +209,47 @@ describe('licence types', () => {
     expect(licenceTypeOf({ interaction: { type: 'twitter_gnip' } })).toBe('twitter_gnip');
     expect(licenceTypeOf({ fb: {} })).toBe('facebook');
     for (const type of ['constructor', '__proto__', 'toString', 'Twitter', 'x'.repeat(40), 'interaction', 'a b']) expect(licenceTypeOf({ interaction: { type } })).toBeUndefined();
+  });
+});
+
+describe('opens an hour', () => {
+  const closed = (connection: string, at: number): StreamEvent => ({ type: 'StreamDisconnected', data: { connection, at, reason: 'closed' } });
+
+  it('refuses the open past the hour\'s bound with 429 (limit stream_opens), and opens again once the oldest is an hour old', () => {
+    const given: StreamEvent[] = [];
+    for (let i = 0; i < 60; i++) given.push(connected(`c${i}`, 1000 + i), closed(`c${i}`, 1000 + i));
+    spec().given(given).when({ ...open('n', 1), at: 2000 }).thenThrows(429, /opened an hour/);
+    spec().given(given).when({ ...open('n', 1), at: 1000 + 3_600_001 }).then([connected('n', 1000 + 3_600_001)]);
+  });
+
+  test.prop(
+    [
+      fc.integer({ min: 1, max: 8 }),
+      fc.array(fc.record({ gap: fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 300_000 })), close: fc.boolean() }), { minLength: 1, maxLength: 300 }),
+    ],
+    { numRuns: 60 },
+  )('never more opens in any hour than opensPerHour(stream_connections), whatever the pace of opens and closes', (limit, steps) => {
+    let state = streamConnectionsDecider.initialState();
+    let at = 1_000_000;
+    const opens: number[] = [];
+    let n = 0;
+    for (const step of steps) {
+      at += step.gap;
+      const open = Object.keys(state.connections);
+      if (step.close && open.length > 0) {
+        state = fold(streamConnectionsDecider, streamConnectionsDecider.decide({ type: 'CloseStreamConnection', connection: open[0]!, at, reason: 'closed' }, state), state);
+        continue;
+      }
+      try {
+        const events = streamConnectionsDecider.decide({ type: 'OpenStreamConnection', connection: `c${n++}`, transport: 'http', at, limit }, state);
+        state = fold(streamConnectionsDecider, events, state);
+        opens.push(at);
+      } catch (error) {
+        expect((error as { status: number }).status).toBe(429);
+      }
+      // The invariant: the opens of the hour before any instant never pass the bound, and the state keeps no more.
+      expect(opens.filter((t) => t > at - 3_600_000).length).toBeLessThanOrEqual(opensPerHour(limit));
+      expect(state.opens!.length).toBeLessThanOrEqual(opensPerHour(limit));
+    }
   });
 });
