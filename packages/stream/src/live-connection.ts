@@ -88,6 +88,15 @@ export class LiveConnection {
     }
     this.sink.write(text, done);
     this.lastSent = now;
+    this.checkHeld();
+  }
+
+  /**
+   * Holds the connection to its bound on what it leaves unread, whatever filled it: messages, and the
+   * transport's own frames (a WebSocket's pongs answer a peer's pings, one each, up to a frame's size).
+   */
+  checkHeld(): void {
+    if (this.closed) return;
     const buffered = this.sink.buffered();
     if (buffered > this.bufferBytes) {
       this.sink.write(JSON.stringify(slowFailure()));

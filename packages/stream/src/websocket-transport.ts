@@ -49,6 +49,9 @@ export async function serveWebSocket(host: WebSocketHost, req: IncomingMessage, 
     opened.on('close', () => void host.end(conn, 'client closed'));
     opened.on('error', () => void host.end(conn, 'socket error'));
     opened.on('message', (data, isBinary) => host.actOnText(conn, isBinary ? '' : data.toString()));
+    // A pong answers each ping whether or not the peer reads: a peer that pings and never reads is held
+    // to the connection's bound like one that never reads its messages.
+    opened.on('ping', () => conn.checkHeld());
     host.begin(conn, target);
   });
   guard.settled();

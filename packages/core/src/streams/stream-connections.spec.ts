@@ -218,8 +218,8 @@ describe('opens an hour', () => {
   it('refuses the open past the hour\'s bound with 429 (limit stream_opens), and opens again once the oldest is an hour old', () => {
     const given: StreamEvent[] = [];
     for (let i = 0; i < 60; i++) given.push(connected(`c${i}`, 1000 + i), closed(`c${i}`, 1000 + i));
-    spec().given(given).when({ ...open('n', 1), at: 2000 }).thenThrows(429, /opened an hour/);
-    spec().given(given).when({ ...open('n', 1), at: 1000 + 3_600_001 }).then([connected('n', 1000 + 3_600_001)]);
+    spec().given(given).when({ type: 'OpenStreamConnection', connection: 'n', transport: 'websocket', at: 2000, limit: 1 }).thenThrows(429, /opened an hour/);
+    spec().given(given).when({ type: 'OpenStreamConnection', connection: 'n', transport: 'websocket', at: 1000 + 3_600_001, limit: 1 }).then([connected('n', 1000 + 3_600_001)]);
   });
 
   test.prop(
