@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CURRENT_VERSION } from '@sdp/core';
-import type { CallAnswerer } from './api-handler.ts';
+import { createApiHandler, type CallAnswerer } from './api-handler.ts';
 import { createFetchHandler } from './fetch-handler.ts';
 import { FixedBody } from './fixed-body.ts';
 import { serve, type RunningServer } from './node-listener.ts';
@@ -49,6 +49,20 @@ describe('FixedBody', () => {
     expect((await body.answer(asked({ 'if-none-match': gzip }))).status).toBe(200);
     expect((await body.answer(asked({ 'if-none-match': gzip, 'accept-encoding': 'gzip' }))).status).toBe(304);
     expect((await body.answer(asked({ 'if-none-match': '"other"' }))).status).toBe(200);
+  });
+});
+
+describe('GET /openapi.json through the handler both faces share', () => {
+  it('answers every request with the bytes made for the first: the document is built and compressed once', async () => {
+    const handler = createApiHandler(noEngine, { product: 'social' });
+    const ask = (encoding?: string) =>
+      handler({ method: 'GET', url: '/v1.4/openapi.json', header: (name) => (name === 'accept-encoding' ? encoding : undefined), readBody: async () => new Uint8Array(0) });
+    const [plain, again, zipped, zippedAgain] = [await ask(), await ask(), await ask('gzip'), await ask('gzip')];
+    expect(plain.body).toBeInstanceOf(Uint8Array);
+    expect(again.body).toBe(plain.body);
+    expect(zippedAgain.body).toBe(zipped.body);
+    expect(zipped.body).not.toBe(plain.body);
+    expect(JSON.parse(new TextDecoder().decode(plain.body as Uint8Array))).toEqual(fresh('1.4'));
   });
 });
 
