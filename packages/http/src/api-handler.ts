@@ -3,6 +3,7 @@ import { BodyError, bodyParams, decodeUtf8, formParams, mediaTypeOf, mergeParams
 import { readCredentials } from './credentials.ts';
 import { requestId } from './request-ids.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
+import { FixedBody } from './fixed-body.ts';
 import { openApiDocument } from './openapi.ts';
 import { CLIENT_GONE_STATUS, ClientGone, JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
@@ -91,16 +92,22 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
   const rateStyle = options.rateLimitHeaders ?? 'x';
   const targets = new TargetCache(product, mounts);
 
-  // The OpenAPI documents (docs/contract.md#toolbox): built from the catalogue once per version, on first ask.
-  const documents = new Map<VersionId, string>();
-  const openApi = (path: string): WireResponse | undefined => {
+  // The OpenAPI documents (docs/contract.md#toolbox): built from the catalogue once per version, on first ask,
+  // and answered from their bytes (ETag, gzip): free to ask, so nearly free to answer (docs/openapi.md#cost).
+  const documents = new Map<VersionId, FixedBody>();
+  const openApi = (req: WireRequest, path: string): WireResponse | Promise<WireResponse> | undefined => {
     const m = /^\/(?:(v[^/]*)\/)?openapi\.json$/.exec(path);
     if (!m) return undefined;
     const version = m[1] === undefined ? CURRENT_VERSION : parseVersionPrefix(m[1]);
     if (version === null || !VERSIONS.some((v) => v.id === version)) return errorResponse(404, `No API version ${m[1]!.slice(1)}; versions are 1.0 to ${CURRENT_VERSION}`, { 'X-API-Version': CURRENT_VERSION });
-    let text = documents.get(version);
-    if (text === undefined) documents.set(version, (text = JSON.stringify(openApiDocument(version, { product, rateLimitHeaders: rateStyle }))));
-    return { status: 200, headers: { 'Content-Type': JSON_TYPE, 'X-API-Version': version, 'Access-Control-Allow-Origin': '*' }, body: text };
+    let document = documents.get(version);
+    if (document === undefined) {
+      const text = JSON.stringify(openApiDocument(version, { product, rateLimitHeaders: rateStyle }));
+      // no-cache: a browser or proxy may keep the document but asks again, with its ETag, each time it is used.
+      document = new FixedBody(text, { contentType: JSON_TYPE, headers: { 'X-API-Version': version, 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-cache' } });
+      documents.set(version, document);
+    }
+    return document.answer(req);
   };
 
   /**
@@ -112,8 +119,8 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
   async function serve(req: WireRequest, path: string, query: string, note: AccessNote | null): Promise<WireResponse> {
     try {
       if ((req.method === 'GET' || req.method === 'HEAD') && path.endsWith('/openapi.json')) {
-        const document = openApi(path);
-        if (document) return answered(req, document, note);
+        const document = openApi(req, path);
+        if (document) return answered(req, await document, note);
       }
       const r = targets.get(req.method, path);
       if (r.kind === 'mount') {

@@ -10,3 +10,4 @@ export { CLIENT_GONE_STATUS, ClientGone, errorResponse, jsonResponse, type Acces
 export { OUTBOUND_TIMEOUT_MS, nodeOutbound, type NodeOutboundOptions } from './outbound.ts';
 export { RATE_LIMIT_HEADER_STYLES, type InjectedFault, type RateLimitHeaders } from './api-handler.ts';
 export { openApiDocument, type OpenApiOptions } from './openapi.ts';
+export { FixedBody, type FixedBodyOptions } from './fixed-body.ts';

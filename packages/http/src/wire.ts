@@ -23,8 +23,11 @@ export interface WireRequest {
 export interface WireResponse {
   status: number;
   headers: Record<string, string>;
-  /** JSON text; absent for 204, HEAD and OPTIONS. */
-  body?: string;
+  /**
+   * JSON text, or bytes ready for the wire (a fixed body, encoded and perhaps compressed once for all its
+   * answers: `FixedBody`); absent for 204, 304, HEAD and OPTIONS.
+   */
+  body?: string | Uint8Array;
   /** Close the connection without an answer (an injected fault). */
   drop?: boolean;
   /** A long body sent as it is produced (an event log export), instead of `body`. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { CURRENT_VERSION } from '@sdp/core';
-import { errorResponse, segmentsOf, splitUrl, type WireHandler } from '@sdp/http';
+import { FixedBody, errorResponse, segmentsOf, splitUrl, type WireHandler } from '@sdp/http';
 
 /** The one picture the bundle fetches from its maker's host (the sidebar's credit line): drawn inline instead. */
 const CREDIT_LOGO = /https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg/g;
@@ -27,17 +27,23 @@ const page = (): string => `<!doctype html>
 
 /**
  * `GET /docs`: the reference page of the current version, rendered in the browser by Redoc from
- * `/openapi.json`; `GET /docs/redoc.standalone.js`: the renderer itself.
+ * `/openapi.json`; `GET /docs/redoc.standalone.js`: the renderer itself. Both made on first ask and
+ * answered from their bytes (ETag, gzip), as the documents are: the renderer is nearly a megabyte that
+ * anyone may ask for without credentials (docs/openapi.md#cost).
  */
 export function createDocsPage(): WireHandler {
-  let script: string | undefined;
+  let html: FixedBody | undefined;
+  let script: FixedBody | undefined;
   return async (req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return errorResponse(405, `Method ${req.method} not allowed here`, { Allow: 'GET, HEAD' });
     const segs = segmentsOf(splitUrl(req.url).path);
-    if (segs.length === 1) return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }, body: page() };
+    if (segs.length === 1) {
+      html ??= new FixedBody(page(), { contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': 'no-cache' } });
+      return html.answer(req);
+    }
     if (segs.length === 2 && segs[1] === 'redoc.standalone.js') {
-      script ??= readFileSync(rendererPath(), 'utf8').replace(CREDIT_LOGO, INLINE_LOGO);
-      return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }, body: script };
+      script ??= new FixedBody(readFileSync(rendererPath(), 'utf8').replace(CREDIT_LOGO, INLINE_LOGO), { contentType: 'text/javascript; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=86400' } });
+      return script.answer(req);
     }
     return errorResponse(404, 'No such page under /docs');
   };

@@ -167,6 +167,22 @@ describe('served by the server', () => {
     expect((await js.text()).length).toBeGreaterThan(100_000);
   });
 
+  it('/docs and its renderer are answered as the documents are: gzip when asked, an ETag that answers 304', async () => {
+    for (const path of ['/docs', '/docs/redoc.standalone.js', '/openapi.json']) {
+      const plain = await fetch(`${sdp.url}${path}`, { headers: { 'accept-encoding': 'identity' } });
+      const text = await plain.text();
+      expect(plain.headers.get('content-encoding'), path).toBeNull();
+      // fetch decompresses what it is sent; the headers still say what came over the wire.
+      const zipped = await fetch(`${sdp.url}${path}`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(zipped.headers.get('content-encoding'), path).toBe('gzip');
+      expect(zipped.headers.get('vary'), path).toBe('Accept-Encoding');
+      expect(await zipped.text(), path).toBe(text);
+      const again = await fetch(`${sdp.url}${path}`, { headers: { 'accept-encoding': 'gzip', 'if-none-match': zipped.headers.get('etag')! } });
+      expect(again.status, path).toBe(304);
+      expect(await again.text(), path).toBe('');
+    }
+  });
+
   it('names each operation by its own path and says what it costs, so the reference lists no two alike', async () => {
     const { openApiDocument } = await import('@sdp/http');
     const doc = openApiDocument('1.5');
