@@ -38,7 +38,7 @@ const only = option('--only') ? new RegExp(option('--only')!) : undefined;
 const jsonFile = option('--json');
 
 const git = (...a: string[]): string => execFileSync('git', a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-const say = (line: string) => process.stderr.write(line + '\n');
+const say = (line: string): void => void process.stderr.write(line + '\n');
 
 const baselineFile = join(root, 'bench', 'baseline.json');
 const baselineCommit = git('rev-parse', '--verify', `${(JSON.parse(readFileSync(baselineFile, 'utf8')) as { commit: string }).commit}^{commit}`);
@@ -174,7 +174,7 @@ function httpRow(name: string, store: (build: string) => string): Row {
   };
 }
 
-const rows: Row[] = [
+const allRows: Row[] = [
   httpRow('HTTP validate, memory store', () => 'memory:'),
   httpRow('HTTP validate, SQLite store', (tag) => `sqlite:${join(scratch, `${tag}.db`)}`),
   { name: 'engine.call core.validate (no HTTP)', per: 'call', missing: () => undefined, measure: probe('engine') },
@@ -190,7 +190,8 @@ const rows: Row[] = [
     missing: () => undefined,
     measure: probe('sim', { RATCHET_SIM_DURATION: process.env.RATCHET_SIM_DURATION ?? '1d', RATCHET_SCENARIO: join(root, 'examples', 'agency-week.yaml') }),
   },
-].filter((r) => !only || only.test(r.name));
+];
+const rows = allRows.filter((r) => !only || only.test(r.name));
 
 interface Result {
   row: string;
