@@ -3,7 +3,7 @@
  * alternating rounds of one run, as CPU time per unit of work. A row more than 3 % slower than the
  * baseline fails the run (exit 1). docs/performance.md says what each row measures and how to read it.
  *
- *   npm run bench:ratchet [-- --only REGEX] [--rounds N] [--json FILE] [--no-fail] [--advance]
+ *   npm run bench:ratchet [-- --only REGEX] [--rounds N (7)] [--json FILE] [--no-fail] [--advance]
  *
  * --advance: after a run in which no row was slower, on a clean tree whose HEAD descends from the
  * baseline, bench/baseline.json names HEAD: the baseline only moves forward, and only to a build that was
@@ -31,7 +31,7 @@ const option = (name: string): string | undefined => {
   const at = args.indexOf(name);
   return at >= 0 ? args[at + 1] : undefined;
 };
-const ROUNDS = Number(option('--rounds') ?? process.env.RATCHET_ROUNDS ?? 5);
+const ROUNDS = Number(option('--rounds') ?? process.env.RATCHET_ROUNDS ?? 7);
 const LOAD_SECONDS = Number(process.env.RATCHET_LOAD_SECONDS ?? 3);
 const TOLERANCE = 0.03;
 const only = option('--only') ? new RegExp(option('--only')!) : undefined;
@@ -249,7 +249,8 @@ async function main(): Promise<number> {
     ...results.map((r) => {
       const ratio = r.ratios.length ? median(r.ratios) : NaN;
       const verdict = r.ratios.length === 0 ? `baseline has ${r.missing ?? 'no figure'}` : ratio > 1 + TOLERANCE ? '**SLOWER**' : ratio < 1 - TOLERANCE ? 'faster' : 'same';
-      const spread = r.ratios.length ? `${Math.min(...r.ratios).toFixed(3)}-${Math.max(...r.ratios).toFixed(3)}` : '';
+      // How many rounds had the working tree slower: a median carried by one or two rounds reads as noise.
+      const spread = r.ratios.length ? `${Math.min(...r.ratios).toFixed(3)}-${Math.max(...r.ratios).toFixed(3)}, ${r.ratios.filter((x) => x > 1).length}/${r.ratios.length} slower` : '';
       return `| ${r.row} | ${r.per} | ${fmt(r.baseline)} | ${fmt(r.work)} | ${Number.isNaN(ratio) ? '' : ratio.toFixed(3)} | ${spread} | ${verdict} |`;
     }),
   ];
