@@ -28,11 +28,18 @@ function newestInput() {
   for (const name of readdirSync(packages)) {
     for (const f of ['package.json', 'tsconfig.build.json']) newest = Math.max(newest, statSync(join(packages, name, f), { throwIfNoEntry: false })?.mtimeMs ?? 0);
     const src = join(packages, name, 'src');
-    if (!existsSync(src)) continue;
-    for (const e of readdirSync(src, { recursive: true, withFileTypes: true })) {
-      if (!e.isFile() || e.name.endsWith('.spec.ts')) continue;
-      newest = Math.max(newest, statSync(join(e.parentPath ?? e.path, e.name)).mtimeMs);
-    }
+    if (existsSync(src)) newest = Math.max(newest, newestUnder(src));
+  }
+  return newest;
+}
+
+// A walk of its own: readdir's `recursive` names entries' folders differently across Node 20's releases.
+function newestUnder(dir) {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const at = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestUnder(at));
+    else if (e.isFile() && !e.name.endsWith('.spec.ts')) newest = Math.max(newest, statSync(at).mtimeMs);
   }
   return newest;
 }
