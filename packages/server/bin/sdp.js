@@ -56,6 +56,8 @@ if (inRepository()) {
     // Its output goes to stderr: `sdp openapi > file` and the like must get only the command's own.
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const r = spawnSync(npm, ['run', 'build', '--silent'], { cwd: root, stdio: ['ignore', 2, 2], shell: process.platform === 'win32' });
+    // Ctrl-C during the build ends this process the same way, with no word of a failure.
+    if (r.signal) process.kill(process.pid, r.signal);
     if (r.status !== 0) {
       process.stderr.write('sdp: the build failed (above); fix it, or run the sources with: node --conditions=@sdp/source --import tsx packages/server/src/cli.ts\n');
       process.exit(r.status ?? 1);
