@@ -145,7 +145,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'sdp-ratchet-'));
 const servers = new Map<string, { child: ChildProcess; url: string }>();
 
 /** `POST /v1.5/validate` on the build's `sdp serve` (built JavaScript, access log to a file), server CPU per request. */
-function httpRow(name: string, store: (build: string) => string): Row {
+function httpRow(name: string, store: (tag: string) => string): Row {
   const key = (build: string) => `${name} ${build}`;
   return {
     name,
