@@ -66,7 +66,7 @@ export default async function httpBench(): Promise<BenchReport> {
   const one = benchAccountsFile(dir, 1);
   const fifty = benchAccountsFile(dir, CONNECTIONS);
   const peer = (file: string) => () => startProcess(process.execPath, [join(root, 'bench', 'peers', file)]);
-  // The installed `sdp` and `npm start` run built JavaScript; the sources through tsx (`npx sdp` in a clone) are one case, for comparison.
+  // The `sdp` bin (installed or in a clone) and `npm start` run built JavaScript; the sources through tsx are one case, for comparison.
   buildWorkspace();
   const sdp = (store: string, accounts: string, log: boolean, serve = SDP_SERVE_BUILT) => () =>
     startProcess(process.execPath, [
@@ -86,7 +86,7 @@ export default async function httpBench(): Promise<BenchReport> {
     { name: 'diagnostic: @sdp/http + engine.call (no server, no log)', accounts: 1, start: peer('http-direct.mjs') },
     { name: 'sdp memory, one account, log on', accounts: 1, start: sdp('memory:', one, true) },
     { name: 'sdp memory, one account, log off', accounts: 1, start: sdp('memory:', one, false) },
-    { name: 'sdp memory, one account, log on, through tsx (npx sdp in a clone)', accounts: 1, start: sdp('memory:', one, true, SDP_SERVE) },
+    { name: 'sdp memory, one account, log on, through tsx (the sources)', accounts: 1, start: sdp('memory:', one, true, SDP_SERVE) },
     { name: 'sdp memory, 50 accounts, log on', accounts: CONNECTIONS, start: sdp('memory:', fifty, true) },
     { name: 'sdp SQLite, one account, log on', accounts: 1, start: sdp(`sqlite:${join(dir, 'one.db')}`, one, true) },
     { name: 'sdp SQLite, 50 accounts, log on', accounts: CONNECTIONS, start: sdp(`sqlite:${join(dir, 'fifty.db')}`, fifty, true) },
