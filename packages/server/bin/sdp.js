@@ -44,6 +44,31 @@ function newestUnder(dir) {
   return newest;
 }
 
+/**
+ * Whether this process resolves the workspace packages to their TypeScript (`--conditions=@sdp/source`,
+ * as the tests' child processes do): then a build would not be what runs, and the sources go through tsx.
+ */
+function onSources() {
+  const options = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return options.some((o) => /^(--conditions|-C)=@sdp\/source$/.test(o)) || options.some((o, i) => (o === '--conditions' || o === '-C') && options[i + 1] === '@sdp/source');
+}
+
+if (inRepository() && onSources()) {
+  const { spawn } = await import('node:child_process');
+  const sources = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', sources, ...process.argv.slice(2)], { stdio: 'inherit' });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  await new Promise(() => {
+    child.on('exit', (code, signal) => {
+      // Ends the way the child ended; without the forwarding listeners, or the signal would only reach them.
+      if (signal) {
+        process.removeAllListeners(signal);
+        process.kill(process.pid, signal);
+      } else process.exit(code ?? 1);
+    });
+  });
+}
+
 if (inRepository()) {
   // Written by `npm run build` as it ends; its time is when that build's tsc began.
   const stamp = statSync(join(root, 'node_modules', '.cache', 'sdp', 'build-stamp'), { throwIfNoEntry: false });
