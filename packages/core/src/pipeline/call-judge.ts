@@ -158,6 +158,11 @@ export class CallJudge implements Judge<CallAnswer> {
     const lines =
       identityId === null ? accountLines(reported, endpoint) : await allowanceLines(s, uow, account, identityId, endpoint, params);
     let rate = lines.length > 0 ? undefined : figuresBefore(credits, reported, endpoint, now);
+    // Draws nothing, but reports what binds the key: an identity's narrower allowance, as its calls read it.
+    if (endpoint.allowance === 'reports-general' && identityId !== null && reported && s.identities) {
+      const narrower = await s.identities.allowanceLines(uow, account, identityId, { ...endpoint, allowance: 'general' }, params, endpoint.cost);
+      if (narrower.length > 0) rate = bindingFigures(credits, reported, [reported, ...narrower], endpoint.cost, now);
+    }
     if (endpoint.charged === 'on-effect') return this.chargedOnEffect(uow, account, identityId, params, credits, reported, lines);
     if (lines.length > 0) {
       try {
