@@ -111,9 +111,17 @@ describe("a newcomer's first start", () => {
     expect(await exited(next.child)).toBe(0);
   }, 60_000);
 
-  it('the CLI refuses an account in a memory store (it would vanish with its key), says what --port means there, and ends quietly when its reader closes the pipe', async () => {
+  it('the CLI refuses an account in a memory store (it would vanish with its key) and a name taken, says what --port means there, and ends quietly when its reader closes the pipe', async () => {
     await expect(sdp(['accounts', 'create', 'bob', '--store', 'memory:'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--store memory: keeps nothing after this command/) });
     expect(await sdp(['accounts', '--help'])).toMatch(/--port PORT\n\s+the port of the server that serves the account/);
+    // A name opened before (a page's alice, a second try) is said plainly, with the way to a working key.
+    const store = ['--store', `sqlite:${join(dir, 'twice.db')}`];
+    expect(await sdp(['accounts', 'create', 'alice', ...store])).toMatch(/another port: add --port N/);
+    await expect(sdp(['accounts', 'create', 'alice', ...store])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/An account named alice already exists in sqlite:.*twice\.db; for a working key of it: npx sdp accounts rotate-key alice --store 'sqlite:/),
+    });
+    expect(await sdp(['accounts', 'rotate-key', 'alice', ...store, '--port', '9191'])).toMatch(/^try it \(with sdp serve on http:\/\/127\.0\.0\.1:9191\):\n.*127\.0\.0\.1:9191\/v1\.5\//m);
     // `sdp openapi | head -c 50`: the reader leaves after 50 bytes.
     const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'openapi'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';

@@ -45,8 +45,11 @@ function printStart(out: (line: string) => void, settings: ServerSettings, start
     out(`try it:`);
     out(`  ${started.demo.curl}`);
   } else {
-    const store = settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`;
-    out(`a working key: npx sdp accounts create NAME${store}  (or: npx sdp accounts rotate-key demo${store})`);
+    // The accounts command cannot see this process: the port it listens on travels in the printed line,
+    // so the curl line that command prints reaches this server and not the default port.
+    const port = new URL(started.url).port;
+    const flags = `${settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`}${port === String(defaultSettings().port) ? '' : ` --port ${port}`}`;
+    out(`a working key: npx sdp accounts create NAME${flags}  (or: npx sdp accounts rotate-key demo${flags})`);
   }
   out(`listening on ${started.url}`);
   if (started.streamUrl) out(`stream on ${started.streamUrl}`);
