@@ -25,18 +25,38 @@ const page = (): string => `<!doctype html>
 </html>
 `;
 
+/** What /docs says where the renderer is not installed: the document is still there, and how to get the page. */
+const withoutRenderer = (): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>sdp API ${CURRENT_VERSION} reference</title>
+</head>
+<body>
+<p>The reference page is drawn by Redoc, an optional companion of <code>@sdp/server</code> that is not
+installed here. The document itself is at <a href="/openapi.json">/openapi.json</a>; for the page, install
+<code>redoc@2.5.1</code> beside <code>@sdp/server</code> and restart the server.</p>
+</body>
+</html>
+`;
+
 /**
  * `GET /docs`: the reference page of the current version, rendered in the browser by Redoc from
- * `/openapi.json`; `GET /docs/redoc.standalone.js`: the renderer itself.
+ * `/openapi.json`; `GET /docs/redoc.standalone.js`: the renderer itself. Redoc is an optional peer (a
+ * hundred packages that only this page needs), so without it the page says how to get it.
  */
-export function createDocsPage(): WireHandler {
+export function createDocsPage(options: { renderer?: () => string | undefined } = {}): WireHandler {
+  const renderer = options.renderer ?? rendererPath;
   let script: string | undefined;
+  let found: { path: string | undefined } | undefined;
   return async (req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return errorResponse(405, `Method ${req.method} not allowed here`, { Allow: 'GET, HEAD' });
     const segs = segmentsOf(splitUrl(req.url).path);
-    if (segs.length === 1) return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }, body: page() };
+    const path = (found ??= { path: renderer() }).path;
+    if (segs.length === 1) return { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' }, body: path ? page() : withoutRenderer() };
+    if (segs.length === 2 && segs[1] === 'redoc.standalone.js' && !path) return errorResponse(404, 'The renderer (redoc) is not installed beside @sdp/server');
     if (segs.length === 2 && segs[1] === 'redoc.standalone.js') {
-      script ??= readFileSync(rendererPath(), 'utf8').replace(CREDIT_LOGO, INLINE_LOGO);
+      script ??= readFileSync(path!, 'utf8').replace(CREDIT_LOGO, INLINE_LOGO);
       return { status: 200, headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }, body: script };
     }
     return errorResponse(404, 'No such page under /docs');
@@ -44,6 +64,10 @@ export function createDocsPage(): WireHandler {
 }
 
 /** Redoc's self-contained bundle, served from this package so the page asks nothing of any other host. */
-function rendererPath(): string {
-  return createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+function rendererPath(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+  } catch {
+    return undefined;
+  }
 }
