@@ -36,9 +36,10 @@ const EXCLUDED: { pattern: RegExp; reason: string }[] = [
   { pattern: /^npm test$|^npm run test:e2e$/, reason: 'the suites this test belongs to' },
   { pattern: /^SDP_DOC_IMAGES=1 npx vitest run /, reason: 'redraws docs/images from console.browser.spec.ts, which `npm run test:e2e` runs' },
   { pattern: /^npm run pack$/, reason: 'builds and packs every package; the consumer suite (`npm run test:consumer`) packs them and runs the install lines in a blank project' },
-  { pattern: /^npm install (-D )?(\/path\/to\/sdp\/packed\/\*\.tgz|fast-check @fast-check\/vitest vitest)$/, reason: 'installs into a blank project: the consumer suite (consumer/project/docs-commands.mjs) runs it there' },
-  { pattern: /127\.0\.0\.1:8080\/(_admin|v1\.5)\//, reason: 'the worked example of docs/push.md: push-example.e2e.spec.ts runs it with a receiver, the ports substituted, each `# →` answer checked' },
-  { pattern: /^HASH=|^SOURCE=|^ID=/, reason: 'the worked example of docs/push.md (push-example.e2e.spec.ts), as above' },
+  { pattern: /^npm install (-D )?((\/path\/to\/sdp\/packed\/\S+\.tgz ?)+|fast-check @fast-check\/vitest vitest)$/, reason: 'installs into a blank project: the consumer suite (consumer/project/docs-commands.mjs) runs it there' },
+  { pattern: /127\.0\.0\.1:8080\/(_admin|v1\.5)\//, reason: 'the worked example of docs/push.md and the stream lines of README.md and docs/stream.md: push-example.e2e.spec.ts and stream-doc-example.e2e.spec.ts run them against a server, the ports and the demo key substituted, each shown answer checked' },
+  { pattern: /^HASH=|^SOURCE=|^ID=/, reason: 'the same examples (push-example.e2e.spec.ts, stream-doc-example.e2e.spec.ts), as above' },
+  { pattern: /^curl -N |^kill %1$/, reason: 'a stream, open until stopped, and its stop: stream-doc-example.e2e.spec.ts reads it as the lines around it run' },
 ];
 
 /** Substitutions in printed lines, each with why: placeholders, and a fixed path outside the clone. */
