@@ -52,6 +52,9 @@ function printStart(out: (line: string) => void, settings: ServerSettings, start
     out(`a working key: npx sdp accounts create NAME${flags}  (or: npx sdp accounts rotate-key demo${flags})`);
   }
   out(`listening on ${started.url}`);
+  // The token rides in the fragment, which browsers never send: the page moves it into the tab's storage
+  // and out of the address bar (docs/console.md).
+  if (settings.adminToken) out(`console: ${started.url}/_console/#token=${encodeURIComponent(settings.adminToken)}`);
   if (started.streamUrl) out(`stream on ${started.streamUrl}`);
 }
 
