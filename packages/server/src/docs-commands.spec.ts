@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { curl, shellWords } from '../test/curl-command.ts';
 import { pushExampleServerCommand, runPushExample } from '../test/push-walkthrough.ts';
+import { runStreamCommandLine } from '../test/stream-walkthrough.ts';
 
 /**
  * Every command line the docs print, run as printed in a clone: the lines of each ```sh, ```bash and
@@ -201,13 +202,16 @@ const runnableOf = (block: Printed) =>
   block.lines.flatMap((l) => partsOf(l.command).map((command) => ({ command, note: l.note }))).filter((c) => !EXCLUDED.some((e) => e.pattern.test(c.command)));
 
 /** Runs a block's lines in a clone; a server one starts stays up for the later lines, then stops. */
-async function runBlock(runnable: { command: string; note: string }[], clone: string): Promise<void> {
+async function runBlock(runnable: { command: string; note: string }[], clone: string, heard: (output: string) => void = () => {}): Promise<void> {
   let server: Awaited<ReturnType<typeof startServerCommand>> | undefined;
   try {
     for (const { command, note } of runnable) {
       const line = substitute(command, server ? new URL(server.url).port : undefined, clone);
       if (startsServer(line)) {
-        if (server) await stop(server.child);
+        if (server) {
+          await stop(server.child);
+          heard(server.out());
+        }
         server = await startServerCommand(line, clone);
         // The first line a newcomer sees names the store, after npm's own lines for `npm start` and, in a
         // fresh clone with nothing built yet, the one that says the first start builds.
@@ -227,10 +231,14 @@ async function runBlock(runnable: { command: string; note: string }[], clone: st
         continue;
       }
       const r = runCommand(line, clone);
+      heard(r.out);
       expect(r.status, `${line}\n${r.out}`).toBe(0);
     }
   } finally {
-    if (server) await stop(server.child);
+    if (server) {
+      await stop(server.child);
+      heard(server.out());
+    }
   }
 }
 
@@ -285,13 +293,29 @@ describe('the docs in the order a newcomer reads them, on one state', () => {
     expect(order.indexOf('docs/portable-state.md')).toBe(order.indexOf('docs/stream.md') + 1);
   });
 
+  // The demo key as the newcomer last saw it printed: by the first start, or by `accounts rotate-key demo`.
+  let demoKey: string | undefined;
+  const heard = (output: string) => {
+    for (const m of output.matchAll(/(?:demo account created|key replaced): username demo, API key (\S+)/g)) demoKey = m[1];
+  };
+
   for (const page of order) {
     const blocks = printed.filter((b) => b.where.startsWith(`${page}:`) && runnableOf(b).length > 0);
-    const walkthrough = page === 'docs/push.md';
+    const walkthrough = page === 'docs/push.md' || page === 'docs/stream.md';
     if (blocks.length === 0 && !walkthrough) continue;
     const run = async () => {
-      for (const block of blocks) await runBlock(runnableOf(block), sequenceClone);
-      if (walkthrough) {
+      for (const block of blocks) await runBlock(runnableOf(block), sequenceClone, heard);
+      if (page === 'docs/stream.md') {
+        // "With `npm start` running and the demo key it printed": the server on the clone's default store.
+        expect(demoKey, 'the demo key a page before printed').toBeDefined();
+        const server = await startServerCommand('npm start', sequenceClone);
+        try {
+          await runStreamCommandLine(root, server.url, demoKey!);
+        } finally {
+          await stop(server.child);
+        }
+      }
+      if (page === 'docs/push.md') {
         // The worked example's server, as the page says to start it, in the clone the pages before it used.
         const server = await startServerCommand(pushExampleServerCommand(root), sequenceClone);
         try {

@@ -10,34 +10,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { curl, shellWords } from '../test/curl-command.ts';
+import { lines, runStreamCommandLine, shownAs } from '../test/stream-walkthrough.ts';
 import { admin, start, stopAll } from '../test/stream-kit.ts';
 
 afterEach(stopAll);
 
 const PAGE = join(import.meta.dirname, '../../../docs/stream.md');
 const README = join(import.meta.dirname, '../../../README.md');
-
-/** A stream's body, a line at a time. */
-function lines(body: ReadableStream<Uint8Array>): { next: () => Promise<string>; cancel: () => Promise<void> } {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let pending = '';
-  return {
-    async next() {
-      while (!pending.includes('\n')) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`the stream ended: ${pending}`);
-        pending += value;
-      }
-      const line = pending.slice(0, pending.indexOf('\n'));
-      pending = pending.slice(line.length + 1);
-      return line;
-    },
-    cancel: () => reader.cancel(),
-  };
-}
-
-/** A shown line as a pattern: `...` stands for anything. */
-const shownAs = (shown: string) => new RegExp(`^${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replaceAll('\\.\\.\\.', '.*')}$`);
+const ROOT = join(import.meta.dirname, '../../..');
 
 /** The lines of a ```sh block, each with the comment after it (two spaces, #). */
 const shLines = (block: string) => block.trim().split('\n').map((l) => ({ command: l.replace(/\s+#.*$/, '').trim(), note: /\s#\s*(.*)$/.exec(l)?.[1] ?? '' }));
@@ -82,40 +62,6 @@ describe('docs/stream.md', () => {
 
   it('the command-line section runs as printed: the stream in the background prints the subscription, then the ingested match', async () => {
     const sdp = await start({ clock: 'system', clockStartMs: undefined });
-    const key = sdp.demo!.apiKey;
-    const page = readFileSync(PAGE, 'utf8');
-    const section = page.slice(page.indexOf('## From the command line'), page.indexOf('\n## ', page.indexOf('## From the command line')));
-    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-    expect(block).toBeDefined();
-    const vars: Record<string, string> = {};
-    const expand = (text: string) => text.replaceAll('http://127.0.0.1:8080', sdp.url).replaceAll('demo:KEY', `demo:${key}`).replace(/\$([A-Z]+)/g, (_, name: string) => vars[name] ?? `$${name}`);
-    let stream: ReturnType<typeof lines> | undefined;
-    let shown = 0;
-    for (const raw of block!.trim().split('\n')) {
-      const line = expand(raw);
-      // A shown line is what the background stream prints next.
-      const out = /^# → (.*)$/.exec(line);
-      if (out) {
-        expect(await stream!.next(), raw).toMatch(shownAs(out[1]!));
-        shown++;
-        continue;
-      }
-      if (line === 'kill %1') {
-        await stream!.cancel();
-        continue;
-      }
-      if (line.endsWith(' &')) {
-        const open = await curl(shellWords(line.slice(0, -2)));
-        expect(open.status, line).toBe(200);
-        stream = lines(open.body!);
-        continue;
-      }
-      const assign = /^([A-Z]+)=\$\((.*) \| jq -r \.(\w+)\)$/.exec(line);
-      const answer = await curl(shellWords(assign ? assign[2]! : line));
-      const text = await answer.text();
-      expect(answer.status, `${raw}\n${text}`).toBeLessThan(300);
-      if (assign) vars[assign[1]!] = JSON.parse(text)[assign[3]!];
-    }
-    expect(shown).toBe(2);
+    await runStreamCommandLine(ROOT, sdp.url, sdp.demo!.apiKey);
   }, 30_000);
 });
