@@ -47,8 +47,8 @@ function printStart(out: (line: string) => void, settings: ServerSettings, start
   } else {
     // The accounts command cannot see this process: the port it listens on travels in the printed line,
     // so the curl line that command prints reaches this server and not the default port.
-    const port = new URL(started.url).port;
-    const flags = `${settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`}${port === String(defaultSettings().port) ? '' : ` --port ${port}`}`;
+    const port = Number(new URL(started.url).port || 80);
+    const flags = `${settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`}${port === defaultSettings().port ? '' : ` --port ${port}`}`;
     out(`a working key: npx sdp accounts create NAME${flags}  (or: npx sdp accounts rotate-key demo${flags})`);
   }
   out(`listening on ${started.url}`);
