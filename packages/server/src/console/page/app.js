@@ -32,7 +32,7 @@ function TokenGate({ onAccepted, problem }) {
     <form onSubmit=${submit}>
       <label>Operator token <input type="password" name="token" autocomplete="off" autofocus required value=${value} onInput=${(e) => setValue(e.currentTarget.value)} /></label>
       <button type="submit">Open</button>
-      <p class="hint">The token given to the server with <code>--admin-token</code>. It is kept in this tab only, until the tab closes.</p>
+      <p class="hint">The token given to the server with <code>--admin-token</code> (the <code>console:</code> link the server printed carries it). It is kept in this tab only, until the tab closes.</p>
       ${error && html`<p class="error" role="alert">${error}</p>`}
     </form>
   </main>`;
