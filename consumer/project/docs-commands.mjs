@@ -1,6 +1,6 @@
 // The command lines the docs print for a project outside the repository, run as printed in this blank
-// project: every line of each ```sh block that installs the packed packages (the block holding
-// `/path/to/sdp/packed/*.tgz`), in README.md and docs/*.md. `SDP_REPO` names the checkout whose docs are
+// project: every line of each ```sh block that installs packed packages (a block naming tarballs under
+// `/path/to/sdp/packed/`), in README.md and docs/*.md. `SDP_REPO` names the checkout whose docs are
 // read, `SDP_TARBALLS` the folder the packages were packed into (what `/path/to/sdp/packed` stands for).
 // The clone's own commands are run by packages/server/src/docs-commands.spec.ts.
 import { spawnSync } from 'node:child_process';
@@ -21,7 +21,7 @@ const blocks = [];
 for (const page of pages) {
   const text = readFileSync(join(repo, page), 'utf8');
   for (const m of text.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm)) {
-    if (!m[1].includes('/path/to/sdp/packed/*.tgz')) continue;
+    if (!m[1].includes('/path/to/sdp/packed/')) continue;
     const lines = m[1]
       .replace(/\\\n\s*/g, '')
       .split('\n')
@@ -49,8 +49,10 @@ for (const block of blocks) {
       assert.equal(r.status, 0, `${printed}\n${r.stdout}${r.stderr}`);
       if (/^npx sdp \S+ --help$/.test(line)) assert.match(r.stdout, /^usage: sdp /);
     }
-    // What the lines installed is there and runs.
+    // What the lines name is installed: sdp-store-sqlite-0.1.0.tgz is @sdp/store-sqlite.
     const installed = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8'));
-    for (const name of ['@sdp/core', '@sdp/server']) assert.ok(installed.dependencies?.[name], `${name} is not a dependency after ${block.where}`);
+    const named = block.lines.flatMap((l) => [...l.matchAll(/\/path\/to\/sdp\/packed\/sdp-([a-z-]+)-\d+\.\d+\.\d+\.tgz/g)].map((m) => `@sdp/${m[1]}`));
+    assert.ok(named.length > 0, `${block.where} names no tarball`);
+    for (const name of named) assert.ok(installed.dependencies?.[name], `${name} is not a dependency after ${block.where}`);
   });
 }

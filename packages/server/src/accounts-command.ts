@@ -1,4 +1,4 @@
-import { createEngine } from '@sdp/core';
+import { Conflict, createEngine } from '@sdp/core';
 import { randomIds, SystemClock } from '@sdp/clock';
 import type { Command } from './command.ts';
 import { demoCurl } from './demo-account.ts';
@@ -43,6 +43,11 @@ ${flagsHelp(ACCOUNTS_SETTINGS, { ...defaultSettings(), apiKey: undefined, packag
 
 See docs/server.md.`;
 
+/** Whether the port was chosen (flag or environment) rather than left at the default. */
+function portGiven(argv: string[], env: Record<string, string | undefined>): boolean {
+  return env.SDP_PORT !== undefined || argv.some((a) => a === '--port' || a.startsWith('--port='));
+}
+
 export const accountsCommand: Command = {
   name: 'accounts',
   summary: 'create an account or give one a new API key, printing a curl line',
@@ -70,13 +75,26 @@ export const accountsCommand: Command = {
     try {
       const engine = createEngine({ store, clock: new SystemClock(), ids: randomIds(), settings: { limitingDay: options.limitingDay } });
       const apiKey = options.apiKey;
-      const made =
-        action === 'create'
-          ? await engine.openAccount({ username, ...(apiKey ? { api_key: apiKey } : {}), ...(pkg !== undefined ? { package: pkg } : {}) })
-          : await engine.replaceApiKey(username, ...(apiKey ? [apiKey] : []));
+      const storeFlag = options.store === defaultSettings().store ? '' : ` --store '${options.store}'`;
+      let made;
+      try {
+        made =
+          action === 'create'
+            ? await engine.openAccount({ username, ...(apiKey ? { api_key: apiKey } : {}), ...(pkg !== undefined ? { package: pkg } : {}) })
+            : await engine.replaceApiKey(username, ...(apiKey ? [apiKey] : []));
+      } catch (error) {
+        // Docs and first tries reuse names (alice, demo): the way on is a new key, not a second account.
+        if (error instanceof Conflict && action === 'create') {
+          throw new Error(`${error.message} in ${options.store}; for a working key of it: npx sdp accounts rotate-key ${username}${storeFlag}`);
+        }
+        throw error;
+      }
       const base = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${options.port}`;
+      // Nothing tells this command where a server listens: the port is the flag's or SDP_PORT's, and the
+      // line says so, since a curl at the wrong port only answers "connection refused".
+      const portSource = portGiven(argv, env) ? '' : `; a server on another port: add --port N (sdp serve prints this command with its port)`;
       process.stdout.write(`${action === 'create' ? 'account created' : 'key replaced'}: username ${made.username}, API key ${made.api_key} (shown once; only its hash is kept)\n`);
-      process.stdout.write(`try it (with sdp serve on ${base}):\n  ${demoCurl(engine, base, { username: made.username, apiKey: made.api_key })}\n`);
+      process.stdout.write(`try it (with sdp serve on ${base}${portSource}):\n  ${demoCurl(engine, base, { username: made.username, apiKey: made.api_key })}\n`);
     } finally {
       await store.close();
     }

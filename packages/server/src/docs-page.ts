@@ -25,24 +25,44 @@ const page = (): string => `<!doctype html>
 </html>
 `;
 
+/** What /docs says where the renderer is not installed: the document is still there, and how to get the page. */
+const withoutRenderer = (): string => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>sdp API ${CURRENT_VERSION} reference</title>
+</head>
+<body>
+<p>The reference page is drawn by Redoc, an optional companion of <code>@sdp/server</code> that is not
+installed here. The document itself is at <a href="/openapi.json">/openapi.json</a>; for the page, install
+<code>redoc@2.5.1</code> beside <code>@sdp/server</code> and restart the server.</p>
+</body>
+</html>
+`;
+
 /**
  * `GET /docs`: the reference page of the current version, rendered in the browser by Redoc from
  * `/openapi.json`; `GET /docs/redoc.standalone.js`: the renderer itself. Both made on first ask and
  * answered from their bytes (ETag, gzip), as the documents are: the renderer is nearly a megabyte that
- * anyone may ask for without credentials (docs/openapi.md#cost).
+ * anyone may ask for without credentials (docs/openapi.md#cost). Redoc is an optional peer (a hundred
+ * packages that only this page needs), so without it the page says how to get it.
  */
-export function createDocsPage(): WireHandler {
+export function createDocsPage(options: { renderer?: () => string | undefined } = {}): WireHandler {
+  const renderer = options.renderer ?? rendererPath;
   let html: FixedBody | undefined;
   let script: FixedBody | undefined;
+  let found: { path: string | undefined } | undefined;
   return async (req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return errorResponse(405, `Method ${req.method} not allowed here`, { Allow: 'GET, HEAD' });
     const segs = segmentsOf(splitUrl(req.url).path);
+    const path = (found ??= { path: renderer() }).path;
     if (segs.length === 1) {
-      html ??= new FixedBody(page(), { contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': 'no-cache' } });
+      html ??= new FixedBody(path ? page() : withoutRenderer(), { contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': 'no-cache' } });
       return html.answer(req);
     }
+    if (segs.length === 2 && segs[1] === 'redoc.standalone.js' && !path) return errorResponse(404, 'The renderer (redoc) is not installed beside @sdp/server');
     if (segs.length === 2 && segs[1] === 'redoc.standalone.js') {
-      script ??= new FixedBody(readFileSync(rendererPath(), 'utf8').replace(CREDIT_LOGO, INLINE_LOGO), { contentType: 'text/javascript; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=86400' } });
+      script ??= new FixedBody(readFileSync(path!, 'utf8').replace(CREDIT_LOGO, INLINE_LOGO), { contentType: 'text/javascript; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=86400' } });
       return script.answer(req);
     }
     return errorResponse(404, 'No such page under /docs');
@@ -50,6 +70,10 @@ export function createDocsPage(): WireHandler {
 }
 
 /** Redoc's self-contained bundle, served from this package so the page asks nothing of any other host. */
-function rendererPath(): string {
-  return createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+function rendererPath(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+  } catch {
+    return undefined;
+  }
 }

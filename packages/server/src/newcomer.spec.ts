@@ -22,9 +22,9 @@ afterAll(() => {
  * Runs `sdp serve` as `npm start` does, from the sources (`npm start` runs the same code built; a build
  * here would be a minute on a cold checkout), on a free port and a fresh SQLite file, and collects its output.
  */
-function start(port = 0, file = 'sdp.db'): { child: ChildProcess; output: () => string; ready: Promise<string> } {
+function start(port = 0, file = 'sdp.db', extra: string[] = []): { child: ChildProcess; output: () => string; ready: Promise<string> } {
   // node itself rather than the tsx wrapper: a signal (SIGKILL included) then reaches the server, not a parent that would leave it running.
-  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', String(port), '--store', `sqlite:${join(dir, file)}`], {
+  const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', String(port), '--store', `sqlite:${join(dir, file)}`, ...extra], {
     cwd: root,
     env: { ...process.env, SDP_PORT: undefined, SDP_STORE: undefined, SDP_ADMIN_TOKEN: undefined },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,6 +81,8 @@ describe("a newcomer's first start", () => {
     expect(hint, out2).not.toBeNull();
     const { stdout: made } = await run('sh', ['-c', hint![1]!.replace('NAME', 'printed')], { cwd: root, encoding: 'utf8' });
     expect(made).toMatch(/account created: username printed, API key [0-9a-f]{32}/);
+    // The hint carries this server's port, so the curl line the command prints reaches it.
+    expect(made).toContain(`http://127.0.0.1:${port}/v1.5/`);
     const store = ['--store', `sqlite:${join(dir, 'sdp.db')}`, '--port', port!];
     for (const argv of [['accounts', 'create', 'acme', ...store], ['accounts', 'rotate-key', 'demo', ...store]]) {
       const printed = await sdp(argv);
@@ -91,6 +93,19 @@ describe("a newcomer's first start", () => {
     expect((await runCurl(curl!.replace(/127\.0\.0\.1:\d+/, `127.0.0.1:${port}`))).status, 'the replaced key').toBe(401);
     second.child.kill('SIGINT');
     expect(await exited(second.child)).toBe(0);
+  }, 60_000);
+
+  it('with an admin token, prints a console link that carries the token in its fragment', async () => {
+    const server = start(0, 'console.db', ['--admin-token', 'a token/&=']);
+    const out = await server.ready;
+    for (let waited = 0; !server.output().includes('console: ') && waited < 5_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    const url = /listening on (\S+)/.exec(out)![1]!;
+    const link = /^console: (\S+)$/m.exec(server.output())?.[1];
+    expect(link, server.output()).toBe(`${url}/_console/#token=a%20token%2F%26%3D`);
+    // The fragment stays in the browser: the page itself is what the link fetches.
+    expect((await fetch(link!)).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await exited(server.child)).toBe(0);
   }, 60_000);
 
   it('a first start that fails (its port busy) creates nothing: the next start is the first, and shows the demo key', async () => {
@@ -111,9 +126,17 @@ describe("a newcomer's first start", () => {
     expect(await exited(next.child)).toBe(0);
   }, 60_000);
 
-  it('the CLI refuses an account in a memory store (it would vanish with its key), says what --port means there, and ends quietly when its reader closes the pipe', async () => {
+  it('the CLI refuses an account in a memory store (it would vanish with its key) and a name taken, says what --port means there, and ends quietly when its reader closes the pipe', async () => {
     await expect(sdp(['accounts', 'create', 'bob', '--store', 'memory:'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--store memory: keeps nothing after this command/) });
     expect(await sdp(['accounts', '--help'])).toMatch(/--port PORT\n\s+the port of the server that serves the account/);
+    // A name opened before (a page's alice, a second try) is said plainly, with the way to a working key.
+    const store = ['--store', `sqlite:${join(dir, 'twice.db')}`];
+    expect(await sdp(['accounts', 'create', 'alice', ...store])).toMatch(/another port: add --port N/);
+    await expect(sdp(['accounts', 'create', 'alice', ...store])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/An account named alice already exists in sqlite:.*twice\.db; for a working key of it: npx sdp accounts rotate-key alice --store 'sqlite:/),
+    });
+    expect(await sdp(['accounts', 'rotate-key', 'alice', ...store, '--port', '9191'])).toMatch(/^try it \(with sdp serve on http:\/\/127\.0\.0\.1:9191\):\n.*127\.0\.0\.1:9191\/v1\.5\//m);
     // `sdp openapi | head -c 50`: the reader leaves after 50 bytes.
     const child = spawn(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', 'packages/server/src/cli.ts', 'openapi'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';

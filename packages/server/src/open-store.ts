@@ -23,7 +23,14 @@ export async function openStore(url: string): Promise<OpenedStore> {
     return { store: await openSqliteStore(path), description: `sqlite ${path}` };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const { connectPostgresStore } = await import('@sdp/store-postgres');
+    // An optional peer of @sdp/server: only a PostgreSQL store needs it (and pg).
+    let postgres: typeof import('@sdp/store-postgres');
+    try {
+      postgres = await import('@sdp/store-postgres');
+    } catch (error) {
+      throw new Error(`a postgres:// store needs the @sdp/store-postgres package installed beside @sdp/server (${(error as Error).message})`);
+    }
+    const { connectPostgresStore } = postgres;
     const shown = url.replace(/\/\/[^@/]*@/, '//');
     return { store: await connectPostgresStore(url), description: `postgres ${shown}` };
   }

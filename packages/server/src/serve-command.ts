@@ -45,10 +45,16 @@ function printStart(out: (line: string) => void, settings: ServerSettings, start
     out(`try it:`);
     out(`  ${started.demo.curl}`);
   } else {
-    const store = settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`;
-    out(`a working key: npx sdp accounts create NAME${store}  (or: npx sdp accounts rotate-key demo${store})`);
+    // The accounts command cannot see this process: the port it listens on travels in the printed line,
+    // so the curl line that command prints reaches this server and not the default port.
+    const port = Number(new URL(started.url).port || 80);
+    const flags = `${settings.store === defaultSettings().store ? '' : ` --store '${settings.store}'`}${port === defaultSettings().port ? '' : ` --port ${port}`}`;
+    out(`a working key: npx sdp accounts create NAME${flags}  (or: npx sdp accounts rotate-key demo${flags})`);
   }
   out(`listening on ${started.url}`);
+  // The token rides in the fragment, which browsers never send: the page moves it into the tab's storage
+  // and out of the address bar (docs/console.md).
+  if (settings.adminToken) out(`console: ${started.url}/_console/#token=${encodeURIComponent(settings.adminToken)}`);
   if (started.streamUrl) out(`stream on ${started.streamUrl}`);
 }
 

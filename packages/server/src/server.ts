@@ -22,6 +22,7 @@ import { eventRoutes } from './event-routes.ts';
 import { faultRoutes } from './fault-routes.ts';
 import { FaultInjector } from './faults.ts';
 import { createDocsPage } from './docs-page.ts';
+import { journalRoutes, RequestJournal } from './request-journal.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** A turn of the event loop for other requests between slices of large work (timers and I/O run first). */
@@ -150,8 +151,10 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       firehoses.forgetAll();
       pushes.forgetAll();
     };
-    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses, resetAll), ...faultRoutes(engine, faults), ...streamRoutes(liveStreams), ...consoleReadRoutes(engine, clock, writes)] });
-    const handler = createApiHandler(engine, {
+    // Only where an operator can read it: a server without the operator API keeps no journal.
+    const journal = settings.adminToken ? new RequestJournal() : undefined;
+    const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses, resetAll), ...faultRoutes(engine, faults), ...streamRoutes(liveStreams), ...consoleReadRoutes(engine, clock, writes), ...(journal ? journalRoutes(journal) : [])] });
+    const apiHandler = createApiHandler(engine, {
       product: settings.product,
       bodyLimit: settings.bodyLimit,
       // Without a token the operator API and the console are not mounted at all: their paths answer the
@@ -163,6 +166,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       ...(log ? { onAccess: log.write } : {}),
       onError,
     });
+    const handler = journal ? journal.wrap(apiHandler) : apiHandler;
     let handed: RunningSdp['handed'];
     if (hooks.handed) {
       const api = handedServer(createNodeServer(handler, hooks.requestTimeoutMs ? { requestTimeoutMs: hooks.requestTimeoutMs } : {}), { host: settings.host, port: hooks.handed.port });

@@ -211,6 +211,31 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     await shot('events');
   });
 
+  it("opens from the link sdp serve prints (the token leaves the address for the tab's storage); an account's page has its own address", async () => {
+    // A new tab of its own: nothing in its storage until the link brings the token.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const linked = await context.newPage();
+    linked.on('pageerror', (e) => pageErrors.push(String(e)));
+    try {
+      await linked.goto(`${sdp.url}/_console/#token=${encodeURIComponent(TOKEN)}`);
+      await linked.waitForSelector('tr[data-account="console-dev"]');
+      expect(linked.url()).toBe(`${sdp.url}/_console/#accounts`);
+      expect(await linked.evaluate('sessionStorage.getItem("sdp-console-token")')).toBe(TOKEN);
+      await linked.click('tr[data-account="console-dev"] th button');
+      await linked.waitForFunction('location.hash === "#resources/console-dev"');
+      await linked.goBack();
+      await linked.waitForSelector('nav button[data-view="accounts"].current');
+      // A pasted or bookmarked address of an account's page opens that page.
+      await linked.evaluate('location.hash = "#events"');
+      await linked.waitForSelector('nav button[data-view="events"].current');
+      await linked.evaluate('location.hash = "#resources/console-dev"');
+      await linked.waitForSelector('nav button[data-view="resources"].current');
+      expect(await linked.inputValue('section[aria-labelledby="resources-h"] select')).toBe('console-dev');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('sent no request anywhere but this server, and logged no error', () => {
     expect(requestsElsewhere).toEqual([]);
     expect(pageErrors.filter((e) => !/status of 401/.test(e))).toEqual([]);

@@ -1,6 +1,17 @@
 // The operator API as the page calls it. The token lives only in this tab (sessionStorage): a new tab
 // or a closed one asks again, and nothing is written to disk by the page.
+import { formatHash, parseHash } from './route.js';
+
 const KEY = 'sdp-console-token';
+
+// A link that carries the token (`sdp serve --admin-token` prints one) opens the console without asking:
+// the token moves into this tab's storage and out of the address bar, before anything renders, so the
+// history entry and a copied address hold no token.
+const arrived = parseHash(location.hash);
+if (arrived.token !== null) {
+  sessionStorage.setItem(KEY, arrived.token);
+  history.replaceState(null, '', `${location.pathname}${location.search}${formatHash(arrived)}`);
+}
 
 export const token = {
   get: () => sessionStorage.getItem(KEY),

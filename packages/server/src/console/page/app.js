@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { admin, ApiError, token } from './api.js';
+import { formatHash, parseHash } from './route.js';
 import { AccountsView, ClockView, EventLogView, FaultsView, ResourcesView, StreamsView, html, iso } from './views.js';
 
 const VIEWS = [
@@ -31,19 +32,19 @@ function TokenGate({ onAccepted, problem }) {
     <form onSubmit=${submit}>
       <label>Operator token <input type="password" name="token" autocomplete="off" autofocus required value=${value} onInput=${(e) => setValue(e.currentTarget.value)} /></label>
       <button type="submit">Open</button>
-      <p class="hint">The token given to the server with <code>--admin-token</code>. It is kept in this tab only, until the tab closes.</p>
+      <p class="hint">The token given to the server with <code>--admin-token</code> (the <code>console:</code> link the server printed carries it). It is kept in this tab only, until the tab closes.</p>
       ${error && html`<p class="error" role="alert">${error}</p>`}
     </form>
   </main>`;
 }
 
 function Console({ onLocked }) {
-  const [view, setView] = useState(() => location.hash.slice(1) || 'accounts');
+  const [view, setView] = useState(() => parseHash(location.hash).view);
   const [snapshot, setSnapshot] = useState(null);
   const [fetchedAt, setFetchedAt] = useState(0);
   const [tick, setTick] = useState(Date.now());
   const [error, setError] = useState(null);
-  const [resourcesOf, setResourcesOf] = useState(null);
+  const [resourcesOf, setResourcesOf] = useState(() => parseHash(location.hash).account);
   const polling = useRef(false);
 
   const refresh = async () => {
@@ -68,7 +69,21 @@ function Console({ onLocked }) {
     const clock = setInterval(() => setTick(Date.now()), 250);
     return () => { clearInterval(poll); clearInterval(clock); };
   }, []);
-  useEffect(() => { location.hash = view; }, [view]);
+  // The address follows the view and the account shown (each a history entry, so Back returns), and the
+  // view follows the address when it changes (Back, Forward, a pasted link).
+  useEffect(() => {
+    const hash = formatHash({ view, account: resourcesOf });
+    if (location.hash !== hash) location.hash = hash;
+  }, [view, resourcesOf]);
+  useEffect(() => {
+    const onHash = () => {
+      const place = parseHash(location.hash);
+      setView(place.view);
+      if (place.view === 'resources') setResourcesOf(place.account);
+    };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
   useEffect(() => {
     // Alt+letter moves between views from anywhere, as the nav's access keys say.
     const onKey = (e) => {

@@ -1,0 +1,47 @@
+import type { WireRequest, WireResponse } from '@sdp/http';
+import { describe, expect, it } from 'vitest';
+import { JOURNAL_TEXT_MAX, RequestJournal, journalRoutes } from './request-journal.ts';
+
+const request = (method: string, url: string, headers: Record<string, string> = {}): WireRequest => ({ method, url, header: (name) => headers[name], readBody: async () => null });
+const answer = (status: number, headers: Record<string, string> = {}): WireResponse => ({ status, headers });
+
+describe('the request journal', () => {
+  it('lists what was asked and answered, newest first: the account from any credentials form, the charge from the rate headers, never the query', async () => {
+    const journal = new RequestJournal(10);
+    const handler = journal.wrap(async (req) => (req.url.startsWith('/v1.5/validate') ? answer(200, { 'X-RateLimit-Cost': '5', 'X-RateLimit-Remaining': '195' }) : answer(404)));
+    await handler(request('POST', '/v1.5/validate', { authorization: 'alice:alice-key-0123' }));
+    await handler(request('GET', '/nope?username=bob&api_key=secret-key'));
+    await handler(request('GET', '/v1.5/validate', { authorization: `Basic ${btoa('carol:carol-key-0123')}` }));
+    const { requests, seen, kept } = journal.list();
+    expect([seen, kept]).toEqual([3, 10]);
+    expect(requests.map(({ time: _, ms: __, ...rest }) => rest)).toEqual([
+      { method: 'GET', path: '/v1.5/validate', account: 'carol', status: 200, cost: 5, remaining: 195 },
+      { method: 'GET', path: '/nope', account: 'bob', status: 404, cost: null, remaining: null },
+      { method: 'POST', path: '/v1.5/validate', account: 'alice', status: 200, cost: 5, remaining: 195 },
+    ]);
+    expect(JSON.stringify(requests)).not.toContain('secret-key');
+    expect(requests[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('keeps the newest of a fixed number, each text capped, and reads the IETF field where only it is sent', () => {
+    const journal = new RequestJournal(3);
+    for (let i = 0; i < 7; i++) journal.note(request('GET', `/v1.5/x${i}/${'a'.repeat(2000)}`), answer(200, { RateLimit: `"general";r=${100 - i};t=60` }), 1);
+    const { requests, seen } = journal.list();
+    expect(seen).toBe(7);
+    expect(requests.map((r) => r.path.slice(0, 8))).toEqual(['/v1.5/x6', '/v1.5/x5', '/v1.5/x4']);
+    expect(requests.every((r) => r.path.length === JOURNAL_TEXT_MAX)).toBe(true);
+    expect(requests.map((r) => r.remaining)).toEqual([94, 95, 96]);
+    expect(journal.list(2).requests).toHaveLength(2);
+  });
+
+  it('GET /_admin/requests answers the list (limit must be a whole number); DELETE empties it', async () => {
+    const journal = new RequestJournal(5);
+    journal.note(request('GET', '/v1.5/usage'), answer(200), 2);
+    const [get, del] = journalRoutes(journal);
+    const run = (route: typeof get, query = '') => route!.run({ params: [], body: {} as never, query: new URLSearchParams(query), text: '' });
+    expect(JSON.parse(String((await run(get, 'limit=1')).body))).toMatchObject({ seen: 1, kept: 5, requests: [{ path: '/v1.5/usage' }] });
+    expect((await run(get, 'limit=x')).status).toBe(400);
+    expect((await run(del)).status).toBe(204);
+    expect(JSON.parse(String((await run(get)).body))).toEqual({ requests: [], seen: 0, kept: 5 });
+  });
+});

@@ -1,0 +1,140 @@
+import { jsonResponse, readCredentials, type WireHandler, type WireRequest, type WireResponse } from '@sdp/http';
+import type { OperatorRoute } from './operator-api.ts';
+
+/** How many requests the journal keeps: the newest, each overwriting the oldest. */
+export const JOURNAL_SIZE = 1000;
+/** A path, or a credentials header, kept at most this long: a journal of 1,000 stays under a few MB. */
+export const JOURNAL_TEXT_MAX = 512;
+
+/** One slot of the ring, overwritten in place: the request as it came, the answer as it went. */
+interface Slot {
+  at: number;
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  auth: string | undefined;
+  status: number;
+  headers: Record<string, string> | undefined;
+  ms: number;
+}
+
+/** A journal entry as `GET /_admin/requests` lists it. */
+export interface JournalEntry {
+  time: string;
+  method: string;
+  path: string;
+  account: string | null;
+  status: number;
+  cost: number | null;
+  remaining: number | null;
+  ms: number;
+}
+
+const capped = (text: string | undefined): string | undefined => (text !== undefined && text.length > JOURNAL_TEXT_MAX ? text.slice(0, JOURNAL_TEXT_MAX) : text);
+
+/**
+ * The last requests the API port answered, for the operator (`GET /_admin/requests`), as a stand-in
+ * server's users ask "what did my client just send?". Noting a request only fills a preallocated slot
+ * with references the request and answer already hold; the account, the charge and the path are read
+ * out of them when someone lists the journal, so the request path pays no parsing or serialization.
+ */
+export class RequestJournal {
+  private readonly slots: Slot[];
+  private next = 0;
+  private seen = 0;
+
+  constructor(readonly size = JOURNAL_SIZE) {
+    this.slots = Array.from({ length: size }, () => ({ at: 0, method: '', url: '', authorization: undefined, auth: undefined, status: 0, headers: undefined, ms: 0 }));
+  }
+
+  /** The handler with every answer noted; the answer itself is passed on untouched. */
+  wrap(handler: WireHandler): WireHandler {
+    return (req) => {
+      const started = performance.now();
+      return handler(req).then((res) => {
+        this.note(req, res, performance.now() - started);
+        return res;
+      });
+    };
+  }
+
+  note(req: WireRequest, res: WireResponse, ms: number): void {
+    const slot = this.slots[this.next]!;
+    slot.at = Date.now();
+    slot.method = req.method;
+    slot.url = capped(req.url)!;
+    slot.authorization = capped(req.header('authorization'));
+    slot.auth = capped(req.header('auth'));
+    slot.status = res.status;
+    slot.headers = res.headers;
+    slot.ms = ms;
+    this.next = (this.next + 1) % this.size;
+    this.seen++;
+  }
+
+  /** Newest first, at most `limit`; how many requests were noted in all. */
+  list(limit = this.size): { requests: JournalEntry[]; seen: number; kept: number } {
+    const count = Math.min(limit, this.seen, this.size);
+    const requests: JournalEntry[] = [];
+    for (let i = 1; i <= count; i++) requests.push(entryOf(this.slots[(this.next - i + this.size) % this.size]!));
+    return { requests, seen: this.seen, kept: this.size };
+  }
+
+  forget(): void {
+    for (const slot of this.slots) Object.assign(slot, { authorization: undefined, auth: undefined, headers: undefined, url: '' });
+    this.next = 0;
+    this.seen = 0;
+  }
+}
+
+function entryOf(slot: Slot): JournalEntry {
+  const q = slot.url.indexOf('?');
+  // The query stays out: it may hold an api_key (the stream's clients send one there).
+  const path = q < 0 ? slot.url : slot.url.slice(0, q);
+  const query = q < 0 ? undefined : new URLSearchParams(slot.url.slice(q + 1));
+  const account = readCredentials(slot.authorization, slot.auth)?.username ?? query?.get('username') ?? null;
+  return {
+    time: new Date(slot.at).toISOString(),
+    method: slot.method,
+    path,
+    account,
+    status: slot.status,
+    cost: figure(slot.headers, 'X-RateLimit-Cost'),
+    remaining: figure(slot.headers, 'X-RateLimit-Remaining') ?? ietfRemaining(slot.headers),
+    ms: Math.round(slot.ms * 100) / 100,
+  };
+}
+
+function figure(headers: Record<string, string> | undefined, name: string): number | null {
+  const value = headers?.[name];
+  return value === undefined || !/^-?\d+$/.test(value) ? null : Number(value);
+}
+
+/** `RateLimit: "general";r=185;t=3540`, where only the IETF fields are sent. */
+function ietfRemaining(headers: Record<string, string> | undefined): number | null {
+  const m = headers?.RateLimit ? /;r=(\d+)/.exec(headers.RateLimit) : null;
+  return m ? Number(m[1]) : null;
+}
+
+/** `GET /_admin/requests?limit=N`: the journal, newest first. */
+export function journalRoutes(journal: RequestJournal): OperatorRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: ['requests'],
+      run: async ({ query }) => {
+        const raw = query.get('limit');
+        if (raw !== null && !/^\d+$/.test(raw)) return jsonResponse(400, { error: 'limit must be a whole number, 0 or more' });
+        return jsonResponse(200, journal.list(raw === null ? journal.size : Number(raw)));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: ['requests'],
+      run: async () => {
+        journal.forget();
+        return { status: 204, headers: {} };
+      },
+    },
+  ];
+}
