@@ -41,7 +41,10 @@ const git = (...a: string[]): string => execFileSync('git', a, { cwd: root, enco
 const say = (line: string): void => void process.stderr.write(line + '\n');
 
 const baselineFile = join(root, 'bench', 'baseline.json');
-const baselineCommit = git('rev-parse', '--verify', `${(JSON.parse(readFileSync(baselineFile, 'utf8')) as { commit: string }).commit}^{commit}`);
+// `RATCHET_AGAINST=COMMIT` measures against another commit (the build before a change, say) in the same
+// way; it never moves the baseline.
+const against = process.env.RATCHET_AGAINST;
+const baselineCommit = git('rev-parse', '--verify', `${against ?? (JSON.parse(readFileSync(baselineFile, 'utf8')) as { commit: string }).commit}^{commit}`);
 const short = baselineCommit.slice(0, 7);
 
 /** The baseline's worktree, created, linked and built on first use, reused after. */
@@ -275,6 +278,7 @@ function advance(slowerRows: number, dirty: boolean): void {
   const head = git('rev-parse', 'HEAD');
   const refuse = (why: string) => say(`ratchet: the baseline stays at ${short}: ${why}`);
   if (only) return refuse('--only measured part of the rows');
+  if (against) return refuse('RATCHET_AGAINST measured against another commit than the baseline');
   if (slowerRows > 0) return refuse('a row was slower');
   if (dirty) return refuse('the working tree has uncommitted changes, so HEAD is not what was measured');
   if (head === baselineCommit) return refuse('HEAD is the baseline');
