@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { createEngine, type ApiCall } from '@sdp/core';
 import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
@@ -19,7 +19,11 @@ const BATCHES = 40;
  * subscriptions), on one process with the memory store. Beside it, the same ingestion with nothing
  * subscribed. Clients run in the same process, so their parsing is part of the cost.
  */
-export default async function streamBench(): Promise<BenchReport> {
+export default async function streamBench(): Promise<BenchReport[]> {
+  return [await fanOutBench(), await againstBareWs()];
+}
+
+async function fanOutBench(): Promise<BenchReport> {
   const clock = new ManualClock(Date.parse('2026-03-02T08:05:37Z'));
   const engine = createEngine({ store: new MemoryEventStore(), clock, ids: seededIds(5), yieldTurn: () => new Promise((r) => setImmediate(r)) });
   const credentials = { username: 'ada', apiKey: 'ada-key-0000000000000001' };
@@ -113,5 +117,155 @@ export default async function streamBench(): Promise<BenchReport> {
     notes: [
       'each interaction matches one of 10 hashes, so it is written to 100 connections; latency is from the ingest call building it to a client parsing it',
     ],
+  };
+}
+
+const PEER_HASHES = 100;
+const PEER_SUBS = 10;
+const PEER_ROUND = 2_000;
+
+/**
+ * Issue 36's measure: 100 connections, each subscribed to 10 of 100 hashes (so 10 connections hold each
+ * hash, and 9 of 10 connections miss any one interaction), against a bare `ws` server that sends the same
+ * frames to the same clients from a map of hash to sockets. Both in this process with their clients; sdp's
+ * side includes what the product does for a delivery (ingestion, matching 100 filters, the log, the
+ * relay, counting). Rounds alternate; the best of each is kept.
+ */
+async function againstBareWs(): Promise<BenchReport> {
+  const sdp = await sdpSide();
+  const bare = await bareSide();
+  const best = { sdp: 0, bare: 0 };
+  for (let round = 0; round < 3; round++) {
+    best.sdp = Math.max(best.sdp, await sdp.round());
+    best.bare = Math.max(best.bare, await bare.round());
+  }
+  await sdp.close();
+  await bare.close();
+  return {
+    title: `stream: ${PEER_ROUND * 10} deliveries a round to 100 connections x ${PEER_SUBS} of ${PEER_HASHES} hashes, against a bare ws broadcast of the same frames`,
+    baseline: { name: 'bare ws: a map of hash to sockets, the same frames, deliveries/s', opsPerSec: best.bare },
+    subjects: [{ name: 'sdp: ingestion, matching, the relay, fan-out by hash, deliveries/s', opsPerSec: best.sdp }],
+    notes: ['a frame is an interaction wrapped with its hash (about 200 bytes); clients count frames in the same process'],
+  };
+}
+
+interface Side {
+  round(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** 100 clients counting data frames; each tells its hashes with `subscribe` (`wait` for the acks). */
+async function peerClients(url: string, subscribe: boolean): Promise<{ sockets: WebSocket[]; delivered: () => number }> {
+  let delivered = 0;
+  const sockets: WebSocket[] = [];
+  for (let c = 0; c < 100; c++) {
+    const mine = Array.from({ length: PEER_SUBS }, (_, i) => (c * PEER_SUBS + i) % PEER_HASHES);
+    const ws = new WebSocket(`${url}${subscribe ? '' : `?hashes=${mine.join(',')}`}`);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    let acks = 0;
+    const ready = new Promise<void>((resolve) => {
+      if (!subscribe) resolve();
+      ws.on('message', (data) => {
+        const text = String(data);
+        if (text.startsWith('{"hash"')) delivered++;
+        else if (subscribe && JSON.parse(text).status === 'success' && ++acks === PEER_SUBS) resolve();
+      });
+    });
+    if (subscribe) for (const h of mine) ws.send(JSON.stringify({ action: 'subscribe', hash: peerHashes[h] }));
+    await ready;
+    sockets.push(ws);
+  }
+  return { sockets, delivered: () => delivered };
+}
+
+let peerHashes: string[] = [];
+
+const interaction = (serial: number) => ({ interaction: { id: `p${serial}`, content: `tag${serial % PEER_HASHES} and some words`, type: 'facebook' }, fb: { content: `tag${serial % PEER_HASHES} and some words` } });
+
+async function until(done: () => boolean): Promise<void> {
+  const from = performance.now();
+  while (!done() && performance.now() - from < 120_000) await new Promise((r) => setTimeout(r, 2));
+}
+
+async function sdpSide(): Promise<Side> {
+  const clock = new ManualClock(Date.parse('2026-03-02T08:05:37Z'));
+  const engine = createEngine({ store: new MemoryEventStore(), clock, ids: seededIds(9), yieldTurn: () => new Promise((r) => setImmediate(r)) });
+  const credentials = { username: 'ada', apiKey: 'ada-key-0000000000000001' };
+  await engine.openAccount({ username: 'ada', api_key: credentials.apiKey, package: { credits_per_hour: 1_000_000, stream_connections: 100 } });
+  const call = async (endpoint: ApiCall['endpoint'], params: Record<string, unknown>, extra: Partial<ApiCall> = {}) => {
+    const a = await engine.call({ version: '1.5', endpoint, credentials, params, mediaType: 'application/json', ...extra });
+    if (a.status >= 300) throw new Error(`${endpoint}: ${a.status} ${JSON.stringify(a.body)}`);
+    return a.body as Record<string, any>;
+  };
+  peerHashes = [];
+  for (let h = 0; h < PEER_HASHES; h++) peerHashes.push((await call('core.compile', { csdl: `fb.content contains "tag${h}"` })).hash);
+  const source = (await call('source.create', { source_type: 'twitter_gnip', name: 'peer', resources: [{ parameters: { mapping: 'gnip_1' } }] })).id as string;
+  await call('source.start', { id: source });
+  const server = createServer(createNodeListener(engine));
+  const streams = new StreamHost({ engine, bufferBytes: 64 * 1024 * 1024 }).attach(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { sockets, delivered } = await peerClients(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/multi?username=ada&api_key=${credentials.apiKey}`, true);
+  let serial = 0;
+  return {
+    async round() {
+      const want = delivered() + PEER_ROUND * 10;
+      const t = performance.now();
+      for (let b = 0; b < PEER_ROUND / 100; b++) {
+        const lines: string[] = [];
+        for (let i = 0; i < 100; i++) lines.push(JSON.stringify(interaction(serial++)));
+        await call('ingest', { source_id: source }, { body: lines.join('\n') });
+      }
+      await until(() => delivered() >= want);
+      return (PEER_ROUND * 10 * 1000) / (performance.now() - t);
+    },
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      await streams.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+async function bareSide(): Promise<Side> {
+  const server = createServer();
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  const byHash = new Map<string, Set<WebSocket>>();
+  wss.on('connection', (ws, req) => {
+    const list = new URL(req.url ?? '/', 'http://x').searchParams.get('hashes') ?? '';
+    for (const h of list.split(',')) {
+      const hash = peerHashes[Number(h)]!;
+      let set = byHash.get(hash);
+      if (!set) byHash.set(hash, (set = new Set()));
+      set.add(ws);
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { sockets, delivered } = await peerClients(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/`, false);
+  let serial = 0;
+  return {
+    async round() {
+      const want = delivered() + PEER_ROUND * 10;
+      const t = performance.now();
+      for (let b = 0; b < PEER_ROUND / 100; b++) {
+        for (let i = 0; i < 100; i++) {
+          const item = interaction(serial++);
+          const hash = peerHashes[(serial - 1) % PEER_HASHES]!;
+          const frame = `{"hash":${JSON.stringify(hash)},"data":${JSON.stringify(item)}}`;
+          for (const ws of byHash.get(hash) ?? []) ws.send(frame);
+        }
+        // A turn between batches, as ingestion calls give one.
+        await new Promise((r) => setImmediate(r));
+      }
+      await until(() => delivered() >= want);
+      return (PEER_ROUND * 10 * 1000) / (performance.now() - t);
+    },
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
   };
 }

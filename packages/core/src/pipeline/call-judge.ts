@@ -12,7 +12,7 @@ import { identitiesDecider, identitiesStream } from '../identities/identity.ts';
 import type { AggregateLoader } from '../kernel/aggregates.ts';
 import type { Ids } from '../kernel/ports.ts';
 import type { Projections } from '../kernel/projection.ts';
-import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import type { Savepoint, UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
 import { isStoreUnavailable, type GaveUp, type Judge, type LaneHold, type Verdict } from './attempt-loop.ts';
 import { accountLines, bindingFigures, errorAnswer, figuresAfter, figuresBefore, rateLimitStatus, reportedLine, withRate } from './rate-figures.ts';
@@ -178,7 +178,10 @@ export class CallJudge implements Judge<CallAnswer> {
     }
 
     // 7. Charged; now validate and execute
-    const answer = await this.execute(uow, account, identityId, params, rate, () => figuresBefore(credits, reported, endpoint, now));
+    this.failCredits = credits;
+    this.failReported = reported;
+    const executed = this.execute(uow, account, identityId, params, rate);
+    const answer = executed !== undefined && typeof (executed as Partial<PromiseLike<Executed>>).then === 'function' ? await executed : (executed as Executed);
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, endpoint, now)) }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     if (idempotencyKey !== undefined) {
@@ -202,7 +205,7 @@ export class CallJudge implements Judge<CallAnswer> {
     if (!account.exists) return { answer: errorAnswer(new NotFound(`No account named ${who.username}`)), write: false };
     const queued = lane.enter(account.username);
     if (queued) return queued;
-    const answer = await this.execute(uow, account, null, params, undefined, () => undefined);
+    const answer = await this.execute(uow, account, null, params, undefined);
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was changed' } }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     return { answer, write: true };
@@ -225,7 +228,9 @@ export class CallJudge implements Judge<CallAnswer> {
     const { call, endpoint } = this;
     const now = uow.now;
     const before = identityId === null || !reported ? figuresBefore(credits, reported, endpoint, now) : bindingFigures(credits, reported, lines, endpoint.cost, now);
-    const answer = await this.execute(uow, account, identityId, params, before, () => before);
+    this.failCredits = credits;
+    this.failReported = reported;
+    const answer = await this.execute(uow, account, identityId, params, before);
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(before) }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     if (answer.status >= 400 || this.effect === false) return { answer, write: false };
@@ -243,26 +248,25 @@ export class CallJudge implements Judge<CallAnswer> {
 
   /** What the last handler said of its effect (`HandlerAnswer.effect`), for an endpoint charged on effect. */
   private effect: boolean | undefined;
+  /** The figures a failure of step 7 reports (before any charge): read only on the way to a 5xx. */
+  private failCredits: Credits | undefined;
+  private failReported: AllowanceLine | undefined;
+
+  private figuresOnFailure(now: number): RateFigures | undefined {
+    return this.failCredits ? figuresBefore(this.failCredits, this.failReported, this.endpoint, now) : undefined;
+  }
 
   /**
    * Step 7: the handler validates and executes, on the charge already staged; a domain refusal keeps the
    * charge, its effects rolled back. `undefined`: an unexpected failure, told and answered 500 by the
-   * caller; `refused`: an answer that writes nothing.
+   * caller; `refused`: an answer that writes nothing. A handler that answers at once is answered at once
+   * (the one place a sync result and a thenable part: a turn of the event loop per call is dear).
    */
-  private async execute(
-    uow: UnitOfWork,
-    account: Account,
-    identityId: string | null,
-    params: Params,
-    charged: RateFigures | undefined,
-    before: () => RateFigures | undefined,
-  ): Promise<CallAnswer | { refused: CallAnswer } | undefined> {
+  private execute(uow: UnitOfWork, account: Account, identityId: string | null, params: Params, rate: RateFigures | undefined): Executed | PromiseLike<Executed> {
     const { call, endpoint, s } = this;
-    const rate = charged;
     const handler = s.handlers[endpoint.id];
     const savepoint = uow.savepoint();
-    const ctx: CallContext = { call, version: call.version, endpoint, params, now: uow.now, ids: s.ids, account, identityId, uow, settings: s.settings, projections: s.projections, yieldTurn: s.yieldTurn };
-    let answer: CallAnswer;
+    let result: HandlerAnswer | PromiseLike<HandlerAnswer>;
     try {
       if (call.unreadable) throw new DomainError(call.unreadable.status, call.unreadable.message);
       // Values that would reach an object's built-ins as keys, or nest past the limit: a 400 of step 7,
@@ -270,31 +274,48 @@ export class CallJudge implements Judge<CallAnswer> {
       const refused = refusedInput(call.params);
       if (refused) throw refused;
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
-      // An embedder's handler may answer with any thenable, not only a native promise.
-      const result = handler(ctx);
-      const out = typeof (result as Partial<PromiseLike<HandlerAnswer>>).then === 'function' ? await result : (result as HandlerAnswer);
-      this.effect = out.effect;
-      const status = out.status ?? endpoint.success[0]!;
-      answer = { status };
-      if (status !== 204) answer.body = out.body ?? {};
-      if (rate) answer.rate = rate;
-      if (out.headers) answer.headers = out.headers;
+      const ctx: CallContext = { call, version: call.version, endpoint, params, now: uow.now, ids: s.ids, account, identityId, uow, settings: s.settings, projections: s.projections, yieldTurn: s.yieldTurn };
+      result = handler(ctx);
     } catch (error) {
-      if (!(error instanceof DomainError)) {
-        // Another writer or the store going away is the attempt loop's to answer; any other failure is
-        // a 500 that charges nothing (docs/contract.md#judgement-order) and still reports the figures, as every answer from
-        // authentication on does.
-        if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
-        s.onError?.(error, call);
-        return undefined;
-      }
-      if (error.status >= 500) return { refused: errorAnswer(error, before()) };
-      uow.rollbackTo(savepoint);
-      answer = errorAnswer(error, rate, call.version);
+      return this.refusal(error, uow, savepoint, rate);
     }
+    // An embedder's handler may answer with any thenable, not only a native promise.
+    if (typeof (result as Partial<PromiseLike<HandlerAnswer>>).then === 'function') {
+      return (result as PromiseLike<HandlerAnswer>).then(
+        (out) => this.answerOf(out, rate),
+        (error: unknown) => this.refusal(error, uow, savepoint, rate),
+      );
+    }
+    return this.answerOf(result as HandlerAnswer, rate);
+  }
+
+  private answerOf(out: HandlerAnswer, rate: RateFigures | undefined): CallAnswer {
+    this.effect = out.effect;
+    const status = out.status ?? this.endpoint.success[0]!;
+    const answer: CallAnswer = { status };
+    if (status !== 204) answer.body = out.body ?? {};
+    if (rate) answer.rate = rate;
+    if (out.headers) answer.headers = out.headers;
     return answer;
   }
+
+  private refusal(error: unknown, uow: UnitOfWork, savepoint: Savepoint, rate: RateFigures | undefined): Executed {
+    if (!(error instanceof DomainError)) {
+      // Another writer or the store going away is the attempt loop's to answer; any other failure is
+      // a 500 that charges nothing (docs/contract.md#judgement-order) and still reports the figures, as every answer from
+      // authentication on does.
+      if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
+      this.s.onError?.(error, this.call);
+      return undefined;
+    }
+    if (error.status >= 500) return { refused: errorAnswer(error, this.figuresOnFailure(uow.now)) };
+    uow.rollbackTo(savepoint);
+    return errorAnswer(error, rate, this.call.version);
+  }
 }
+
+/** What step 7 comes to: the answer (its events written), a refusal that writes nothing, or `undefined` for a failure. */
+type Executed = CallAnswer | { refused: CallAnswer } | undefined;
 
 /**
  * A refused credential makes the same store reads whether its username exists or not, and whether its
