@@ -38,6 +38,7 @@ import {
   subscribedMessage,
   tickMessage,
   unknownHashWarning,
+  relayNoticeMessages,
 } from './stream-messages.ts';
 
 export interface StreamHostOptions {
@@ -632,6 +633,11 @@ export class StreamHost {
     // match into that aggregate itself, decided on the version before its own.
     const seq = event.data.seq ?? event.version - 1;
     const now = this.clock.now();
+    // ---- relay notices (issue 35): the relay names hashes whose matches it dropped or did not match,
+    // once a minute each; every connection subscribed to one is warned. ----
+    for (const [hash, message] of relayNoticeMessages(event.data)) {
+      for (const conn of conns) if (!conn.closed && conn.subs.has(hash)) conn.send(message, now);
+    }
     const texts = new Map<string, string>();
     // One counter per connection for all it is sent of this match event (not a callback each: held
     // until the socket takes its frame, thousands of them were most of the fan-out's garbage).
