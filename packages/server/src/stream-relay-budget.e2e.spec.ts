@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { relayBytesPerWindow } from '@sdp/core';
+import { matchedStreamHashes, relayBytesPerWindow } from '@sdp/core';
 import { account, start, stopAll, WsClient, wsUrl, type Json } from '../test/stream-kit.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdp-relay-'));
@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** What the store occupies on disk: the file and its write-ahead log. */
 const fileBytes = (path: string): number => statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
 
-describe('the relay of matches on a SQLite file', () => {
+describe('the relay of matches', () => {
   it("keeps at most the account's budget of matches however much matching data it ingests, and warns the subscriber", async () => {
     const path = join(dir, 'relay.db');
     const sdp = await start({ store: `sqlite:${path}` });
@@ -54,4 +54,31 @@ describe('the relay of matches on a SQLite file', () => {
     expect(grown).toBeLessThan(budget + 2 * 1024 * 1024);
     client.ws.close();
   }, 120_000);
+
+  it("matches an interaction against at most the package's figure of stream hashes, and warns the subscriber of the others", async () => {
+    const sdp = await start();
+    const pkg = { concurrent_recordings: 1 };
+    const limit = matchedStreamHashes(pkg);
+    const ada = await account(sdp, 'ada', pkg);
+    const hashes: string[] = [];
+    for (let i = 0; i <= limit; i++) hashes.push(await ada.compile(`fb.content contains "coffee" OR fb.content contains "w${i}"`));
+    const client = await WsClient.open(wsUrl(sdp, `/multi?username=ada&api_key=${ada.key}`));
+    for (const hash of hashes) client.send({ action: 'subscribe', hash });
+    await client.until((m: Json) => m.status === 'success', hashes.length);
+    await ada.ingest(['coffee']);
+    await sdp.streams.caughtUp();
+    // The one past the figure in hash order is the one not matched.
+    const skipped = [...hashes].sort()[limit]!;
+    const [warning] = await client.until((m: Json) => m.status === 'warning');
+    expect(warning).toMatchObject({ status: 'warning', hash: skipped });
+    expect(warning.message).toContain('is not being matched');
+    const data = await client.until((m: Json) => m.data !== undefined, limit);
+    expect(new Set(data.map((m: Json) => m.hash))).toEqual(new Set(hashes.filter((h) => h !== skipped)));
+    // Said once a minute: a second ingestion matches the same and warns no more.
+    await ada.ingest(['coffee']);
+    await sdp.streams.caughtUp();
+    await client.until((m: Json) => m.data !== undefined, 2 * limit);
+    expect(client.messages.filter((m: Json) => m.status === 'warning')).toHaveLength(1);
+    client.ws.close();
+  }, 60_000);
 });

@@ -118,9 +118,8 @@ function conditionTest(c: Condition, kind: FilterKind): Test {
           if (s.meter) for (const t of lists) s.meter.work += t.length;
         }
         for (let k = 0; k < places.length; k++) {
-          const r = withinWindowAt(places[k]!, words, near.distance);
-          // The places it read, sorted: a few more steps each than a token scanned.
-          if (s.meter) s.meter.work += words.length + 4 * r.read;
+          const r = withinWindowAt(lists[k]!, places[k]!, words, near.distance);
+          if (s.meter) s.meter.work += words.length + r.read;
           if (r.near) return true;
         }
         return false;
