@@ -5,7 +5,7 @@ import type { FilterKind } from './parser.ts';
 import type { Scope, Test } from './scope.ts';
 import { each, numberOf, present, targetReader, textOf } from './target-reader.ts';
 import { textsOf, tokensOf } from './target-tokens.ts';
-import { hasPhraseAt, normalizeUrl, tokenize, tokenPlaces, withinWindowAt, wordPlaces } from './text-tokens.ts';
+import { hasPhraseAt, nearestSpan, normalizeUrl, tokenize, tokenPlaces, wordPlaces } from './text-tokens.ts';
 
 /*
  * One condition (`target op argument`) compiled to a test: the argument is read, tokenised and folded
@@ -109,19 +109,27 @@ function conditionTest(c: Condition, kind: FilterKind): Test {
       const near = a as Extract<Argument, { kind: 'near' }>;
       const words = near.words.map((w) => fold(w));
       const placesKey = `n|${tokenKey}`;
+      // Conditions on the same words differ only by distance: they share one span per interaction.
+      const spanKey = `m|${tokenKey}|${[...new Set(words)].sort().join('\u0000')}`;
       return (s) => {
-        const lists = tokensOf(s, tokenKey, readI, cs);
-        let places = s.memo?.get(placesKey) as Map<string, number[]>[] | undefined;
-        if (!places) {
-          places = lists.map(wordPlaces);
-          (s.memo ??= new Map()).set(placesKey, places);
-          if (s.meter) for (const t of lists) s.meter.work += t.length;
+        let spans = s.memo?.get(spanKey) as number[] | undefined;
+        if (!spans) {
+          const lists = tokensOf(s, tokenKey, readI, cs);
+          let places = s.memo?.get(placesKey) as Map<string, number[]>[] | undefined;
+          if (!places) {
+            places = lists.map(wordPlaces);
+            (s.memo ??= new Map()).set(placesKey, places);
+            if (s.meter) for (const t of lists) s.meter.work += t.length;
+          }
+          spans = [];
+          for (let k = 0; k < places.length; k++) {
+            const r = nearestSpan(lists[k]!, places[k]!, words);
+            if (s.meter) s.meter.work += words.length + r.read;
+            spans.push(r.span);
+          }
+          (s.memo ??= new Map()).set(spanKey, spans);
         }
-        for (let k = 0; k < places.length; k++) {
-          const r = withinWindowAt(lists[k]!, places[k]!, words, near.distance);
-          if (s.meter) s.meter.work += words.length + r.read;
-          if (r.near) return true;
-        }
+        for (const span of spans) if (span <= near.distance) return true;
         return false;
       };
     }

@@ -142,38 +142,52 @@ export function wordPlaces(tokens: string[]): Map<string, number[]> {
 }
 
 /**
- * `withinWindow` read from `wordPlaces`: the same answer, in time of the words' occurrences, or of the
- * tokens where the words are common enough that one pass over them is cheaper than sorting their
- * places. Returns what it read (to charge the meter) with the answer.
+ * The fewest consecutive words (punctuation takes no place) holding every one of `words`: `contains_near`
+ * with distance d matches where this is at most d (`withinWindow`). One figure for any distance, so
+ * the conditions on the same words share it (kept in the interaction's memo). Read from `wordPlaces`
+ * where the words are rare, from one pass over the tokens where they are common enough that sorting
+ * their places would cost more; `read` is what it read, to charge the meter.
  */
-export function withinWindowAt(tokens: string[], places: Map<string, number[]>, words: string[], distance: number): { near: boolean; read: number } {
+export function nearestSpan(tokens: string[], places: Map<string, number[]>, words: string[]): { span: number; read: number } {
   const distinct = [...new Set(words)];
   let total = 0;
   for (const w of distinct) {
     const at = places.get(w);
-    if (!at) return { near: false, read: distinct.length };
+    if (!at) return { span: Infinity, read: distinct.length };
     total += at.length;
   }
-  // Sorting h places costs some h log h steps; a pass over the tokens one look-up each.
-  if (total * 4 > tokens.length) return { near: withinWindow(tokens, words, distance), read: tokens.length };
+  const index = new Map(distinct.map((w, k) => [w, k]));
   const hits: Array<[number, number]> = [];
-  for (let w = 0; w < distinct.length; w++) for (const p of places.get(distinct[w]!)!) hits.push([p, w]);
-  hits.sort((a, b) => a[0] - b[0]);
+  let read: number;
+  if (total * 4 > tokens.length) {
+    read = tokens.length;
+    let position = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (!isWordChar(t.charCodeAt(0), t, 0)) continue;
+      const w = index.get(t);
+      if (w !== undefined) hits.push([position, w]);
+      position++;
+    }
+  } else {
+    read = 4 * total;
+    for (let w = 0; w < distinct.length; w++) for (const p of places.get(distinct[w]!)!) hits.push([p, w]);
+    hits.sort((a, b) => a[0] - b[0]);
+  }
   const k = distinct.length;
   const counts = new Array<number>(k).fill(0);
   let covered = 0;
   let left = 0;
+  let span = Infinity;
   for (let r = 0; r < hits.length; r++) {
-    const w = hits[r]![1];
-    if (counts[w]!++ === 0) covered++;
+    if (counts[hits[r]![1]]!++ === 0) covered++;
     while (covered === k) {
-      if (hits[r]![0] - hits[left]![0] + 1 <= distance) return { near: true, read: 4 * total };
-      const lw = hits[left]![1];
-      if (--counts[lw]! === 0) covered--;
+      span = Math.min(span, hits[r]![0] - hits[left]![0] + 1);
+      if (--counts[hits[left]![1]]! === 0) covered--;
       left++;
     }
   }
-  return { near: false, read: 4 * total };
+  return { span, read };
 }
 
 /** The platform's link normalisation for `url_in` (docs/filters.md#operators-what-match-does). */
