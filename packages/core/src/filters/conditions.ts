@@ -5,7 +5,7 @@ import type { FilterKind } from './parser.ts';
 import type { Scope, Test } from './scope.ts';
 import { each, numberOf, present, targetReader, textOf } from './target-reader.ts';
 import { textsOf, tokensOf } from './target-tokens.ts';
-import { hasPhraseAt, nearestSpan, normalizeUrl, tokenize, tokenPlaces, wordPlaces } from './text-tokens.ts';
+import { hasPhraseAt, nearestSpan, normalizeUrl, PLACES_FROM_TOKENS, tokenize, tokenPlaces, wordPlaces } from './text-tokens.ts';
 
 /*
  * One condition (`target op argument`) compiled to a test: the argument is read, tokenised and folded
@@ -61,15 +61,15 @@ function conditionTest(c: Condition, kind: FilterKind): Test {
   // The text operators read where their words stand, not the text again: a thousand conditions on a
   // 60 KB text cost their words' occurrences, not a thousand scans.
   const placesKey = `p|${tokenKey}`;
-  const anyPlaces = (pred: (tokens: string[], places: Map<string, number[]>, meter: Scope['meter']) => boolean): Test => (s) => {
+  const anyPlaces = (pred: (tokens: string[], places: Map<string, number[]> | undefined, meter: Scope['meter']) => boolean): Test => (s) => {
     const lists = tokensOf(s, tokenKey, readI, cs);
-    let places = s.memo?.get(placesKey) as Map<string, number[]>[] | undefined;
+    let places = s.memo?.get(placesKey) as (Map<string, number[]> | undefined)[] | undefined;
     if (!places) {
-      places = lists.map(tokenPlaces);
+      places = lists.map((t) => (t.length < PLACES_FROM_TOKENS ? undefined : tokenPlaces(t)));
       (s.memo ??= new Map()).set(placesKey, places);
-      if (s.meter) for (const t of lists) s.meter.work += t.length;
+      if (s.meter) for (const t of lists) if (t.length >= PLACES_FROM_TOKENS) s.meter.work += t.length;
     }
-    for (let k = 0; k < lists.length; k++) if (pred(lists[k]!, places[k]!, s.meter)) return true;
+    for (let k = 0; k < lists.length; k++) if (pred(lists[k]!, places[k], s.meter)) return true;
     return false;
   };
   switch (c.op) {
@@ -115,15 +115,15 @@ function conditionTest(c: Condition, kind: FilterKind): Test {
         let spans = s.memo?.get(spanKey) as number[] | undefined;
         if (!spans) {
           const lists = tokensOf(s, tokenKey, readI, cs);
-          let places = s.memo?.get(placesKey) as Map<string, number[]>[] | undefined;
+          let places = s.memo?.get(placesKey) as (Map<string, number[]> | undefined)[] | undefined;
           if (!places) {
-            places = lists.map(wordPlaces);
+            places = lists.map((t) => (t.length < PLACES_FROM_TOKENS ? undefined : wordPlaces(t)));
             (s.memo ??= new Map()).set(placesKey, places);
-            if (s.meter) for (const t of lists) s.meter.work += t.length;
+            if (s.meter) for (const t of lists) if (t.length >= PLACES_FROM_TOKENS) s.meter.work += t.length;
           }
           spans = [];
           for (let k = 0; k < places.length; k++) {
-            const r = nearestSpan(lists[k]!, places[k]!, words);
+            const r = nearestSpan(lists[k]!, places[k], words);
             if (s.meter) s.meter.work += words.length + r.read;
             spans.push(r.span);
           }

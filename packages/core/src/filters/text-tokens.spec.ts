@@ -11,12 +11,14 @@ const sparse = fc.array(fc.oneof({ weight: 8, arbitrary: fc.constant('x') }, { w
 describe('text operators read from where tokens stand', () => {
   test.prop([tokens, fc.array(word, { maxLength: 4 })])('a phrase is found from its places exactly where a scan finds it', (t, phrase) => {
     expect(hasPhraseAt(t, tokenPlaces(t), phrase).found).toBe(indexOfPhrase(t, phrase) >= 0);
+    expect(hasPhraseAt(t, undefined, phrase).found).toBe(indexOfPhrase(t, phrase) >= 0);
   });
 
   test.prop([fc.oneof(tokens, sparse), fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 10 })])(
     'contains_near from the nearest span of its words answers as the scan of every token, at any distance',
     (t, words, distance) => {
       expect(nearestSpan(t, wordPlaces(t), words).span <= distance).toBe(withinWindow(t, words, distance));
+      expect(nearestSpan(t, undefined, words).span <= distance).toBe(withinWindow(t, words, distance));
     },
   );
 

@@ -93,6 +93,12 @@ export function withinWindow(tokens: string[], words: string[], distance: number
   return false;
 }
 
+/**
+ * Token lists shorter than this are scanned rather than indexed: building the places of a short text
+ * costs more than the few scans its conditions make (most interactions are a sentence or two).
+ */
+export const PLACES_FROM_TOKENS = 64;
+
 /** Where each token of a list stands (its indexes): built once per interaction and target, like `wordPlaces`. */
 export function tokenPlaces(tokens: string[]): Map<string, number[]> {
   const places = new Map<string, number[]>();
@@ -105,11 +111,12 @@ export function tokenPlaces(tokens: string[]): Map<string, number[]> {
 }
 
 /**
- * Whether a phrase occurs in `tokens`, read from the places of its first token: the same answer as
- * `indexOfPhrase(...) >= 0`. Returns what it read (places × the phrase's length at most).
+ * Whether a phrase occurs in `tokens`, read from the places of its first token (or, without places,
+ * by a scan): the same answer as `indexOfPhrase(...) >= 0`. Returns what it read, to charge the meter.
  */
-export function hasPhraseAt(tokens: string[], places: Map<string, number[]>, phrase: string[]): { found: boolean; read: number } {
+export function hasPhraseAt(tokens: string[], places: Map<string, number[]> | undefined, phrase: string[]): { found: boolean; read: number } {
   const m = phrase.length;
+  if (!places) return { found: indexOfPhrase(tokens, phrase) >= 0, read: (tokens.length + 1) * Math.max(1, m) };
   const starts = m === 0 ? undefined : places.get(phrase[0]!);
   if (!starts) return { found: false, read: 1 };
   let read = 1;
@@ -146,20 +153,24 @@ export function wordPlaces(tokens: string[]): Map<string, number[]> {
  * with distance d matches where this is at most d (`withinWindow`). One figure for any distance, so
  * the conditions on the same words share it (kept in the interaction's memo). Read from `wordPlaces`
  * where the words are rare, from one pass over the tokens where they are common enough that sorting
- * their places would cost more; `read` is what it read, to charge the meter.
+ * their places would cost more (or no places were built: a short text); `read` is what it read, to
+ * charge the meter.
  */
-export function nearestSpan(tokens: string[], places: Map<string, number[]>, words: string[]): { span: number; read: number } {
+export function nearestSpan(tokens: string[], places: Map<string, number[]> | undefined, words: string[]): { span: number; read: number } {
   const distinct = [...new Set(words)];
-  let total = 0;
-  for (const w of distinct) {
-    const at = places.get(w);
-    if (!at) return { span: Infinity, read: distinct.length };
-    total += at.length;
+  let total = tokens.length;
+  if (places) {
+    total = 0;
+    for (const w of distinct) {
+      const at = places.get(w);
+      if (!at) return { span: Infinity, read: distinct.length };
+      total += at.length;
+    }
   }
   const index = new Map(distinct.map((w, k) => [w, k]));
   const hits: Array<[number, number]> = [];
   let read: number;
-  if (total * 4 > tokens.length) {
+  if (!places || total * 4 > tokens.length) {
     read = tokens.length;
     let position = 0;
     for (let i = 0; i < tokens.length; i++) {
@@ -171,7 +182,7 @@ export function nearestSpan(tokens: string[], places: Map<string, number[]>, wor
     }
   } else {
     read = 4 * total;
-    for (let w = 0; w < distinct.length; w++) for (const p of places.get(distinct[w]!)!) hits.push([p, w]);
+    for (let w = 0; w < distinct.length; w++) for (const p of places!.get(distinct[w]!)!) hits.push([p, w]);
     hits.sort((a, b) => a[0] - b[0]);
   }
   const k = distinct.length;
