@@ -4,7 +4,7 @@
  * recordings, every filter 1,000 conditions of one operator, then ingests one interaction of the
  * largest allowed size (64 KiB of JSON) while another account calls `/validate` one call after another.
  * Prints the other account's slowest and median call during the ingestion, and the ingestion's time.
- * `node --conditions=@sdp/source --import tsx bench/matching-latency.ts [near|any|substr|dense-near] [hashes]`
+ * `node --conditions=@sdp/source --import tsx bench/matching-latency.ts [near|any|substr|dense-near|pairs-near] [hashes]`
  */
 import WebSocket from 'ws';
 import { DEFAULT_PACKAGE, matchedStreamHashes } from '@sdp/core';
@@ -24,6 +24,14 @@ function filterText(n: number): string {
         return `fb.content contains_any "q${n}r${k} s, t${k} u${n}"`;
       case 'substr':
         return `fb.content substr "q${n}r${k}"`;
+      case 'pairs-near': {
+        // A different pair of 45 common words in every condition and filter: no span is shared.
+        const pair = (n * 1000 + k) % 990;
+        let i = 0;
+        let left = pair;
+        while (left >= 44 - i) left -= 44 - i++;
+        return `fb.content contains_near "d${i},d${i + 1 + left}:1"`;
+      }
       case 'dense-near':
         // Words that occur thousands of times, never close enough.
         return `fb.content contains_near "a,b:${(k % 2) + 1}"`;
@@ -38,6 +46,8 @@ function filterText(n: number): string {
 const text =
   kind === 'dense-near'
     ? 'a x x b x x '.repeat(2600)
+    : kind === 'pairs-near'
+    ? Array.from({ length: 8500 }, (_, k) => `d${k % 45}`).join(' ')
     : Array.from({ length: 6750 }, (_, k) => `w${(k * 37) % 500}`).join(' ');
 
 try {
