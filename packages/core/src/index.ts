@@ -60,7 +60,22 @@ export { LINKEDIN_REFERENCE_SETS, referenceSetsOf, type ReferenceSet, type Refer
 export { TASK_QUEUE_LIMIT, queuedAt, taskSlotsDecider, tasksStream, type AnalysisTask, type TaskCommand, type TaskEvent, type TaskOutcome, type TaskSlot, type TaskSlots, type TaskStatus, type TaskType } from './tasks/task-slot.ts';
 export { type AccountPeriod, type CorePeriod } from './usage/usage.ts';
 export { MAX_HASHES_PER_CONNECTION, MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, OPENS_PER_PLACE_PER_HOUR, StreamConnectionsExceeded, StreamOpensExceeded, TooManyHashes, opensPerHour, licenceTypeOf, streamConnectionsDecider, streamConnectionsStream, streamUsage, type DeliveredCounts, type Licences, type StreamCommand, type StreamConnections, type StreamEvent, type StreamTransport } from './streams/stream-connections.ts';
-export { MATCHED_TYPE, MATCHES_KEPT_MS, RELAY_STREAM_PREFIX, matchedRelayDecider, matchedRelayStream, type MatchedEvent, type RelayCommand, type RelayState, type StreamMatch } from './streams/matched-relay.ts';
+export {
+  MATCHED_TYPE,
+  MATCHES_KEPT_MS,
+  RELAY_STREAM_PREFIX,
+  matchedRelayDecider,
+  matchedRelayStream,
+  relayBytesPerWindow,
+  RELAY_WINDOW_MS,
+  RELAY_WINDOWS_KEPT,
+  type MatchedEvent,
+  type RelayCommand,
+  type RelayNotice,
+  type RelayState,
+  type StreamMatch,
+} from './streams/matched-relay.ts';
+export { matchedStreamHashes } from './streams/match-streams.ts';
 export { STREAM_SUBSCRIBE_COST, streamHandlers } from './streams/stream-handlers.ts';
 export { StreamCalls, limitOf, type CallDoor, type StreamCredentials } from './streams/stream-calls.ts';
 export { DEFAULT_LAPSE_MS, HOST_LOST, LostHosts, SWEEP_ACCOUNTS, type StreamHosting } from './streams/lost-hosts.ts';

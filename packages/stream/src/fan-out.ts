@@ -2,7 +2,7 @@ import { accountOfStream, licenceTypeOf, type MatchedEvent } from '@sdp/core';
 import type { DeliveryTally } from './delivery-tally.ts';
 import type { Delivered, LiveConnection } from './live-connection.ts';
 import { messageText } from './stream-answers.ts';
-import { slowFailure } from './stream-messages.ts';
+import { relayNoticeMessages, slowFailure } from './stream-messages.ts';
 
 /** Matches held for one subscription while it is being decided, at most. */
 const MAX_HELD = 10_000;
@@ -54,6 +54,11 @@ export class FanOut {
     // The version of the account's subscriptions the match was decided on; an earlier build wrote the
     // match into that aggregate itself, decided on the version before its own.
     const seq = stored.data.seq ?? stored.version - 1;
+    // The relay names the hashes whose matches it dropped (past the account's budget) or did not match
+    // (past the hashes matched per interaction), once a minute each: their subscribers are warned.
+    for (const [hash, message] of relayNoticeMessages(stored.data)) {
+      for (const conn of hashes.get(hash) ?? []) if (!conn.closed) conn.send(message, now);
+    }
     // One counter per connection for all it is sent of this event (not a callback each: held until the
     // socket takes its frame, thousands of them were most of the fan-out's garbage).
     const counters = new Map<LiveConnection, DeliveryCounter>();

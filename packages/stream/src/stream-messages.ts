@@ -1,3 +1,5 @@
+import type { RelayNotice } from '@sdp/core';
+
 /**
  * What the server says on a stream, worded as the original's clients read it (docs/clients.md#stream-clients and
  * §5.1): every status message carries `status` and `message` (one client reads a message only with
@@ -19,6 +21,31 @@ export const rateLimitWarning = (hash: string, detail: string): StreamMessage =>
 });
 
 export const refusedWarning = (hash: string, detail: string): StreamMessage => ({ status: 'warning', message: `The hash ${hash} was not subscribed: ${detail}`, hash });
+
+/**
+ * The relay dropped interactions that matched the hash: the account's matches passed what it may relay
+ * in a minute (`relayBytesPerWindow`). Said once per hash and minute, however many were dropped.
+ */
+export const matchesDroppedWarning = (hash: string): StreamMessage => ({
+  status: 'warning',
+  message: `Interactions matching hash ${hash} were dropped: the account's matches passed what its package may stream in a minute`,
+  hash,
+});
+
+/** The hash is subscribed but not matched: the account has more live hashes than its package matches (`matchedStreamHashes`). */
+export const unmatchedHashWarning = (hash: string): StreamMessage => ({
+  status: 'warning',
+  message: `The hash ${hash} is not being matched: the account's subscriptions hold more hashes than its package matches`,
+  hash,
+});
+
+/** What a relay event says to the subscribers of each hash it names (nothing for an event of matches only). */
+export function relayNoticeMessages(notice: RelayNotice): [string, StreamMessage][] {
+  const out: [string, StreamMessage][] = [];
+  for (const hash of notice.dropped?.hashes ?? []) out.push([hash, matchesDroppedWarning(hash)]);
+  for (const hash of notice.unmatched ?? []) out.push([hash, unmatchedHashWarning(hash)]);
+  return out;
+}
 
 export const invalidActionWarning = (detail?: string): StreamMessage => ({
   status: 'warning',

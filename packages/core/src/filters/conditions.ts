@@ -2,10 +2,10 @@ import type { Argument, Condition } from './ast.ts';
 import { geoOf, haversineKm, insidePolygon } from './geo.ts';
 import { caseSensitive, conditionAutomata } from './regex-programs.ts';
 import type { FilterKind } from './parser.ts';
-import type { Test } from './scope.ts';
+import type { Scope, Test } from './scope.ts';
 import { each, numberOf, present, targetReader, textOf } from './target-reader.ts';
 import { textsOf, tokensOf } from './target-tokens.ts';
-import { indexOfPhrase, normalizeUrl, tokenize, withinWindow } from './text-tokens.ts';
+import { hasPhraseAt, nearestSpan, normalizeUrl, PLACES_FROM_TOKENS, tokenize, tokenPlaces, wordPlaces } from './text-tokens.ts';
 
 /*
  * One condition (`target op argument`) compiled to a test: the argument is read, tokenised and folded
@@ -19,19 +19,57 @@ export function listItems(a: Argument | null): string[] {
   return a && a.kind === 'list' ? a.items : [];
 }
 
+/** What reading a target's values costs: the length of each text, one for anything else. */
+function valueWork(v: unknown): number {
+  if (typeof v === 'string') return v.length + 1;
+  if (!Array.isArray(v)) return 1;
+  let n = 1;
+  for (const x of v) n += typeof x === 'string' ? x.length + 1 : 1;
+  return n;
+}
+
+/**
+ * What any test costs before it reads a character: its look-ups of the target and of the interaction's
+ * memo, some microseconds, about what 100 characters through a pattern cost (`WorkMeter`).
+ */
+export const CONDITION_WORK = 250;
+
 export function compileCondition(c: Condition, kind: FilterKind): Test {
+  const test = conditionTest(c, kind);
+  return (s) => {
+    if (s.meter) s.meter.work += CONDITION_WORK;
+    return test(s);
+  };
+}
+
+function conditionTest(c: Condition, kind: FilterKind): Test {
   const target = c.target;
   const cs = caseSensitive(c, kind);
   const a = c.arg;
   const readI = targetReader(target);
   // Predicates are made once here, never per interaction: a closure per call is garbage per call.
-  const on = (pred: (x: unknown) => boolean): Test => (s) => each(readI(s.i), pred);
+  // Every test charges the meter (`WorkMeter`) for what it reads: a value compared costs its length
+  // (`perValue` times what each is compared with), a token list scanned its tokens times `perToken`.
+  const on = (pred: (x: unknown) => boolean, perValue = 1): Test => (s) => {
+    const v = readI(s.i);
+    if (s.meter) s.meter.work += valueWork(v) * perValue;
+    return each(v, pred);
+  };
   const fold = (x: string): string => (cs ? x : x.toLowerCase());
   const tokenKey = cs ? `T|${target}` : `t|${target}`;
   const textKey = cs ? `S|${target}` : `s|${target}`;
-  const anyTokens = (pred: (tokens: string[]) => boolean): Test => (s) => {
+  // The text operators read where their words stand, not the text again: a thousand conditions on a
+  // 60 KB text cost their words' occurrences, not a thousand scans.
+  const placesKey = `p|${tokenKey}`;
+  const anyPlaces = (pred: (tokens: string[], places: Map<string, number[]> | undefined, meter: Scope['meter']) => boolean): Test => (s) => {
     const lists = tokensOf(s, tokenKey, readI, cs);
-    for (let k = 0; k < lists.length; k++) if (pred(lists[k]!)) return true;
+    let places = s.memo?.get(placesKey) as (Map<string, number[]> | undefined)[] | undefined;
+    if (!places) {
+      places = lists.map((t) => (t.length < PLACES_FROM_TOKENS ? undefined : tokenPlaces(t)));
+      (s.memo ??= new Map()).set(placesKey, places);
+      if (s.meter) for (const t of lists) if (t.length >= PLACES_FROM_TOKENS) s.meter.work += t.length;
+    }
+    for (let k = 0; k < lists.length; k++) if (pred(lists[k]!, places[k], s.meter)) return true;
     return false;
   };
   switch (c.op) {
@@ -39,33 +77,61 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
       return (s) => present(readI(s.i));
     case 'contains': {
       const phrase = tokenize(fold((a as { value: string }).value));
-      if (phrase.length === 1) {
-        const w = phrase[0]!;
-        return anyTokens((t) => t.includes(w));
-      }
-      return anyTokens((t) => indexOfPhrase(t, phrase) >= 0);
+      return anyPlaces((t, places, meter) => {
+        const r = hasPhraseAt(t, places, phrase);
+        if (meter) meter.work += r.read;
+        return r.found;
+      });
     }
     case 'contains_any': {
       const phrases = listItems(a).map((x) => tokenize(fold(x))).filter((p) => p.length > 0);
-      const single = new Set(phrases.filter((p) => p.length === 1).map((p) => p[0]!));
-      const multi = phrases.filter((p) => p.length > 1);
-      return anyTokens((t) => {
-        if (single.size > 0) for (const w of t) if (single.has(w)) return true;
-        for (const p of multi) if (indexOfPhrase(t, p) >= 0) return true;
+      return anyPlaces((t, places, meter) => {
+        for (const p of phrases) {
+          const r = hasPhraseAt(t, places, p);
+          if (meter) meter.work += r.read;
+          if (r.found) return true;
+        }
         return false;
       });
     }
     case 'contains_all': {
       const phrases = listItems(a).map((x) => tokenize(fold(x))).filter((p) => p.length > 0);
-      return anyTokens((t) => {
-        for (const p of phrases) if (p.length === 1 ? !t.includes(p[0]!) : indexOfPhrase(t, p) < 0) return false;
+      return anyPlaces((t, places, meter) => {
+        for (const p of phrases) {
+          const r = hasPhraseAt(t, places, p);
+          if (meter) meter.work += r.read;
+          if (!r.found) return false;
+        }
         return true;
       });
     }
     case 'contains_near': {
       const near = a as Extract<Argument, { kind: 'near' }>;
       const words = near.words.map((w) => fold(w));
-      return anyTokens((t) => withinWindow(t, words, near.distance));
+      const placesKey = `n|${tokenKey}`;
+      // Conditions on the same words differ only by distance: they share one span per interaction.
+      const spanKey = `m|${tokenKey}|${[...new Set(words)].sort().join('\u0000')}`;
+      return (s) => {
+        let spans = s.memo?.get(spanKey) as number[] | undefined;
+        if (!spans) {
+          const lists = tokensOf(s, tokenKey, readI, cs);
+          let places = s.memo?.get(placesKey) as (Map<string, number[]> | undefined)[] | undefined;
+          if (!places) {
+            places = lists.map((t) => (t.length < PLACES_FROM_TOKENS ? undefined : wordPlaces(t)));
+            (s.memo ??= new Map()).set(placesKey, places);
+            if (s.meter) for (const t of lists) if (t.length >= PLACES_FROM_TOKENS) s.meter.work += t.length;
+          }
+          spans = [];
+          for (let k = 0; k < places.length; k++) {
+            const r = nearestSpan(lists[k]!, places[k], words);
+            if (s.meter) s.meter.work += words.length + r.read;
+            spans.push(r.span);
+          }
+          (s.memo ??= new Map()).set(spanKey, spans);
+        }
+        for (const span of spans) if (span <= near.distance) return true;
+        return false;
+      };
     }
     case 'wildcard': {
       const res = conditionAutomata(c, kind);
@@ -76,7 +142,7 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
         const lists = tokensOf(s, tokenKey, readI, cs);
         for (let k = 0; k < lists.length; k++) {
           for (const w of lists[k]!) {
-            if (s.meter) s.meter.regexWork += w.length * perChar;
+            if (s.meter) s.meter.work += w.length * perChar;
             for (const whole of wholes) if (whole(w)) return true;
           }
         }
@@ -85,8 +151,14 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     }
     case 'substr': {
       const needle = fold((a as { value: string }).value);
-      const has = (x: string): boolean => x.includes(needle);
-      return (s) => textsOf(s, textKey, readI, cs).some(has);
+      return (s) => {
+        const texts = textsOf(s, textKey, readI, cs);
+        for (let k = 0; k < texts.length; k++) {
+          if (s.meter) s.meter.work += texts[k]!.length + needle.length;
+          if (texts[k]!.includes(needle)) return true;
+        }
+        return false;
+      };
     }
     case 'regex_partial':
     case 'regex_exact': {
@@ -97,7 +169,7 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
       return (s) => {
         const texts = textsOf(s, key, readI, true);
         for (let k = 0; k < texts.length; k++) {
-          if (s.meter) s.meter.regexWork += texts[k]!.length * n;
+          if (s.meter) s.meter.work += texts[k]!.length * n;
           if (has(texts[k]!)) return true;
         }
         return false;
@@ -166,10 +238,11 @@ export function compileCondition(c: Condition, kind: FilterKind): Test {
     }
     case 'geo_polygon': {
       const g = a as Extract<Argument, { kind: 'geo' }>;
+      // Each point is tested against every edge.
       return on((x) => {
         const p = geoOf(x);
         return p !== undefined && insidePolygon(p, g.points);
-      });
+      }, g.points.length);
     }
   }
 }

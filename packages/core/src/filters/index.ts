@@ -3,6 +3,6 @@ export { compileFilter, readTarget, applyTags, hashCanonical } from './compiled-
 export { loadFilter, namedFilter, registerFilter, compileAndRegister } from './filter-store.ts';
 export { filterRegistryDecider, filterStream, type RegisteredFilter, type FilterEvent, type FilterCommand } from './filter-registry.ts';
 export { filterHandlers, compileQueryFilter } from './handlers.ts';
-export { FILTER_LIMITS, REGEX_WORK_PER_TURN } from './limits.ts';
+export { FILTER_LIMITS, WORK_PER_TURN } from './limits.ts';
 export type { DpuBreakdown } from './cost.ts';
 export type { Definition, Expr, Condition, Operator } from './ast.ts';

@@ -33,10 +33,14 @@ export const FILTER_LIMITS = {
 } as const;
 
 /**
- * Regular-expression work (characters × instructions, `WorkMeter`) after which a caller matching a batch
- * gives the event loop a turn: about 4 M steps, tens of milliseconds on the machines measured.
+ * Matching work (`WorkMeter`: every operator's characters or tokens read × what it looks for, and
+ * `CONDITION_WORK` a test) after which a caller matching a batch gives the event loop a turn between
+ * filters: 500,000 units, a few milliseconds of text operators or patterns on the machines measured. With
+ * 1 M, another account's call waited up to 80–160 ms behind one 64 KiB ingestion matched against 110
+ * filters of 1,000 conditions; with this, 35–65 ms (`bench/matching-latency.ts`, the 2-core machine
+ * loaded by other work).
  */
-export const REGEX_WORK_PER_TURN = 4_000_000;
+export const WORK_PER_TURN = 500_000;
 
 /** One pattern over `regexInstructions` (`figure` is re2js's count, or the bound read from its text). */
 export function regexTooLarge(figure: number, estimated: boolean): BadRequest {

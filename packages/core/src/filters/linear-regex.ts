@@ -57,9 +57,14 @@ type DfaConstructor = new (prog: unknown, maxMem: number) => NonNullable<Re2Inte
 // constructor is reached through a compiled pattern. `linear-regex.spec.ts` fails should an upgrade move it.
 const DFA = ((RE2JS.compile('a').re2() as unknown as { dfa: object }).dfa as { constructor: DfaConstructor }).constructor;
 
-/** What a match costs, added by every test: characters read × program instructions. */
+/**
+ * What matching has cost so far, added to by every test of the filter language (`conditions.ts`): a
+ * pattern characters read × program instructions, a text operator the tokens or characters it scans ×
+ * the words or phrases it looks for, a comparison the length of the values it reads. One unit is about
+ * one step of the matcher, whatever the operator, so that one figure (`WORK_PER_TURN`) bounds a turn.
+ */
 export interface WorkMeter {
-  regexWork: number;
+  work: number;
 }
 
 export function compileLinearRegex(pattern: string, options: { caseInsensitive?: boolean; dotAll?: boolean; maxInstructions?: number } = {}): LinearRegex {

@@ -10,7 +10,8 @@ import { recordingHandlers } from '../recordings/handlers.ts';
 import { sourceHandlers } from '../sources/handlers.ts';
 import { compileFilter, type Interaction, type WorkMeter } from './compiled-filter.ts';
 import { filterHandlers } from './handlers.ts';
-import { FILTER_LIMITS, REGEX_WORK_PER_TURN } from './limits.ts';
+import { FILTER_LIMITS, WORK_PER_TURN } from './limits.ts';
+import { CONDITION_WORK } from './conditions.ts';
 import { compileLinearRegex, dfaBudget, programSizeBound } from './linear-regex.ts';
 
 /** The attack measured: 2,000 tag rules of `a.{900}b` (1.8 M instructions) before one 4 KB ingestion. */
@@ -134,11 +135,13 @@ describe('regular expressions have a budget', () => {
 
   it('the worst definition the budget allows against a 4 KB interaction: bounded work, a bounded cache, none kept after', () => {
     const f = compileFilter(atBudget(0));
-    const meter: WorkMeter = { regexWork: 0 };
+    const meter: WorkMeter = { work: 0 };
     const r = f.match(post(worstText), undefined, meter);
     expect(r.tags).toEqual([]);
-    // Every pattern read the whole text: the work is the text times the budget, and no more.
-    expect(meter.regexWork).toBe(worstText.length * FILTER_LIMITS.regexBudget);
+    // Every pattern read the whole text: the work is the text times the budget, plus reading the text
+    // once (and the condition that it exists), and no more.
+    expect(meter.work).toBeGreaterThanOrEqual(worstText.length * FILTER_LIMITS.regexBudget);
+    expect(meter.work).toBeLessThanOrEqual(worstText.length * (FILTER_LIMITS.regexBudget + 1) + CONDITION_WORK * (f.definition.tags.length + 2));
     // What re2js keeps per pattern is within its DFA budget (by default it kept up to 8 MB, 6 MB here).
     const patterns = f.definition.tags.map((t) => compileLinearRegex((t as { body: { arg: { value: string } } }).body.arg.value));
     for (const re of patterns) {
@@ -175,7 +178,7 @@ describe('regular expressions have a budget', () => {
     const a = await call('ingest', { source_id: source.id }, JSON.stringify(post(worstText)));
     expect(a).toMatchObject({ status: 200, body: { accepted: 1 } });
     // 2 × 4 KB × 4,000 instructions = 32.8 M steps: a turn after each filter once 4 M are spent.
-    expect(FILTER_LIMITS.regexBudget * worstText.length).toBeGreaterThan(REGEX_WORK_PER_TURN);
+    expect(FILTER_LIMITS.regexBudget * worstText.length).toBeGreaterThan(WORK_PER_TURN);
     expect(turns).toBe(2);
   });
 });

@@ -10,7 +10,7 @@ import type { Interaction } from './target-reader.ts';
 export interface Scope {
   i: Interaction;
   memo: Map<string, unknown> | undefined;
-  /** Where regular expressions and wildcards add what they cost (characters × instructions), if anyone asks. */
+  /** Where every test adds what it cost (`WorkMeter`), if anyone asks. */
   meter?: WorkMeter | undefined;
 }
 

@@ -33,11 +33,14 @@ function memoised<T>(s: Scope, key: string, read: (i: Interaction) => unknown, e
       const text = textOf(x);
       const made = text === undefined ? undefined : each(text);
       if (made !== undefined) t.push(made);
+      // Read, folded and tokenised once for every condition on the target: paid once.
+      if (text !== undefined && s.meter) s.meter.work += text.length;
     }
   } else {
     const text = textOf(v);
     const made = text === undefined ? undefined : each(text);
     if (made !== undefined) t.push(made);
+    if (text !== undefined && s.meter) s.meter.work += text.length;
   }
   (s.memo ??= new Map()).set(key, t);
   return t;

@@ -4,7 +4,7 @@ import type { EngineSettings } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
-import { namedFilter, REGEX_WORK_PER_TURN, type WorkMeter } from '../filters/index.ts';
+import { namedFilter, WORK_PER_TURN, type WorkMeter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
@@ -45,10 +45,10 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   // Filters of several recordings often read the same text: one memo (emptied for each interaction)
   // tokenizes it once for all of them.
   const memo = running.length > 1 ? new Map<string, unknown>() : undefined;
-  // One interaction's text against heavy patterns can cost what a thousand plain ones do, so the loop
-  // pauses by work (characters × regex instructions) and not only by count: between recordings' filters,
-  // once REGEX_WORK_PER_TURN is spent, other accounts' calls get a turn.
-  const meter: WorkMeter = { regexWork: 0 };
+  // One interaction's text against heavy filters can cost what a thousand plain ones do, so the loop
+  // pauses by work (what every operator scanned, `WorkMeter`) and not only by count: between recordings'
+  // filters, once WORK_PER_TURN is spent, other accounts' calls get a turn.
+  const meter: WorkMeter = { work: 0 };
   try {
     for (const interaction of interactions) {
       if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
@@ -60,8 +60,8 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
         const r = running[k]!;
         if (service !== undefined && r.service !== service) continue;
         const result = filters[k]!.match(interaction, memo, meter);
-        if (meter.regexWork >= REGEX_WORK_PER_TURN && ctx.yieldTurn) {
-          meter.regexWork = 0;
+        if (meter.work >= WORK_PER_TURN && ctx.yieldTurn) {
+          meter.work = 0;
           await ctx.yieldTurn();
         }
         if (!result.matched) continue;

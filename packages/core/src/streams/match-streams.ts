@@ -1,16 +1,29 @@
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
+import type { AccountPackage } from '../accounting/package.ts';
 import type { CompiledFilter, Interaction } from '../filters/index.ts';
-import { loadFilter, REGEX_WORK_PER_TURN, type WorkMeter } from '../filters/index.ts';
+import { loadFilter, WORK_PER_TURN, type WorkMeter } from '../filters/index.ts';
 import { liveHashes, streamConnectionsDecider, streamConnectionsStream } from './stream-connections.ts';
-import { matchedRelayDecider, matchedRelayStream, type StreamMatch } from './matched-relay.ts';
+import { matchedRelayDecider, matchedRelayStream, relayBytesPerWindow, type StreamMatch } from './matched-relay.ts';
 
 /** What matching for streams needs of a call or an operator's unit of work. */
 export interface StreamMatchContext {
   uow: UnitOfWork;
-  account: { username: string };
+  account: { username: string; package: Pick<AccountPackage, 'credits_per_hour' | 'concurrent_recordings'> };
   now: number;
   yieldTurn?: (() => Promise<void>) | undefined;
 }
+
+/** Stream hashes matched per ingested interaction for each of the package's `concurrent_recordings`. */
+export const STREAM_HASHES_PER_RECORDING = 10;
+
+/**
+ * Distinct live hashes of an account's stream subscriptions its ingested interactions are matched
+ * against: each costs a filter's work on every interaction, as a running recording does, so the package
+ * that bounds the filters recordings run (`concurrent_recordings`, 10 by default) bounds these too, ten
+ * times over (100 by default) since a stream keeps nothing. With the recordings, an interaction is
+ * matched against at most `concurrent_recordings × 11` filters.
+ */
+export const matchedStreamHashes = (pkg: Pick<AccountPackage, 'concurrent_recordings'>): number => pkg.concurrent_recordings * STREAM_HASHES_PER_RECORDING;
 
 /**
  * Offers interactions entering the account's platform to the hashes its stream connections are
@@ -18,23 +31,30 @@ export interface StreamMatchContext {
  * what matched is staged as one `StreamInteractionsMatched` on the account's relay in `ctx.uow`, so it
  * reaches subscribers only when the call that brought it commits. The aggregate of the account's
  * subscriptions is read (and so guarded) in the same write: its version is the match's `seq`, which
- * orders it against subscriptions. Returns how many
- * interactions matched some hash. An account with nothing subscribed costs one cached load.
+ * orders it against subscriptions. The relay decides what of it fits the account's byte budget
+ * (`relayBytesPerWindow`); hashes past `matchedStreamHashes` (the last in hash order) are not matched,
+ * and the relay says so. Returns how many interactions matched some hash. An account with nothing
+ * subscribed costs one cached load.
  */
 export async function offerToStreams(ctx: StreamMatchContext, interactions: readonly Interaction[]): Promise<number> {
   if (interactions.length === 0) return 0;
   const stream = streamConnectionsStream(ctx.account.username);
   const loaded = ctx.uow.load(streamConnectionsDecider, stream);
   const state = loaded instanceof Promise ? await loaded : loaded;
-  const hashes = liveHashes(state);
-  if (hashes.length === 0) return 0;
+  const live = liveHashes(state);
+  if (live.length === 0) return 0;
+  const limit = matchedStreamHashes(ctx.account.package);
+  // Past the figure, the same hashes are matched at every write whatever order the state keeps them in.
+  const ordered = live.length > limit ? [...live].sort() : live;
+  const hashes = live.length > limit ? ordered.slice(0, limit) : live;
+  const unmatched = live.length > limit ? ordered.slice(limit) : undefined;
   const filters: { hash: string; filter: CompiledFilter }[] = [];
   for (const hash of hashes) {
     const filter = await loadFilter(ctx.uow, hash);
     if (filter) filters.push({ hash, filter });
   }
   const memo = filters.length > 1 ? new Map<string, unknown>() : undefined;
-  const meter: WorkMeter = { regexWork: 0 };
+  const meter: WorkMeter = { work: 0 };
   const items: StreamMatch[] = [];
   try {
     for (const interaction of interactions) {
@@ -43,9 +63,9 @@ export async function offerToStreams(ctx: StreamMatchContext, interactions: read
       let matched: string[] | undefined;
       for (const { hash, filter } of filters) {
         const result = filter.match(interaction, memo, meter);
-        // Heavy patterns are paid by work, not count: other accounts' calls get a turn (as for recordings).
-        if (meter.regexWork >= REGEX_WORK_PER_TURN && ctx.yieldTurn) {
-          meter.regexWork = 0;
+        // Filters are paid by the work they did, not by count: other accounts' calls get a turn (as for recordings).
+        if (meter.work >= WORK_PER_TURN && ctx.yieldTurn) {
+          meter.work = 0;
           await ctx.yieldTurn();
         }
         if (result.matched) (matched ??= []).push(hash);
@@ -55,6 +75,15 @@ export async function offerToStreams(ctx: StreamMatchContext, interactions: read
   } finally {
     for (const { filter } of filters) filter.releaseCaches();
   }
-  if (items.length > 0) await ctx.uow.execute(matchedRelayDecider, matchedRelayStream(ctx.account.username), { type: 'RelayStreamMatches', at: ctx.now, seq: state.seq, items });
+  if (items.length > 0 || unmatched) {
+    await ctx.uow.execute(matchedRelayDecider, matchedRelayStream(ctx.account.username), {
+      type: 'RelayStreamMatches',
+      at: ctx.now,
+      seq: state.seq,
+      items,
+      budget: relayBytesPerWindow(ctx.account.package),
+      ...(unmatched ? { unmatched } : {}),
+    });
+  }
   return items.length;
 }
