@@ -20,6 +20,8 @@ describe('the stream over WebSocket', () => {
     // The handshake's 101 carries the allowance's figures, as every API answer does.
     expect(client.upgradeHeaders['x-ratelimit-remaining']).toBe(String(before));
     expect(client.upgradeHeaders['x-ratelimit-limit']).toBe('10000');
+    // Opening charges nothing, and its cost says so (a subscription's 5 are charged when it begins).
+    expect(client.upgradeHeaders['x-ratelimit-cost']).toBe('0');
     client.send({ action: 'subscribe', hash });
     await client.until((m) => m.status === 'success');
     expect(client.messages[0]).toEqual({ status: 'success', message: `Successfully subscribed to hash ${hash}`, hash });

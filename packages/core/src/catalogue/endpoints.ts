@@ -270,11 +270,11 @@ const TABLE = [
       path: '(stream) open a connection',
       methods: [],
       success: 200,
-      cost: 5,
+      cost: 0,
       allowance: 'reports-general',
       internal: true,
       source: 'project',
-      note: 'Bounded by the package field stream_connections (open at once) and by opens an hour; draws nothing, reports the general allowance at the cost of a subscription.',
+      note: 'Bounded by the package field stream_connections (open at once) and by opens an hour; draws nothing, and reports the general allowance with the cost it charged: 0.',
     },
     {
       id: 'stream.subscribe',
