@@ -102,8 +102,9 @@ describe('the relay budget', () => {
         const events = matchedRelayDecider.decide(command, state);
         const relayed = events.flatMap((e) => e.data.items);
         expect(relayed).toEqual(plan.relay);
-        // Charged to the window it is counted in: never one that was already closed.
-        open = Math.max(open, Math.floor(at / RELAY_WINDOW_MS));
+        // Charged to the window it is counted in: never one that was already closed. The relay knows of a
+        // window only from what it wrote: an offer that wrote nothing opened none.
+        if (events.length > 0) open = Math.max(open, Math.floor(at / RELAY_WINDOW_MS));
         inWindow.set(open, (inWindow.get(open) ?? 0) + relayed.reduce((n, m) => n + matchBytes(m), 0));
         for (const e of events) state = matchedRelayDecider.evolve(state, e);
         log.push(...events);
