@@ -1,4 +1,5 @@
 import { accountOfStream, asPlatformEvent, DomainError, firehose, FIREHOSE_SWITCH_TYPES, type Engine, type FirehoseProgress, type FirehoseState } from '@sdp/core';
+import { LogProcessor } from '@sdp/core/kernel';
 
 /**
  * Keeps switched-on synthetic firehoses fed up to the clock: after every move of the manual clock, and
@@ -33,18 +34,20 @@ export class FirehoseKeeper {
    */
   async recover(): Promise<void> {
     const last = new Map<string, boolean>();
-    for (let after = 0; ; ) {
-      const page = await this.engine.store.readTypes(FIREHOSE_SWITCH_TYPES, after, 1_000);
-      if (page.length === 0) break;
-      for (const stored of page) {
-        const e = asPlatformEvent(stored);
-        const username = accountOfStream(stored.stream);
-        if (username === undefined) continue;
-        if (e?.type === 'FirehoseSwitchedOn') last.set(username, true);
-        if (e?.type === 'FirehoseSwitchedOff') last.set(username, false);
-      }
-      after = page[page.length - 1]!.position;
-    }
+    const switches = new LogProcessor(
+      this.engine.store,
+      (page) => {
+        for (const stored of page) {
+          const e = asPlatformEvent(stored);
+          const username = accountOfStream(stored.stream);
+          if (username === undefined) continue;
+          if (e?.type === 'FirehoseSwitchedOn') last.set(username, true);
+          if (e?.type === 'FirehoseSwitchedOff') last.set(username, false);
+        }
+      },
+      { types: FIREHOSE_SWITCH_TYPES, after: 0 },
+    );
+    await switches.catchUp();
     for (const [username, isOn] of last) if (isOn) this.on.add(username);
   }
 

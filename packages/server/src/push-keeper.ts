@@ -1,5 +1,6 @@
 import { PUSH_WAKE_EVENT_TYPES, pushWakeAccount, type PushDelivery, type Engine } from '@sdp/core';
 import { ManualClock, type SystemClock } from '@sdp/clock';
+import { LogProcessor } from '@sdp/core/kernel';
 
 /** How often the system clock's keeper looks for new subscriptions and due deliveries. */
 export const PUSH_TICK_MS = 1_000;
@@ -21,7 +22,9 @@ const keyOf = (username: string, id: string): string => `${username}\n${id}`;
  * move does follows what there is to deliver, not how far the clock moves times how many subscriptions.
  */
 export class PushKeeper {
-  private after = 0;
+  /** The events that wake subscriptions, read from where the keeper last stopped; the accounts they name. */
+  private readonly wakes: LogProcessor;
+  private touched = new Set<string>();
   /** The recording index's checkpoint when the keeper last asked which accounts were fed. */
   private fedAfter = 0;
   /** The discovery under way: the next waits for it, so two never read the same page and plan twice. */
@@ -39,7 +42,19 @@ export class PushKeeper {
     private readonly onError: (error: unknown) => void = () => undefined,
     /** Told after a round of the system clock's timer that read the log without failing. */
     private readonly onRound: () => void = () => undefined,
-  ) {}
+  ) {
+    this.wakes = new LogProcessor(
+      engine.store,
+      (page) => {
+        for (const e of page) {
+          const username = pushWakeAccount(e.stream);
+          if (username !== undefined) this.touched.add(username);
+        }
+      },
+      // 1,000 a page: a subscription's event holds up to 32 KiB of settings, so a page stays near 32 MiB.
+      { types: PUSH_WAKE_EVENT_TYPES, after: 0, pageSize: 1_000 },
+    );
+  }
 
   /**
    * Reads the events that wake subscriptions written since the last look (by type: the rest of the log is
@@ -53,17 +68,9 @@ export class PushKeeper {
   }
 
   private async discoverNow(): Promise<void> {
-    const touched = new Set<string>();
-    for (;;) {
-      // 1,000 a page: a subscription's event holds up to 32 KiB of settings, so a page stays near 32 MiB.
-      const page = await this.engine.store.readTypes(PUSH_WAKE_EVENT_TYPES, this.after, 1_000);
-      if (page.length === 0) break;
-      for (const e of page) {
-        const username = pushWakeAccount(e.stream);
-        if (username !== undefined) touched.add(username);
-      }
-      this.after = page[page.length - 1]!.position;
-    }
+    await this.wakes.catchUp();
+    const touched = this.touched;
+    this.touched = new Set();
     const index = this.engine.recordingIndex;
     await index.catchUp();
     for (const username of index.accountsFedAfter(this.fedAfter)) touched.add(username);
@@ -135,7 +142,8 @@ export class PushKeeper {
 
   /** Forgets everything (the operator's reset): the log starts again from nothing. */
   forgetAll(): void {
-    this.after = 0;
+    this.wakes.rewind();
+    this.touched.clear();
     this.fedAfter = 0;
     this.due.clear();
   }

@@ -16,7 +16,7 @@ import {
   type RateFigures,
   type StreamTransport,
 } from '@sdp/core';
-import type { Clock, StoredEvent } from '@sdp/core/kernel';
+import { LogProcessor, type Clock, type StoredEvent } from '@sdp/core/kernel';
 import { answerClientError } from '@sdp/http';
 import { readAction, type ActionSplitter, type StreamAction } from './action-splitter.ts';
 import { DeliveryTally } from './delivery-tally.ts';
@@ -237,19 +237,21 @@ export class StreamHost {
   /** Reads only the connect and disconnect events (start-up never reads the whole log). */
   private async endConnectionsLeftOpen(): Promise<void> {
     const open = new Map<string, { username: string; connection: string }>();
-    for (let after = 0; ; ) {
-      const page = await this.engine.store.readTypes(['StreamConnected', 'StreamDisconnected'], after, 1_000);
-      if (page.length === 0) break;
-      for (const stored of page) {
-        const e = asPlatformEvent(stored);
-        const username = accountOfStream(stored.stream);
-        if (username === undefined || (e?.type !== 'StreamConnected' && e?.type !== 'StreamDisconnected')) continue;
-        const key = `${username}\n${e.data.connection}`;
-        if (e.type === 'StreamConnected') open.set(key, { username, connection: e.data.connection });
-        else open.delete(key);
-      }
-      after = page[page.length - 1]!.position;
-    }
+    const connections = new LogProcessor(
+      this.engine.store,
+      (page) => {
+        for (const stored of page) {
+          const e = asPlatformEvent(stored);
+          const username = accountOfStream(stored.stream);
+          if (username === undefined || (e?.type !== 'StreamConnected' && e?.type !== 'StreamDisconnected')) continue;
+          const key = `${username}\n${e.data.connection}`;
+          if (e.type === 'StreamConnected') open.set(key, { username, connection: e.data.connection });
+          else open.delete(key);
+        }
+      },
+      { types: ['StreamConnected', 'StreamDisconnected'], after: 0 },
+    );
+    await connections.catchUp();
     for (const { username, connection } of open.values()) this.failed(await this.calls.close(username, connection, 'server restarted'));
   }
 

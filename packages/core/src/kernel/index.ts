@@ -9,6 +9,7 @@ export { MemoryHostLiveness, type HostLiveness, type LapsedHost } from './host-l
 // The commit observer: a store's notices that the log grew, and a reader that follows the log by position.
 export { CommitSignal, ForeignWrites, type CommitListener, type CommitNotice, type OwnWrite, type Poll, type StopWatching } from './commit-signal.ts';
 export { followLog, type FollowLogOptions, type LogFollower } from './log-follower.ts';
+export { LOG_PAGE, LogProcessor, type LogProcessorOptions } from './log-processor.ts';
 export { VersionConflict } from './version-conflict.ts';
 // How often a store that keeps snapshots is asked to write one (a stream crossing a multiple of it).
 export { SNAPSHOT_EVERY } from './aggregates.ts';

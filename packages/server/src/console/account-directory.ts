@@ -1,5 +1,5 @@
 import { accountOfStream, asPlatformEvent, type PlatformEvent } from '@sdp/core';
-import type { EventStore, StoredEvent } from '@sdp/core/kernel';
+import { LogProcessor, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 
 /** A charged call as the accounts view shows it: what it cost and when. */
 export interface RecentCharge {
@@ -23,13 +23,23 @@ const FOLDED: readonly PlatformEvent['type'][] = ['AccountOpened', 'CreditsCharg
  * position then differs (or is gone), and the directory starts over.
  */
 export class AccountDirectory {
-  private position = 0;
+  /** The log read from where it last stopped; a reset (the event at its checkpoint gone or another) starts it over. */
+  private readonly log: LogProcessor;
   private readTo = 0;
-  private lastId: string | undefined;
   private readonly accounts = new Map<string, RecentCharge[]>();
-  private catching: Promise<void> | undefined;
 
-  constructor(private readonly store: EventStore) {}
+  constructor(private readonly store: EventStore) {
+    this.log = new LogProcessor(store, (page) => page.forEach((e) => this.fold(e)), {
+      types: FOLDED,
+      after: 0,
+      pageSize: PAGE,
+      resetCheck: 'event',
+      onCleared: () => {
+        this.readTo = 0;
+        this.accounts.clear();
+      },
+    });
+  }
 
   /** Usernames in the order their accounts were opened, as of the log's head. */
   async usernames(): Promise<string[]> {
@@ -44,41 +54,17 @@ export class AccountDirectory {
 
   /** The log position the directory has read to (events of other types up to it were passed over). */
   get head(): number {
-    return Math.max(this.position, this.readTo);
+    return Math.max(this.log.position, this.readTo);
   }
 
-  catchUp(): Promise<void> {
-    // Callers arriving while a read runs share it, so two polls never fold the same events twice.
-    return (this.catching ??= this.read().finally(() => (this.catching = undefined)));
-  }
-
-  private async read(): Promise<void> {
+  async catchUp(): Promise<void> {
     // Read first: every event at or below it is visible to the reads that follow (appends are serialized).
     const head = await this.store.head();
-    if (this.position > 0) {
-      const [at] = await this.store.readAll(this.position - 1, 1);
-      if (!at || at.id !== this.lastId) this.forget();
-    }
-    for (;;) {
-      const page = await this.store.readTypes(FOLDED, this.position, PAGE);
-      for (const e of page) this.fold(e);
-      if (page.length < PAGE) {
-        this.readTo = head >= this.position ? head : this.position;
-        return;
-      }
-    }
-  }
-
-  private forget(): void {
-    this.position = 0;
-    this.readTo = 0;
-    this.lastId = undefined;
-    this.accounts.clear();
+    await this.log.catchUp();
+    this.readTo = head >= this.log.position ? head : this.log.position;
   }
 
   private fold(stored: StoredEvent): void {
-    this.position = stored.position;
-    this.lastId = stored.id;
     const e = asPlatformEvent(stored);
     if (e?.type === 'AccountOpened') {
       const username = accountOfStream(e.stream);
