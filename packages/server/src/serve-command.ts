@@ -21,13 +21,14 @@ See docs/server.md.`,
     const out = (line: string) => process.stdout.write(line + '\n');
     if (settings.workers > 1) {
       const primary = await startPrimary(settings, (line) => process.stderr.write(line + '\n'));
-      printStart(out, settings, { ...primary, clockNow: Date.now() });
+      // Before the lines a supervisor waits for: a signal sent the moment it reads them stops cleanly.
       onSignals(() => primary.stop());
+      printStart(out, settings, { ...primary, clockNow: Date.now() });
       return;
     }
     const running = await startServer(settings);
-    printStart(out, settings, { ...running, clockNow: running.clock.now() });
     onSignals(() => running.close());
+    printStart(out, settings, { ...running, clockNow: running.clock.now() });
   },
 };
 
