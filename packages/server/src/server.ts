@@ -83,6 +83,8 @@ export interface StartHooks {
   requestTimeoutMs?: number;
   /** The pace of the stream host's liveness records (tests shorten it; docs/stream.md has the defaults). */
   streamLiveness?: Exclude<StreamHostOptions['liveness'], false>;
+  /** Time a WebSocket handshake may take (default `HANDSHAKE_MS`, 10 s; tests shorten it). */
+  streamHandshakeMs?: number;
 }
 
 /** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
@@ -141,7 +143,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     const faults = new FaultInjector();
     // A sole server ends the connections a previous run left open; with several, each is a host with a
     // liveness record, and the others end a dead one's connections (docs/stream.md).
-    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, liveness: soleWriter ? false : (hooks.streamLiveness ?? {}) });
+    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, liveness: soleWriter ? false : (hooks.streamLiveness ?? {}), ...(hooks.streamHandshakeMs !== undefined ? { handshakeMs: hooks.streamHandshakeMs } : {}) });
     await streams.start();
     const liveStreams = streams;
     const resetAll = async (): Promise<void> => {
