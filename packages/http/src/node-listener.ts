@@ -147,11 +147,30 @@ const SERVED_METHODS = [...new Set<string>(ENDPOINTS.flatMap((e) => e.methods)),
  * listener Node closes the socket with no answer at all.
  */
 function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  // node:http took its own error listener off the socket when it handed it over: a peer's reset while
+  // the answer is written (EPIPE, ECONNRESET) would otherwise be an unhandled error, the process's end.
+  socket.on('error', ignoreError);
   if (!socket.writable) return void socket.destroy();
   const body = JSON.stringify({ error: `Method CONNECT not allowed; this server is no proxy. Allowed: ${SERVED_METHODS}` });
-  socket.end(
+  endThenDestroy(
+    socket,
     `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${SERVED_METHODS}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-API-Version: ${CURRENT_VERSION}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+const ignoreError = (): void => {};
+
+/**
+ * Time a socket closed with a last answer is given to take it before it is destroyed: node:http ends it
+ * and waits for the peer's FIN, which a peer that never reads and never closes does not send, and the
+ * descriptor would be held for ever.
+ */
+export const CLOSE_GRACE_MS = 1_000;
+
+/** The last answer on a socket: ended, then destroyed after `CLOSE_GRACE_MS` whether or not the peer closed its side. */
+function endThenDestroy(socket: Duplex, answer: string): void {
+  socket.end(answer);
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 }
 
 /** Status line, headers and body in one write (Node joins a string body to the headers it sends first). */
@@ -333,7 +352,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   const [status, reason] =
     error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
   const why = status === 408 ? 'the request did not arrive whole in time' : 'the request could not be read as HTTP';
-  socket.end(rawAnswer(status, reason, `${reason}: ${why}`));
+  endThenDestroy(socket, rawAnswer(status, reason, `${reason}: ${why}`));
 }
 
 /** A whole answer as bytes for the socket, with the connection closed after it. */

@@ -16,8 +16,8 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { account, pause, start, stopAll, TOKEN } from '../test/stream-kit.ts';
-import type { RunningSdp } from './server.ts';
+import { account, pause, settings, start, stopAll, TOKEN } from '../test/stream-kit.ts';
+import { startServer, type RunningSdp } from './server.ts';
 
 /** Cases per configuration (`SDP_FUZZ_RUNS`), in batches that run at once. */
 const RUNS = Number(process.env.SDP_FUZZ_RUNS ?? 150);
@@ -174,24 +174,18 @@ async function runCase(c: Case, keys: Keys): Promise<{ socket: Socket; localPort
 
 // ---- what the server must still be ----
 
-/** TCP connections the server's end still holds open (established, or closed by the peer and not yet by it): Linux /proc. */
+/**
+ * Connections whose server end a process still holds a descriptor of (Linux /proc: a socket no process
+ * holds any more, closing on its own, shows inode 0), by their peers' ports.
+ */
 function heldByServer(ports: number[], peers: Set<number>): number {
   const mine = new Set(ports.map((p) => p.toString(16).toUpperCase().padStart(4, '0')));
   let held = 0;
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
-    try {
-      text = readFileSync(table, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
       const f = line.trim().split(/\s+/);
-      if (f.length < 4) continue;
-      const local = f[1]!.split(':')[1]!;
-      const remote = parseInt(f[2]!.split(':')[1]!, 16);
-      // 01 ESTABLISHED, 08 CLOSE_WAIT: a descriptor is still open on the server's side.
-      if (mine.has(local) && peers.has(remote) && (f[3] === '01' || f[3] === '08')) held++;
+      if (f.length < 10) continue;
+      if (mine.has(f[1]!.split(':')[1]!) && peers.has(parseInt(f[2]!.split(':')[1]!, 16)) && f[9] !== '0') held++;
     }
   }
   return held;
@@ -326,4 +320,79 @@ describe.each(configurations)('raw sockets against the server (%s)', (name, star
     },
     300_000,
   );
+});
+
+/** Client-side TCP states of `locals` towards `port` (Linux /proc): the hex state of each, by local port. */
+function clientStates(port: number, locals: Set<number>): Map<number, string> {
+  const remote = port.toString(16).toUpperCase().padStart(4, '0');
+  const states = new Map<number, string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 4 || f[2]!.split(':')[1] !== remote) continue;
+      const local = parseInt(f[1]!.split(':')[1]!, 16);
+      if (locals.has(local)) states.set(local, f[3]!);
+    }
+  }
+  return states;
+}
+
+describe('half-open upgrades', () => {
+  const SOCKETS = 200;
+  const HANDSHAKE_MS = 500;
+  const GRACE_MS = 1_000;
+
+  it(`${SOCKETS} sockets that send an upgrade's head, never read and never end are all closed by the server within the handshake deadline and the refusal's grace`, async () => {
+    const sdp = await startServer(settings(), { onError: (e) => console.error(e), streamHandshakeMs: HANDSHAKE_MS });
+    const sockets: Socket[] = [];
+    try {
+      const ada = await account(sdp, 'ada', { stream_connections: 3 });
+      const ws = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n';
+      const heads = [
+        `GET /nowhere HTTP/1.1\r\nHost: x\r\n${ws}\r\n`,
+        `GET /multi HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`,
+        `GET /multi?username=ada&api_key=${ada.key} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: short\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        `GET /multi HTTP/1.1\r\nHost: x\r\n${ws}\r\n`,
+        `GET /multi?username=ada&api_key=f0f0f0f0f0f0f0f0 HTTP/1.1\r\nHost: x\r\n${ws}\r\n`,
+        `GET /${'e'.repeat(32)} HTTP/1.1\r\nHost: x\r\nAuthorization: ada:${ada.key}\r\n${ws}\r\n`,
+        `POST /multi HTTP/1.1\r\nHost: x\r\n${ws}\r\n`,
+        // Not upgrades: a head node:http cannot parse (its clientError), and a CONNECT (its own event).
+        `BREW /multi HTTP/1.1\r\nHost: x\r\n${ws}\r\n`,
+        `CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n`,
+      ];
+      const started = Date.now();
+      await Promise.all(
+        Array.from({ length: SOCKETS }, (_, i) =>
+          new Promise<void>((resolve) => {
+            const socket = connect(sdp.port, '127.0.0.1');
+            socket.on('error', () => resolve());
+            socket.pause();
+            socket.once('connect', () => {
+              // The whole head, then nothing: no FIN, and nothing read.
+              socket.write(heads[i % heads.length]!);
+              resolve();
+            });
+            sockets.push(socket);
+          }),
+        ),
+      );
+      const locals = new Set(sockets.map((s) => s.localPort).filter((p): p is number => p !== undefined));
+      expect(locals.size).toBe(SOCKETS);
+      // A FIN from the server is not enough (it ends the socket first, then destroys it after the grace):
+      // what counts is that no process of the server holds the socket any more.
+      let held = SOCKETS;
+      const bound = HANDSHAKE_MS + GRACE_MS + 3_000;
+      while ((held = heldByServer([sdp.port], locals)) > 0 && Date.now() - started < bound) await pause(50);
+      const took = Date.now() - started;
+      const states = clientStates(sdp.port, locals);
+      const finished = [...locals].filter((p) => states.get(p) === undefined || states.get(p) === '08').length;
+      console.log(`half-open upgrades: ${SOCKETS - held} of ${SOCKETS} released by the server in ${took} ms, ${finished} of them ended towards the client (deadline ${HANDSHAKE_MS} ms, grace ${GRACE_MS} ms)`);
+      expect(held).toBe(0);
+      expect(finished).toBe(SOCKETS);
+      expect((await fetch(`${sdp.url}/_admin/streams`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.json())) as unknown).toEqual({ connections: [] });
+    } finally {
+      for (const s of sockets) s.destroy();
+      await sdp.close();
+    }
+  }, 60_000);
 });
