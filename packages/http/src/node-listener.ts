@@ -3,6 +3,7 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CURRENT_VERSION, ENDPOINTS } from '@sdp/core';
 import { createApiHandler, type CallAnswerer, type HttpOptions } from './api-handler.ts';
+import { processBudget, type ConnectionBudget } from './connection-budget.ts';
 import { ClientGone, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 /** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
@@ -406,10 +407,10 @@ export function createNodeServer(handler: WireHandler, options: { requestTimeout
  * both, and a stream attached to the same server (docs/stream.md) keeps its duplex request open
  * (`keepRequestOpen`).
  */
-export async function listen(handler: WireHandler, options: { port?: number; host?: string; requestTimeoutMs?: number } = {}): Promise<RunningServer> {
+export async function listen(handler: WireHandler, options: { port?: number; host?: string; requestTimeoutMs?: number; budget?: ConnectionBudget } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const server = createNodeServer(handler, options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {});
-  const { port, url } = await bindPort(server, options.port ?? 8080, host);
+  const { port, url } = await bindPort(server, options.port ?? 8080, host, options.budget ? { budget: options.budget } : {});
   return {
     server,
     port,
@@ -431,8 +432,11 @@ export async function listen(handler: WireHandler, options: { port?: number; hos
 /**
  * Listens `server` (node:http's or node:net's) on `port` (0 picks a free one) and `host`; resolves with the
  * port bound and the URL a client on this machine reaches it at, or rejects as `listen` fails (the port busy).
+ * Connections are accepted within `budget` (default: the process's, `processBudget`), in all and per client
+ * address; one over it is destroyed before the server's own listeners see it.
  */
-export async function bindPort(server: NetServer, port: number, host: string): Promise<{ port: number; url: string }> {
+export async function bindPort(server: NetServer, port: number, host: string, options: { budget?: ConnectionBudget } = {}): Promise<{ port: number; url: string }> {
+  (options.budget ?? processBudget()).guard(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
