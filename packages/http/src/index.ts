@@ -3,7 +3,8 @@ export { DEFAULT_BODY_LIMIT, createApiHandler, encode, type CallAnswerer, type H
 export { BodyError, bodyParams, decodeUtf8 } from './body.ts';
 export { readCredentials, type Credentials } from './credentials.ts';
 export { createFetchHandler, fetchHandlerFor } from './fetch-handler.ts';
-export { answerClientError, bindPort, createNodeListener, createNodeServer, keepRequestOpen, listen, localUrl, nodeListenerFor, REQUEST_TIMEOUT_MS, serve, type RunningServer } from './node-listener.ts';
+export { ConnectionBudget, DEFAULT_MAX_PER_ADDRESS, DESCRIPTOR_MARGIN, defaultMaxConnections, processBudget, type ConnectionLimits } from './connection-budget.ts';
+export { answerClientError, bindPort, CLOSE_GRACE_MS, createNodeListener, createNodeServer, keepRequestOpen, listen, localUrl, nodeListenerFor, REQUEST_TIMEOUT_MS, serve, type RunningServer } from './node-listener.ts';
 export { segmentsOf, splitUrl, type Route } from './route.ts';
 export { samplePath } from './sample-paths.ts';
 export { CLIENT_GONE_STATUS, ClientGone, errorResponse, jsonResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';

@@ -3,6 +3,7 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { CURRENT_VERSION, ENDPOINTS } from '@sdp/core';
 import { createApiHandler, type CallAnswerer, type HttpOptions } from './api-handler.ts';
+import { processBudget, type ConnectionBudget } from './connection-budget.ts';
 import { ClientGone, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
 /** The Node face: a `(req, res)` listener for `http.createServer`, over the same core as the fetch face. */
@@ -147,11 +148,30 @@ const SERVED_METHODS = [...new Set<string>(ENDPOINTS.flatMap((e) => e.methods)),
  * listener Node closes the socket with no answer at all.
  */
 function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  // node:http took its own error listener off the socket when it handed it over: a peer's reset while
+  // the answer is written (EPIPE, ECONNRESET) would otherwise be an unhandled error, the process's end.
+  socket.on('error', ignoreError);
   if (!socket.writable) return void socket.destroy();
   const body = JSON.stringify({ error: `Method CONNECT not allowed; this server is no proxy. Allowed: ${SERVED_METHODS}` });
-  socket.end(
+  endThenDestroy(
+    socket,
     `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${SERVED_METHODS}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-API-Version: ${CURRENT_VERSION}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+const ignoreError = (): void => {};
+
+/**
+ * Time a socket closed with a last answer is given to take it before it is destroyed: node:http ends it
+ * and waits for the peer's FIN, which a peer that never reads and never closes does not send, and the
+ * descriptor would be held for ever.
+ */
+export const CLOSE_GRACE_MS = 1_000;
+
+/** The last answer on a socket: ended, then destroyed after `CLOSE_GRACE_MS` whether or not the peer closed its side. */
+function endThenDestroy(socket: Duplex, answer: string): void {
+  socket.end(answer);
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 }
 
 /** Status line, headers and body in one write (Node joins a string body to the headers it sends first). */
@@ -333,7 +353,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   const [status, reason] =
     error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large'] : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout'] : [400, 'Bad Request'];
   const why = status === 408 ? 'the request did not arrive whole in time' : 'the request could not be read as HTTP';
-  socket.end(rawAnswer(status, reason, `${reason}: ${why}`));
+  endThenDestroy(socket, rawAnswer(status, reason, `${reason}: ${why}`));
 }
 
 /** A whole answer as bytes for the socket, with the connection closed after it. */
@@ -387,10 +407,10 @@ export function createNodeServer(handler: WireHandler, options: { requestTimeout
  * both, and a stream attached to the same server (docs/stream.md) keeps its duplex request open
  * (`keepRequestOpen`).
  */
-export async function listen(handler: WireHandler, options: { port?: number; host?: string; requestTimeoutMs?: number } = {}): Promise<RunningServer> {
+export async function listen(handler: WireHandler, options: { port?: number; host?: string; requestTimeoutMs?: number; budget?: ConnectionBudget } = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const server = createNodeServer(handler, options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {});
-  const { port, url } = await bindPort(server, options.port ?? 8080, host);
+  const { port, url } = await bindPort(server, options.port ?? 8080, host, options.budget ? { budget: options.budget } : {});
   return {
     server,
     port,
@@ -412,8 +432,11 @@ export async function listen(handler: WireHandler, options: { port?: number; hos
 /**
  * Listens `server` (node:http's or node:net's) on `port` (0 picks a free one) and `host`; resolves with the
  * port bound and the URL a client on this machine reaches it at, or rejects as `listen` fails (the port busy).
+ * Connections are accepted within `budget` (default: the process's, `processBudget`), in all and per client
+ * address; one over it is destroyed before the server's own listeners see it.
  */
-export async function bindPort(server: NetServer, port: number, host: string): Promise<{ port: number; url: string }> {
+export async function bindPort(server: NetServer, port: number, host: string, options: { budget?: ConnectionBudget } = {}): Promise<{ port: number; url: string }> {
+  (options.budget ?? processBudget()).guard(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

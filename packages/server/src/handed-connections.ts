@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { localUrl, type RunningServer } from '@sdp/http';
+import { localUrl, processBudget, type ConnectionBudget, type RunningServer } from '@sdp/http';
 
 /**
  * A server of a `--workers` worker that listens on no port of its own: the primary reads each new
@@ -16,8 +16,10 @@ export interface HandedServer extends RunningServer {
  * no more connections, closes each as soon as it is idle, and resolves when the last handed one has
  * ended: a server that never listened has no count of its own of the connections it was handed.
  */
-export function handedServer(server: Server, shown: { host: string; port: number }, options: { closeAll?: boolean } = {}): HandedServer {
+export function handedServer(server: Server, shown: { host: string; port: number }, options: { closeAll?: boolean; budget?: ConnectionBudget } = {}): HandedServer {
   const open = new Set<Socket>();
+  // The primary's budget counts the connections it holds; this process holds the ones it was handed.
+  const budget = options.budget ?? processBudget();
   let closing = false;
   // node:http checks its header and request time limits (slow clients) only once the server has said
   // it listens; a server handed its connections never listens, so it says so itself.
@@ -32,6 +34,7 @@ export function handedServer(server: Server, shown: { host: string; port: number
         socket.destroy();
         return;
       }
+      if (!budget.admit(socket)) return;
       open.add(socket);
       socket.once('close', () => open.delete(socket));
       server.emit('connection', socket);

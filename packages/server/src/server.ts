@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createEngine, httpConnector, ownEndpointProblem, PushDelivery, type Engine, type OutboundHttp, type OwnEndpoints } from '@sdp/core';
 import { type Clock, type EventStore } from '@sdp/core/kernel';
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
-import { createApiHandler, createNodeServer, listen, nodeOutbound, type RunningServer } from '@sdp/http';
+import { ConnectionBudget, createApiHandler, createNodeServer, listen, nodeOutbound, processBudget, type RunningServer } from '@sdp/http';
 import { handedServer, type HandedServer } from './handed-connections.ts';
 import { openAccessLog } from './access-log.ts';
 import { createConsoleFiles } from './console/console-files.ts';
@@ -84,6 +84,8 @@ export interface StartHooks {
   requestTimeoutMs?: number;
   /** The pace of the stream host's liveness records (tests shorten it; docs/stream.md has the defaults). */
   streamLiveness?: Exclude<StreamHostOptions['liveness'], false>;
+  /** Time a WebSocket handshake may take (default `HANDSHAKE_MS`, 10 s; tests shorten it). */
+  streamHandshakeMs?: number;
 }
 
 /** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
@@ -142,7 +144,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     const faults = new FaultInjector();
     // A sole server ends the connections a previous run left open; with several, each is a host with a
     // liveness record, and the others end a dead one's connections (docs/stream.md).
-    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, liveness: soleWriter ? false : (hooks.streamLiveness ?? {}) });
+    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, liveness: soleWriter ? false : (hooks.streamLiveness ?? {}), ...(hooks.streamHandshakeMs !== undefined ? { handshakeMs: hooks.streamHandshakeMs } : {}) });
     await streams.start();
     const liveStreams = streams;
     const resetAll = async (): Promise<void> => {
@@ -168,18 +170,19 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     });
     const handler = journal ? journal.wrap(apiHandler) : apiHandler;
     let handed: RunningSdp['handed'];
+    const budget = connectionBudget(settings);
     if (hooks.handed) {
-      const api = handedServer(createNodeServer(handler, hooks.requestTimeoutMs ? { requestTimeoutMs: hooks.requestTimeoutMs } : {}), { host: settings.host, port: hooks.handed.port });
-      const stream = hooks.handed.streamPort !== undefined ? handedServer(streamOnlyServer(streams), { host: settings.host, port: hooks.handed.streamPort }, { closeAll: true }) : undefined;
+      const api = handedServer(createNodeServer(handler, hooks.requestTimeoutMs ? { requestTimeoutMs: hooks.requestTimeoutMs } : {}), { host: settings.host, port: hooks.handed.port }, { budget });
+      const stream = hooks.handed.streamPort !== undefined ? handedServer(streamOnlyServer(streams), { host: settings.host, port: hooks.handed.streamPort }, { closeAll: true, budget }) : undefined;
       handed = { api, ...(stream ? { stream } : {}) };
       http = api;
       streamServer = stream;
       streams.attach(api.server);
       self.listening(settings.host, api.port);
     } else {
-      http = await listen(handler, { port: settings.port, host: settings.host, ...(hooks.requestTimeoutMs ? { requestTimeoutMs: hooks.requestTimeoutMs } : {}) });
+      http = await listen(handler, { port: settings.port, host: settings.host, budget, ...(hooks.requestTimeoutMs ? { requestTimeoutMs: hooks.requestTimeoutMs } : {}) });
       streams.attach(http.server);
-      if (settings.streamPort !== undefined) streamServer = await listenStreamOnly(streams, settings.streamPort, settings.host);
+      if (settings.streamPort !== undefined) streamServer = await listenStreamOnly(streams, settings.streamPort, settings.host, budget);
       self.listening((http.server.address() as AddressInfo).address, http.port);
     }
     const { accounts, demo } = hooks.setup === false ? { accounts: noAccountsOpened(), demo: undefined } : await firstStartWork(engine, store, settings, firstStart);
@@ -223,6 +226,18 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     await log?.close();
     throw error;
   }
+}
+
+/**
+ * The connections this process may hold (`--max-connections`, `--max-connections-per-address`): the
+ * process's shared budget unless a limit is set, so every port of the process draws on one count.
+ */
+export function connectionBudget(settings: ServerSettings): ConnectionBudget {
+  if (settings.maxConnections === undefined && settings.maxConnectionsPerAddress === undefined) return processBudget();
+  return new ConnectionBudget({
+    ...(settings.maxConnections !== undefined ? { maxConnections: settings.maxConnections } : {}),
+    ...(settings.maxConnectionsPerAddress !== undefined ? { maxPerAddress: settings.maxConnectionsPerAddress } : {}),
+  });
 }
 
 /**

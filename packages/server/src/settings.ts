@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { LOOPBACK_HOSTS, type LimitingDayMode } from '@sdp/core';
-import type { RateLimitHeaders } from '@sdp/http';
+import { DEFAULT_MAX_PER_ADDRESS, type RateLimitHeaders } from '@sdp/http';
 
 /** Every setting of `sdp serve` (docs/contract.md#settings): each a flag, each also readable from an environment variable. */
 export interface ServerSettings {
@@ -33,6 +33,10 @@ export interface ServerSettings {
   routing: 'any' | 'account';
   /** A second port serving the stream alone (docs/contract.md#fixed-names-of-the-server "Stream"); absent: the API's port only. */
   streamPort?: number;
+  /** Connections this process holds at once (each port's and handed ones together); absent: its descriptor limit less a margin. */
+  maxConnections?: number;
+  /** Connections one client address may hold at once; absent: `DEFAULT_MAX_PER_ADDRESS`. */
+  maxConnectionsPerAddress?: number;
 }
 
 export class SettingsError extends Error {}
@@ -167,6 +171,22 @@ export const SERVE_SETTINGS: Setting<ServerSettings>[] = [
     summary: 'hosts http push subscriptions may deliver to; any other destination answers 400 (docs/push.md)',
     shown: (d) => d.pushAllowedHosts.join(','),
     read: (v, s) => void (s.pushAllowedHosts = v.split(',').map((h) => h.trim()).filter((h) => h !== '')),
+  },
+  {
+    flag: 'max-connections',
+    env: 'SDP_MAX_CONNECTIONS',
+    format: 'N',
+    summary: 'connections held at once by each server process; more are closed as they come (docs/limits.md#sockets)',
+    shown: (d) => (d.maxConnections === undefined ? `the descriptor limit less 256` : String(d.maxConnections)),
+    read: (v, s) => void (s.maxConnections = wholeNumber('--max-connections', v, 1, 10_000_000)),
+  },
+  {
+    flag: 'max-connections-per-address',
+    env: 'SDP_MAX_CONNECTIONS_PER_ADDRESS',
+    format: 'N',
+    summary: 'connections one client address may hold at once on each server process; more are closed as they come',
+    shown: (d) => String(d.maxConnectionsPerAddress ?? DEFAULT_MAX_PER_ADDRESS),
+    read: (v, s) => void (s.maxConnectionsPerAddress = wholeNumber('--max-connections-per-address', v, 1, 10_000_000)),
   },
   {
     flag: 'rate-limit-headers',

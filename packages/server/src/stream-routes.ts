@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { RunningServer } from '@sdp/http';
-import { bindPort, jsonResponse } from '@sdp/http';
+import { bindPort, jsonResponse, type ConnectionBudget } from '@sdp/http';
 import type { StreamHost } from '@sdp/stream';
 import type { OperatorRoute } from './operator-api.ts';
 
@@ -14,9 +14,9 @@ export function streamRoutes(streams: StreamHost): OperatorRoute[] {
  * reads (the duplex form's body never ends), so this listener has no whole-request time limit; headers
  * still must arrive within 30 s, and anything that is not a stream is a 404.
  */
-export async function listenStreamOnly(streams: StreamHost, port: number, host: string): Promise<RunningServer> {
+export async function listenStreamOnly(streams: StreamHost, port: number, host: string, budget?: ConnectionBudget): Promise<RunningServer> {
   const server = streamOnlyServer(streams);
-  const { port: bound, url } = await bindPort(server, port, host);
+  const { port: bound, url } = await bindPort(server, port, host, budget ? { budget } : {});
   return {
     server,
     port: bound,

@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer as createNetServer, type Socket } from 'node:net';
-import { bindPort } from '@sdp/http';
+import { bindPort, type ConnectionBudget } from '@sdp/http';
 import { accountOfHead, HEAD_LIMIT, ownerOf } from './account-router.ts';
 import { createEngine } from '@sdp/core';
 import { type Clock } from '@sdp/core/kernel';
@@ -8,7 +8,7 @@ import { SystemClock, randomIds } from '@sdp/clock';
 import type { OpenedAccounts } from './accounts-file.ts';
 import { demoCurl, type DemoAccount } from './demo-account.ts';
 import { openStore } from './open-store.ts';
-import { firstStartWork, startServer } from './server.ts';
+import { connectionBudget, firstStartWork, startServer } from './server.ts';
 import type { ServerSettings } from './settings.ts';
 
 /** What the primary learns from a worker over the cluster channel. */
@@ -152,8 +152,9 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
       if (!handed) handOn();
     });
   };
-  const apiPort = await listenOn(settings.port, settings.host, hand('api'));
-  const streamPort = settings.streamPort !== undefined ? await listenOn(settings.streamPort, settings.host, hand('stream')) : undefined;
+  const budget = connectionBudget(settings);
+  const apiPort = await listenOn(settings.port, settings.host, hand('api'), budget);
+  const streamPort = settings.streamPort !== undefined ? await listenOn(settings.streamPort, settings.host, hand('stream'), budget) : undefined;
   const closePorts = () => Promise.all([apiPort, streamPort].map((p) => p?.close()));
 
   let stopping = false;
@@ -243,9 +244,9 @@ export async function startPrimary(settings: ServerSettings, log: (line: string)
 }
 
 /** A port of the primary: it accepts connections and hands them on; it answers nothing itself. */
-async function listenOn(port: number, host: string, onConnection: (socket: Socket) => void): Promise<{ port: number; url: string; close(): Promise<void> }> {
+async function listenOn(port: number, host: string, onConnection: (socket: Socket) => void, budget: ConnectionBudget): Promise<{ port: number; url: string; close(): Promise<void> }> {
   const server = createNetServer(onConnection);
-  const bound = await bindPort(server, port, host);
+  const bound = await bindPort(server, port, host, { budget });
   return { ...bound, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 

@@ -9,7 +9,7 @@ import { defaultSettings, type ServerSettings } from '../src/settings.ts';
 import { startServer, type RunningSdp } from '../src/server.ts';
 
 export const T0 = Date.parse('2026-03-02T08:00:00Z');
-const TOKEN = 'stream-token';
+export const TOKEN = 'stream-token';
 // eslint-disable-next-line
 export type Json = any;
 

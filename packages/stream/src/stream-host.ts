@@ -25,7 +25,7 @@ import { HostKeeping } from './host-keeping.ts';
 import { serveFetch, serveHttp } from './http-transports.ts';
 import { LiveConnection, type ConnectionView, type LocalSubscription, type MessageSink } from './live-connection.ts';
 import { MatchFeed } from './match-feed.ts';
-import { guardUpgrade, refuseUpgrade } from './socket-guard.ts';
+import { HANDSHAKE_MS, guardUpgrade, refuseUpgrade } from './socket-guard.ts';
 import { problemAnswer, rateHeaders, refusalResponse, refuseHttp } from './stream-answers.ts';
 import { HASH, fetchStreamTarget, streamTarget, type StreamTarget } from './stream-target.ts';
 import { closingFailure, invalidActionWarning, keepAliveFailure, rateLimitWarning, refusedWarning, stopFailure, subscribedMessage, tickMessage, unknownHashWarning } from './stream-messages.ts';
@@ -68,6 +68,8 @@ export interface StreamHostOptions {
   matchesKeptMs?: number;
   /** Real time, for the bounds above (the clock port may be a manual one). Default `Date.now`. */
   realNow?: () => number;
+  /** Time an upgrade may take from its head to its 101 or refusal. Default `HANDSHAKE_MS`; tests shorten it. */
+  handshakeMs?: number;
 }
 
 /** Real time between looks for connections owed a tick (and counts owed a write). */
@@ -146,6 +148,7 @@ export class StreamHost {
         return host.closing;
       },
       wss: this.wss,
+      handshakeMs: options.handshakeMs ?? HANDSHAKE_MS,
       upgradeRates: this.upgradeRates,
       admit: (target, transport, sink) => this.admit(target, transport, sink),
       register: (conn) => this.register(conn),

@@ -35,7 +35,8 @@ export function fetchStreamTarget(request: Request): StreamTarget | undefined {
 
 function readTarget(method: string | undefined, rawUrl: string, header: (name: string) => string | undefined, upgrade: boolean): StreamTarget | undefined {
   if (method !== 'GET') return undefined;
-  const url = new URL(rawUrl, 'http://stream.invalid');
+  const url = parseTarget(rawUrl);
+  if (!url) return undefined;
   const path = url.pathname;
   let kind: StreamTarget['kind'];
   let hash: string | undefined;
@@ -56,4 +57,17 @@ function readTarget(method: string | undefined, rawUrl: string, header: (name: s
   const apiKey = url.searchParams.get('api_key');
   const credentials = username && apiKey ? { username, apiKey } : readCredentials(header('authorization'), header('auth'));
   return { kind, ...(hash ? { hash } : {}), hashes, credentials };
+}
+
+/**
+ * The request target as a URL, or `undefined` when it is none: a target that starts with `//` is a path
+ * of empty segments, not a host (parsed against a base it would name one, and `//` alone throws, which in
+ * a listener of node:http is the process's end); an absolute-form target (`http://host/path`) keeps its path.
+ */
+function parseTarget(rawUrl: string): URL | undefined {
+  try {
+    return rawUrl.startsWith('/') ? new URL(`http://stream.invalid${rawUrl}`) : new URL(rawUrl, 'http://stream.invalid');
+  } catch {
+    return undefined;
+  }
 }

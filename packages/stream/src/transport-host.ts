@@ -32,5 +32,7 @@ export interface TransportHost {
 /** What the WebSocket transport needs beside: the `ws` server, and the figures for each 101 in progress. */
 export interface WebSocketHost extends TransportHost {
   readonly wss: WebSocketServer;
+  /** Time an upgrade may take from its head to its 101 or refusal. */
+  readonly handshakeMs: number;
   readonly upgradeRates: WeakMap<IncomingMessage, RateFigures>;
 }

@@ -14,7 +14,7 @@ import type { WebSocketHost } from './transport-host.ts';
  * engine decided is ended at once.
  */
 export async function serveWebSocket(host: WebSocketHost, req: IncomingMessage, socket: Duplex, head: Buffer, target: StreamTarget): Promise<void> {
-  const guard = guardUpgrade(socket);
+  const guard = guardUpgrade(socket, host.handshakeMs);
   const problem = handshakeProblem(req);
   if (problem) {
     guard.settled();
