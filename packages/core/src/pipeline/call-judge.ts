@@ -172,8 +172,10 @@ export class CallJudge implements Judge<CallAnswer> {
       }
     }
 
-    // 7. Charged; now validate and execute
-    const answer = await this.execute(uow, account, identityId, params, rate, () => figuresBefore(credits, reported, endpoint, now));
+    // 7. Charged; now validate and execute. A handler that answers at once is not awaited: no promise
+    // and no turn of the microtask queue between the charge and the answer.
+    const executed = this.execute(uow, account, identityId, params, rate, credits, reported, undefined);
+    const answer = executed instanceof Promise ? await executed : executed;
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, endpoint, now)) }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     if (idempotencyKey !== undefined) {
@@ -197,7 +199,8 @@ export class CallJudge implements Judge<CallAnswer> {
     if (!account.exists) return { answer: errorAnswer(new NotFound(`No account named ${who.username}`)), write: false };
     const queued = lane.enter(account.username);
     if (queued) return queued;
-    const answer = await this.execute(uow, account, null, params, undefined, () => undefined);
+    const executed = this.execute(uow, account, null, params, undefined, undefined, undefined, undefined);
+    const answer = executed instanceof Promise ? await executed : executed;
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was changed' } }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     return { answer, write: true };
@@ -220,7 +223,8 @@ export class CallJudge implements Judge<CallAnswer> {
     const { call, endpoint } = this;
     const now = uow.now;
     const before = identityId === null || !reported ? figuresBefore(credits, reported, endpoint, now) : bindingFigures(credits, reported, lines, endpoint.cost, now);
-    const answer = await this.execute(uow, account, identityId, params, before, () => before);
+    const executed = this.execute(uow, account, identityId, params, before, undefined, undefined, before);
+    const answer = executed instanceof Promise ? await executed : executed;
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(before) }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     if (answer.status >= 400 || this.effect === false) return { answer, write: false };
@@ -242,22 +246,24 @@ export class CallJudge implements Judge<CallAnswer> {
   /**
    * Step 7: the handler validates and executes, on the charge already staged; a domain refusal keeps the
    * charge, its effects rolled back. `undefined`: an unexpected failure, told and answered 500 by the
-   * caller; `refused`: an answer that writes nothing.
+   * caller; `refused`: an answer that writes nothing. A value when the handler answered at once, a
+   * promise only when it answered with one. The figures before the charge, for a refusal of 5xx, are
+   * worked out from `credits` when given (else `fixedBefore`), and only for such a refusal.
    */
-  private async execute(
+  private execute(
     uow: UnitOfWork,
     account: Account,
     identityId: string | null,
     params: Params,
     charged: RateFigures | undefined,
-    before: () => RateFigures | undefined,
-  ): Promise<CallAnswer | { refused: CallAnswer } | undefined> {
+    credits: Credits | undefined,
+    reported: AllowanceLine | undefined,
+    fixedBefore: RateFigures | undefined,
+  ): Executed | Promise<Executed> {
     const { call, endpoint, s } = this;
-    const rate = charged;
     const handler = s.handlers[endpoint.id];
     const savepoint = uow.savepoint();
-    const ctx: CallContext = { call, version: call.version, endpoint, params, now: uow.now, ids: s.ids, account, identityId, uow, settings: s.settings, projections: s.projections, yieldTurn: s.yieldTurn };
-    let answer: CallAnswer;
+    let result: HandlerAnswer | PromiseLike<HandlerAnswer>;
     try {
       if (call.unreadable) throw new DomainError(call.unreadable.status, call.unreadable.message);
       // Values that would reach an object's built-ins as keys, or nest past the limit: a 400 of step 7,
@@ -265,31 +271,71 @@ export class CallJudge implements Judge<CallAnswer> {
       const refused = refusedInput(call.params);
       if (refused) throw refused;
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
+      const ctx: CallContext = { call, version: call.version, endpoint, params, now: uow.now, ids: s.ids, account, identityId, uow, settings: s.settings, projections: s.projections, yieldTurn: s.yieldTurn };
+      result = handler(ctx);
       // An embedder's handler may answer with any thenable, not only a native promise.
-      const result = handler(ctx);
-      const out = typeof (result as Partial<PromiseLike<HandlerAnswer>>).then === 'function' ? await result : (result as HandlerAnswer);
-      this.effect = out.effect;
-      const status = out.status ?? endpoint.success[0]!;
-      answer = { status };
-      if (status !== 204) answer.body = out.body ?? {};
-      if (rate) answer.rate = rate;
-      if (out.headers) answer.headers = out.headers;
+      if (typeof (result as Partial<PromiseLike<HandlerAnswer>>).then !== 'function') return this.answered(result as HandlerAnswer, charged);
     } catch (error) {
-      if (!(error instanceof DomainError)) {
-        // Another writer or the store going away is the attempt loop's to answer; any other failure is
-        // a 500 that charges nothing (docs/contract.md#judgement-order) and still reports the figures, as every answer from
-        // authentication on does.
-        if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
-        s.onError?.(error, call);
-        return undefined;
-      }
-      if (error.status >= 500) return { refused: errorAnswer(error, before()) };
-      uow.rollbackTo(savepoint);
-      answer = errorAnswer(error, rate, call.version);
+      return this.failed(error, uow, savepoint, charged, credits, reported, fixedBefore);
     }
+    return this.executedLater(result as PromiseLike<HandlerAnswer>, uow, savepoint, charged, credits, reported, fixedBefore);
+  }
+
+  /** `execute`'s end for a handler that answered with a promise. */
+  private async executedLater(
+    result: PromiseLike<HandlerAnswer>,
+    uow: UnitOfWork,
+    savepoint: ReturnType<UnitOfWork['savepoint']>,
+    charged: RateFigures | undefined,
+    credits: Credits | undefined,
+    reported: AllowanceLine | undefined,
+    fixedBefore: RateFigures | undefined,
+  ): Promise<Executed> {
+    try {
+      return this.answered(await result, charged);
+    } catch (error) {
+      return this.failed(error, uow, savepoint, charged, credits, reported, fixedBefore);
+    }
+  }
+
+  /** A handler's answer as the call's, with the figures of its charge. */
+  private answered(out: HandlerAnswer, rate: RateFigures | undefined): CallAnswer {
+    this.effect = out.effect;
+    const status = out.status ?? this.endpoint.success[0]!;
+    const answer: CallAnswer = { status };
+    if (status !== 204) answer.body = out.body ?? {};
+    if (rate) answer.rate = rate;
+    if (out.headers) answer.headers = out.headers;
     return answer;
   }
+
+  /** What a handler's failure makes of the call (see `execute`); another writer or the store away is rethrown. */
+  private failed(
+    error: unknown,
+    uow: UnitOfWork,
+    savepoint: ReturnType<UnitOfWork['savepoint']>,
+    rate: RateFigures | undefined,
+    credits: Credits | undefined,
+    reported: AllowanceLine | undefined,
+    fixedBefore: RateFigures | undefined,
+  ): Executed {
+    const { call, endpoint, s } = this;
+    if (!(error instanceof DomainError)) {
+      // Another writer or the store going away is the attempt loop's to answer; any other failure is
+      // a 500 that charges nothing (docs/contract.md#judgement-order) and still reports the figures, as every answer from
+      // authentication on does.
+      if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
+      s.onError?.(error, call);
+      return undefined;
+    }
+    if (error.status >= 500) return { refused: errorAnswer(error, credits ? figuresBefore(credits, reported, endpoint, uow.now) : fixedBefore) };
+    uow.rollbackTo(savepoint);
+    return errorAnswer(error, rate, call.version);
+  }
 }
+
+/** Step 7's outcome (see `CallJudge.execute`). */
+type Executed = CallAnswer | { refused: CallAnswer } | undefined;
 
 /**
  * A refused credential makes the same store reads whether its username exists or not, and whether its
