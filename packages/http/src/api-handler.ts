@@ -238,7 +238,12 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
   const onAccess = options.onAccess;
   // Not an async function: the answer's promise is serve's own, with no layer to wait through.
   return (req) => {
-    const [path, query] = target(req.url);
+    const url = req.url;
+    // The common target (an origin-form path, no query, no base path) is its own path: no pair is built.
+    if (basePath === '' && url.charCodeAt(0) === 47 /* / */ && url.indexOf('?') < 0 && url.indexOf('#') < 0) {
+      return serve(req, url, '', onAccess ? new AccessNote(req.method, url, onAccess) : null);
+    }
+    const [path, query] = target(url);
     return serve(req, path, query, onAccess ? new AccessNote(req.method, path, onAccess) : null);
   };
 }
