@@ -238,7 +238,12 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
   const onAccess = options.onAccess;
   // Not an async function: the answer's promise is serve's own, with no layer to wait through.
   return (req) => {
-    const [path, query] = target(req.url);
+    const url = req.url;
+    // The common target (an origin-form path, no query, no base path) is its own path: no pair is built.
+    if (basePath === '' && url.charCodeAt(0) === 47 /* / */ && url.indexOf('?') < 0 && url.indexOf('#') < 0) {
+      return serve(req, url, '', onAccess ? new AccessNote(req.method, url, onAccess) : null);
+    }
+    const [path, query] = target(url);
     return serve(req, path, query, onAccess ? new AccessNote(req.method, path, onAccess) : null);
   };
 }
@@ -352,11 +357,11 @@ export function encode(answer: CallAnswer, version: VersionId, headers: Record<s
     headers.RateLimit = `"${policy}";r=${rate.remaining};t=${rate.resetTtl}`;
   }
   if (rate && style !== 'ietf') {
-    headers['X-RateLimit-Limit'] = String(rate.limit);
+    headers['X-RateLimit-Limit'] = limitText.of(rate.limit);
     headers['X-RateLimit-Remaining'] = String(rate.remaining);
-    headers['X-RateLimit-Cost'] = String(rate.cost);
-    headers['X-RateLimit-Reset'] = String(rate.reset);
-    headers['X-RateLimit-Reset-Ttl'] = String(rate.resetTtl);
+    headers['X-RateLimit-Cost'] = costText.of(rate.cost);
+    headers['X-RateLimit-Reset'] = resetText.of(rate.reset);
+    headers['X-RateLimit-Reset-Ttl'] = resetTtlText.of(rate.resetTtl);
   }
   if (answer.headers) {
     for (const name of Object.keys(answer.headers)) {
@@ -367,6 +372,54 @@ export function encode(answer: CallAnswer, version: VersionId, headers: Record<s
   if (answer.status === 204) return { status: 204, headers };
   headers['Content-Type'] = JSON_TYPE;
   // A string body is already encoded (a pull page in json_new_line: one JSON object per line).
-  const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
+  const body = typeof answer.body === 'string' ? answer.body : flatJson(answer.body ?? {});
   return head ? { status: answer.status, headers } : { status: answer.status, headers, body };
+}
+
+/**
+ * The text of one figure, kept while the figure stays the same: an account's limit, a call's cost and its
+ * window's reset repeat from call to call, and a number spelled anew (a large one is no small integer
+ * V8 keeps the text of) costs more than the comparison.
+ */
+class FigureText {
+  private n = NaN;
+  private text = 'NaN';
+  of(n: number): string {
+    if (n !== this.n) {
+      this.n = n;
+      this.text = String(n);
+    }
+    return this.text;
+  }
+}
+const limitText = new FigureText();
+const costText = new FigureText();
+const resetText = new FigureText();
+const resetTtlText = new FigureText();
+
+/** A string that JSON text holds as it is between quotes: no quote, backslash, control character or lone surrogate half. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * `JSON.stringify(body)`, spelled by hand for the common answer (validate's, compile's): an object whose
+ * own keys and string values need no escaping, with finite numbers, booleans or null beside them. Any
+ * other body (nested, escaped, `toJSON`, undefined values) is left to `JSON.stringify`.
+ */
+export function flatJson(body: unknown): string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.getPrototypeOf(body) !== Object.prototype) return JSON.stringify(body);
+  let out = '{';
+  for (const key in body) {
+    if (!Object.hasOwn(body, key) || NEEDS_ESCAPE.test(key)) return JSON.stringify(body);
+    const v = (body as Record<string, unknown>)[key];
+    let text: string;
+    if (typeof v === 'string') {
+      if (NEEDS_ESCAPE.test(v)) return JSON.stringify(body);
+      text = '"' + v + '"';
+    } else if (typeof v === 'number' && Number.isFinite(v)) text = String(v);
+    else if (typeof v === 'boolean') text = v ? 'true' : 'false';
+    else if (v === null) text = 'null';
+    else return JSON.stringify(body);
+    out += (out.length === 1 ? '"' : ',"') + key + '":' + text;
+  }
+  return out + '}';
 }

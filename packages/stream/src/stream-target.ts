@@ -16,6 +16,8 @@ export interface StreamTarget {
 
 /** The stream's reading of a request, or `undefined` when it is not the stream's (the API's, then). */
 export function streamTarget(req: IncomingMessage, upgrade: boolean): StreamTarget | undefined {
+  // Every API request on a shared port passes here first: the common one (not a GET) leaves at once.
+  if (req.method !== 'GET') return undefined;
   const header = (name: string) => {
     const v = req.headers[name];
     return Array.isArray(v) ? v[0] : v;

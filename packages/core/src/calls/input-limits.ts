@@ -36,7 +36,9 @@ export function prototypeKeyParam(params: Record<string, unknown>): { name: stri
   // Over the call's own few parameters rather than every key position: most calls carry none of them.
   let found: { name: string; value: string } | undefined;
   let rank: number = KEY_POSITIONS.length;
-  for (const name of Object.keys(params)) {
+  // for-in with an own check: no array of the keys is built for the usual call, which has none of them.
+  for (const name in params) {
+    if (!Object.hasOwn(params, name)) continue;
     const r = KEY_RANK.get(name);
     if (r === undefined || r >= rank) continue;
     const value = prototypeNameIn(params[name]);

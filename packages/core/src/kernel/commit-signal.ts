@@ -80,18 +80,30 @@ export class CommitSignal {
     if (this.due || this.listeners.size === 0) return;
     this.due = true;
     // A microtask: after the append that notified has answered, before any timer (the core owns none).
-    queueMicrotask(() => {
-      this.due = false;
-      const notice: CommitNotice = { ownWrites: this.ownWrites };
-      this.ownWrites = [];
-      for (const listener of [...this.listeners]) {
-        try {
-          listener(notice);
-        } catch {
-          // A watcher's failure is its own: the other watchers and the writer go on.
-        }
+    queueMicrotask(this.deliver);
+  }
+
+  /** One function for every notice (a closure per append was garbage on every call of a watched store). */
+  private readonly deliver = (): void => {
+    this.due = false;
+    const notice: CommitNotice = { ownWrites: this.ownWrites };
+    this.ownWrites = [];
+    // The listeners as they were when the notice went out (one may stop or add another); a lone one
+    // is told without a copy of the set, and nobody it adds hears this notice.
+    if (this.listeners.size === 1) {
+      for (const listener of this.listeners) {
+        tell(listener, notice);
+        break;
       }
-    });
+    } else for (const listener of [...this.listeners]) tell(listener, notice);
+  };
+}
+
+function tell(listener: CommitListener, notice: CommitNotice): void {
+  try {
+    listener(notice);
+  } catch {
+    // A watcher's failure is its own: the other watchers and the writer go on.
   }
 }
 

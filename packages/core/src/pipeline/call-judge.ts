@@ -12,7 +12,7 @@ import { identitiesDecider, identitiesStream } from '../identities/identity.ts';
 import type { AggregateLoader } from '../kernel/aggregates.ts';
 import type { Ids } from '../kernel/ports.ts';
 import type { Projections } from '../kernel/projection.ts';
-import type { Savepoint, UnitOfWork } from '../kernel/unit-of-work.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
 import { isStoreUnavailable, type GaveUp, type Judge, type LaneHold, type Verdict } from './attempt-loop.ts';
 import { accountLines, bindingFigures, errorAnswer, figuresAfter, figuresBefore, rateLimitStatus, reportedLine, withRate } from './rate-figures.ts';
@@ -177,11 +177,10 @@ export class CallJudge implements Judge<CallAnswer> {
       }
     }
 
-    // 7. Charged; now validate and execute
-    this.failCredits = credits;
-    this.failReported = reported;
-    const executed = this.execute(uow, account, identityId, params, rate);
-    const answer = executed !== undefined && typeof (executed as Partial<PromiseLike<Executed>>).then === 'function' ? await executed : (executed as Executed);
+    // 7. Charged; now validate and execute. A handler that answers at once is not awaited: no promise
+    // and no turn of the microtask queue between the charge and the answer.
+    const executed = this.execute(uow, account, identityId, params, rate, credits, reported, undefined);
+    const answer = executed instanceof Promise ? await executed : executed;
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, endpoint, now)) }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     if (idempotencyKey !== undefined) {
@@ -205,7 +204,8 @@ export class CallJudge implements Judge<CallAnswer> {
     if (!account.exists) return { answer: errorAnswer(new NotFound(`No account named ${who.username}`)), write: false };
     const queued = lane.enter(account.username);
     if (queued) return queued;
-    const answer = await this.execute(uow, account, null, params, undefined);
+    const executed = this.execute(uow, account, null, params, undefined, undefined, undefined, undefined);
+    const answer = executed instanceof Promise ? await executed : executed;
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was changed' } }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     return { answer, write: true };
@@ -228,9 +228,8 @@ export class CallJudge implements Judge<CallAnswer> {
     const { call, endpoint } = this;
     const now = uow.now;
     const before = identityId === null || !reported ? figuresBefore(credits, reported, endpoint, now) : bindingFigures(credits, reported, lines, endpoint.cost, now);
-    this.failCredits = credits;
-    this.failReported = reported;
-    const answer = await this.execute(uow, account, identityId, params, before);
+    const executed = this.execute(uow, account, identityId, params, before, undefined, undefined, before);
+    const answer = executed instanceof Promise ? await executed : executed;
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(before) }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     if (answer.status >= 400 || this.effect === false) return { answer, write: false };
@@ -248,21 +247,23 @@ export class CallJudge implements Judge<CallAnswer> {
 
   /** What the last handler said of its effect (`HandlerAnswer.effect`), for an endpoint charged on effect. */
   private effect: boolean | undefined;
-  /** The figures a failure of step 7 reports (before any charge): read only on the way to a 5xx. */
-  private failCredits: Credits | undefined;
-  private failReported: AllowanceLine | undefined;
-
-  private figuresOnFailure(now: number): RateFigures | undefined {
-    return this.failCredits ? figuresBefore(this.failCredits, this.failReported, this.endpoint, now) : undefined;
-  }
-
   /**
    * Step 7: the handler validates and executes, on the charge already staged; a domain refusal keeps the
    * charge, its effects rolled back. `undefined`: an unexpected failure, told and answered 500 by the
-   * caller; `refused`: an answer that writes nothing. A handler that answers at once is answered at once
-   * (the one place a sync result and a thenable part: a turn of the event loop per call is dear).
+   * caller; `refused`: an answer that writes nothing. A value when the handler answered at once, a
+   * promise only when it answered with one. The figures before the charge, for a refusal of 5xx, are
+   * worked out from `credits` when given (else `fixedBefore`), and only for such a refusal.
    */
-  private execute(uow: UnitOfWork, account: Account, identityId: string | null, params: Params, rate: RateFigures | undefined): Executed | PromiseLike<Executed> {
+  private execute(
+    uow: UnitOfWork,
+    account: Account,
+    identityId: string | null,
+    params: Params,
+    charged: RateFigures | undefined,
+    credits: Credits | undefined,
+    reported: AllowanceLine | undefined,
+    fixedBefore: RateFigures | undefined,
+  ): Executed | Promise<Executed> {
     const { call, endpoint, s } = this;
     const handler = s.handlers[endpoint.id];
     const savepoint = uow.savepoint();
@@ -276,20 +277,33 @@ export class CallJudge implements Judge<CallAnswer> {
       if (!handler) throw new NotImplemented(`${endpoint.path} (${endpoint.id})`);
       const ctx: CallContext = { call, version: call.version, endpoint, params, now: uow.now, ids: s.ids, account, identityId, uow, settings: s.settings, projections: s.projections, yieldTurn: s.yieldTurn };
       result = handler(ctx);
+      // An embedder's handler may answer with any thenable, not only a native promise.
+      if (typeof (result as Partial<PromiseLike<HandlerAnswer>>).then !== 'function') return this.answered(result as HandlerAnswer, charged);
     } catch (error) {
-      return this.refusal(error, uow, savepoint, rate);
+      return this.failed(error, uow, savepoint, charged, credits, reported, fixedBefore);
     }
-    // An embedder's handler may answer with any thenable, not only a native promise.
-    if (typeof (result as Partial<PromiseLike<HandlerAnswer>>).then === 'function') {
-      return (result as PromiseLike<HandlerAnswer>).then(
-        (out) => this.answerOf(out, rate),
-        (error: unknown) => this.refusal(error, uow, savepoint, rate),
-      );
-    }
-    return this.answerOf(result as HandlerAnswer, rate);
+    return this.executedLater(result as PromiseLike<HandlerAnswer>, uow, savepoint, charged, credits, reported, fixedBefore);
   }
 
-  private answerOf(out: HandlerAnswer, rate: RateFigures | undefined): CallAnswer {
+  /** `execute`'s end for a handler that answered with a promise. */
+  private async executedLater(
+    result: PromiseLike<HandlerAnswer>,
+    uow: UnitOfWork,
+    savepoint: ReturnType<UnitOfWork['savepoint']>,
+    charged: RateFigures | undefined,
+    credits: Credits | undefined,
+    reported: AllowanceLine | undefined,
+    fixedBefore: RateFigures | undefined,
+  ): Promise<Executed> {
+    try {
+      return this.answered(await result, charged);
+    } catch (error) {
+      return this.failed(error, uow, savepoint, charged, credits, reported, fixedBefore);
+    }
+  }
+
+  /** A handler's answer as the call's, with the figures of its charge. */
+  private answered(out: HandlerAnswer, rate: RateFigures | undefined): CallAnswer {
     this.effect = out.effect;
     const status = out.status ?? this.endpoint.success[0]!;
     const answer: CallAnswer = { status };
@@ -299,22 +313,32 @@ export class CallJudge implements Judge<CallAnswer> {
     return answer;
   }
 
-  private refusal(error: unknown, uow: UnitOfWork, savepoint: Savepoint, rate: RateFigures | undefined): Executed {
+  /** What a handler's failure makes of the call (see `execute`); another writer or the store away is rethrown. */
+  private failed(
+    error: unknown,
+    uow: UnitOfWork,
+    savepoint: ReturnType<UnitOfWork['savepoint']>,
+    rate: RateFigures | undefined,
+    credits: Credits | undefined,
+    reported: AllowanceLine | undefined,
+    fixedBefore: RateFigures | undefined,
+  ): Executed {
+    const { call, endpoint, s } = this;
     if (!(error instanceof DomainError)) {
       // Another writer or the store going away is the attempt loop's to answer; any other failure is
       // a 500 that charges nothing (docs/contract.md#judgement-order) and still reports the figures, as every answer from
       // authentication on does.
       if (error instanceof VersionConflict || isStoreUnavailable(error)) throw error;
-      this.s.onError?.(error, this.call);
+      s.onError?.(error, call);
       return undefined;
     }
-    if (error.status >= 500) return { refused: errorAnswer(error, this.figuresOnFailure(uow.now)) };
+    if (error.status >= 500) return { refused: errorAnswer(error, credits ? figuresBefore(credits, reported, endpoint, uow.now) : fixedBefore) };
     uow.rollbackTo(savepoint);
-    return errorAnswer(error, rate, this.call.version);
+    return errorAnswer(error, rate, call.version);
   }
 }
 
-/** What step 7 comes to: the answer (its events written), a refusal that writes nothing, or `undefined` for a failure. */
+/** Step 7's outcome (see `CallJudge.execute`). */
 type Executed = CallAnswer | { refused: CallAnswer } | undefined;
 
 /**
