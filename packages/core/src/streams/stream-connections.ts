@@ -218,21 +218,21 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         const sub = c && bucketGet(c.hashes, d.hash);
         if (!c || !sub) return s;
         s.connections = { ...s.connections, [d.connection]: { ...c, hashes: bucketDelete(c.hashes, d.hash), count: c.count - 1 } };
-        s.ended = [...s.ended];
+        s.ended = endedSince(s.ended, d.at - STREAM_USAGE_KEPT_MS);
         end(s, d.hash, sub.since, d.at);
-        prune(s, d.at);
+        pruneDelivered(s, d.at);
         return s;
       }
       case 'StreamDisconnected': {
         const d = event.data;
         const c = own(s.connections, d.connection);
         if (!c) return s;
-        s.ended = [...s.ended];
+        s.ended = endedSince(s.ended, d.at - STREAM_USAGE_KEPT_MS);
         // A lost host's connection ends when it was last known alive, which may precede a subscription's start.
         for (const [hash, sub] of bucketEntries(c.hashes)) end(s, hash, sub.since, Math.max(sub.since, d.at));
         s.connections = { ...s.connections };
         delete s.connections[d.connection];
-        prune(s, d.at);
+        pruneDelivered(s, d.at);
         return s;
       }
       case 'StreamInteractionsDelivered': {
@@ -310,7 +310,39 @@ function end(s: StreamConnections, hash: string, from: number, to: number): void
 /** Forgets usage older than `/usage` can ask for, so the state stays the size of a day's use. */
 function prune(s: StreamConnections, at: number): void {
   const horizon = at - STREAM_USAGE_KEPT_MS;
-  if (s.ended.some((e) => e.to < horizon)) s.ended = s.ended.filter((e) => e.to >= horizon);
+  if (endsBefore(s.ended, horizon)) s.ended = endedSince(s.ended, horizon);
+  pruneDelivered(s, at);
+}
+
+/**
+ * A day of ends is thousands of entries for a client that reconnects every minute, and every open and
+ * close looks at them: a plain loop, without a closure per entry.
+ */
+function endsBefore(ended: EndedSubscription[], horizon: number): boolean {
+  for (let i = 0; i < ended.length; i++) if (ended[i]!.to < horizon) return true;
+  return false;
+}
+
+/**
+ * The ends kept at `horizon`, as a new array (the event's own, to push its ends to): one copy where a
+ * copy and then a filter made two. Ends pushed after it are never before the horizon (they end at the
+ * event's time or later), so pruning before pushing keeps what pruning after did.
+ */
+function endedSince(ended: EndedSubscription[], horizon: number): EndedSubscription[] {
+  // Ends are mostly pushed in time order, so what is forgotten is mostly a prefix: one slice then.
+  let first = 0;
+  while (first < ended.length && ended[first]!.to < horizon) first++;
+  let i = first;
+  while (i < ended.length && ended[i]!.to >= horizon) i++;
+  if (i === ended.length) return ended.slice(first);
+  const kept = ended.slice(first, i);
+  for (; i < ended.length; i++) if (ended[i]!.to >= horizon) kept.push(ended[i]!);
+  return kept;
+}
+
+/** Forgets delivered counts older than `/usage` can ask for. */
+function pruneDelivered(s: StreamConnections, at: number): void {
+  const horizon = at - STREAM_USAGE_KEPT_MS;
   let delivered: Record<string, Record<string, Licences>> | undefined;
   for (const hash of Object.keys(s.delivered)) {
     const byMinute = s.delivered[hash]!;
