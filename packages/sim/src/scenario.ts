@@ -133,14 +133,23 @@ export class ScenarioError extends Error {
   }
 }
 
+/** What the command line may change in a file before it is checked. */
+export interface ScenarioOverrides {
+  /** The run's length (`4w`, `28d`): a week's file run for a month, its actors' stops as they were written. */
+  duration?: string;
+}
+
 /** Reads YAML (JSON is YAML too) and validates it. `source` names the file in error messages. */
-export function parseScenario(text: string, source?: string): Scenario {
+export function parseScenario(text: string, source?: string, overrides: ScenarioOverrides = {}): Scenario {
   let raw: unknown;
   try {
     raw = parseYaml(text, { prettyErrors: true });
   } catch (error) {
     throw new ScenarioError([{ path: '(file)', message: `not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}` }], source);
   }
+  // Set before the checks, so that a bad span is reported as the file's would be and the actors' default
+  // stop (the run's end) follows it.
+  if (overrides.duration !== undefined && isObj(raw)) raw = { ...raw, duration: overrides.duration };
   return validateScenario(raw, source);
 }
 

@@ -37,6 +37,21 @@ describe('sdp sim', () => {
       expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('<svg id="chart-credits"');
     }));
 
+  it('--duration runs the file for another span: steady-validate for one hour instead of three', () =>
+    inTmp(async (dir) => {
+      const r = await sim([example('steady-validate.yaml'), '--duration', '1h', '--out', dir, '--quiet']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(readFileSync(join(dir, 'hours.json'), 'utf8')).hours).toHaveLength(1);
+      const bad = await sim([example('steady-validate.yaml'), '--duration', 'soon']);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toMatch(/duration: /);
+      expect((await sim([example('steady-validate.yaml'), '--duration'])).err).toContain('--duration needs a span of time');
+      expect(parseScenario('duration: 7d\naccounts: [{username: a}]\nactors: [{endpoint: core.validate, schedule: {type: steady, rate: 1}}]\n', 'x', { duration: '4w' })).toMatchObject({
+        duration: 28 * 86_400_000,
+        actors: [{ stop: 28 * 86_400_000 }],
+      });
+    }));
+
   it('compares packages named on the command line and names the smallest with no refusals', () =>
     inTmp(async (dir) => {
       const file = join(dir, 'scenario.yaml');

@@ -12,7 +12,7 @@ import { progressFor } from './progress.ts';
 import type { AccountPackage } from '@sdp/core';
 import { scenarioJsonSchema } from './scenario-schema.ts';
 
-const USAGE = `usage: sdp sim SCENARIO.yaml [--compare PKG,PKG,...] [--out DIR] [--quiet]
+const USAGE = `usage: sdp sim SCENARIO.yaml [--compare PKG,PKG,...] [--duration SPAN] [--out DIR] [--quiet]
        sdp sim --schema          prints the scenario format as a JSON Schema (for editors)
 
 Runs a scenario file (YAML or JSON) through the engine on a manual clock and writes, to DIR
@@ -21,7 +21,8 @@ Progress goes to stderr (bars on a terminal, plain lines otherwise); --quiet sil
 --compare runs it once under each named package (from the file's "packages", or "default") and
 names the cheapest that admits everything, its price and its saving against the others (by each
 package's "price", US dollars a month unless it says; the smallest when none has a price); a
-"compare" list in the file does the same.`;
+"compare" list in the file does the same. --duration runs the file for another span than its own
+(4w, 28d, 1mo): a week's scenario for a month, say.`;
 
 interface Io {
   out: (s: string) => void;
@@ -58,6 +59,7 @@ export async function simMain(argv: string[], io: Io = defaultIo): Promise<numbe
   }
   if (values.compare === '') return usage(io, SIM_OPTIONS.compare.needs);
   if (values.out === '') return usage(io, SIM_OPTIONS.out.needs);
+  if (values.duration === '') return usage(io, SIM_OPTIONS.duration.needs);
   const compare = values.compare?.split(',').map((s) => s.trim()).filter(Boolean);
   const outDir = values.out;
   const quiet = values.quiet === true;
@@ -67,7 +69,7 @@ export async function simMain(argv: string[], io: Io = defaultIo): Promise<numbe
 
   let scenario: Scenario;
   try {
-    scenario = parseScenario(readFileSync(file, 'utf8'), file);
+    scenario = parseScenario(readFileSync(file, 'utf8'), file, values.duration === undefined ? {} : { duration: values.duration });
   } catch (error) {
     if (error instanceof ScenarioError) {
       io.err(error.message);
@@ -118,6 +120,7 @@ const SIM_OPTIONS = {
   schema: { type: 'boolean' },
   compare: { type: 'string', needs: '--compare needs a list of package names' },
   out: { type: 'string', needs: '--out needs a directory' },
+  duration: { type: 'string', needs: '--duration needs a span of time (4w, 28d)' },
   quiet: { type: 'boolean', short: 'q' },
 } as const;
 

@@ -202,6 +202,22 @@ describe('stream usage', () => {
       for (const minute of Object.keys(state.delivered[H1] ?? {})) expect(Number(minute)).toBeGreaterThanOrEqual(at - STREAM_USAGE_KEPT_MS - 60_000);
     },
   );
+
+  test.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 3 * STREAM_USAGE_KEPT_MS }), fc.integer({ min: 0, max: 3 * STREAM_USAGE_KEPT_MS })), { minLength: 1, maxLength: 40 })])(
+    'ends out of time order are forgotten as each event finds them: the ends at or after its horizon, in the order they ended',
+    (spans) => {
+      const events: StreamEvent[] = [];
+      let expected: { hash: string; from: number; to: number }[] = [];
+      const forget = (at: number) => (expected = expected.filter((e) => e.to >= at - STREAM_USAGE_KEPT_MS));
+      spans.forEach(([from, at], k) => {
+        events.push(connected(`c${k}`, from), subscribed(H1, `c${k}`, from), { type: 'StreamDisconnected', data: { connection: `c${k}`, at, reason: 'closed' } });
+        forget(from);
+        expected.push({ hash: H1, from, to: Math.max(from, at) });
+        forget(at);
+      });
+      expect(fold(streamConnectionsDecider, events).ended).toEqual(expected);
+    },
+  );
 });
 
 describe('licence types', () => {

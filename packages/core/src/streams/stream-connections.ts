@@ -218,21 +218,25 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         const sub = c && bucketGet(c.hashes, d.hash);
         if (!c || !sub) return s;
         s.connections = { ...s.connections, [d.connection]: { ...c, hashes: bucketDelete(c.hashes, d.hash), count: c.count - 1 } };
-        s.ended = [...s.ended];
-        end(s, d.hash, sub.since, d.at);
-        prune(s, d.at);
+        s.ended = endedSince(s.ended, d.at - STREAM_USAGE_KEPT_MS, [{ hash: d.hash, from: sub.since, to: d.at }]);
+        leave(s, d.hash);
+        pruneDelivered(s, d.at);
         return s;
       }
       case 'StreamDisconnected': {
         const d = event.data;
         const c = own(s.connections, d.connection);
         if (!c) return s;
-        s.ended = [...s.ended];
         // A lost host's connection ends when it was last known alive, which may precede a subscription's start.
-        for (const [hash, sub] of bucketEntries(c.hashes)) end(s, hash, sub.since, Math.max(sub.since, d.at));
+        const ends: EndedSubscription[] = [];
+        for (const [hash, sub] of bucketEntries(c.hashes)) {
+          ends.push({ hash, from: sub.since, to: Math.max(sub.since, d.at) });
+          leave(s, hash);
+        }
+        s.ended = endedSince(s.ended, d.at - STREAM_USAGE_KEPT_MS, ends);
         s.connections = { ...s.connections };
         delete s.connections[d.connection];
-        prune(s, d.at);
+        pruneDelivered(s, d.at);
         return s;
       }
       case 'StreamInteractionsDelivered': {
@@ -297,12 +301,8 @@ function addDelivered(s: StreamConnections, counts: Map<string, Map<string, Lice
   }
 }
 
-/**
- * A subscription's end: its time is kept for usage, and the hash leaves the live set with its last
- * holder. `s.ended` is the event's own copy.
- */
-function end(s: StreamConnections, hash: string, from: number, to: number): void {
-  s.ended.push({ hash, from, to });
+/** A subscription ended: the hash leaves the live set with its last holder. */
+function leave(s: StreamConnections, hash: string): void {
   const n = (bucketGet(s.live, hash) ?? 1) - 1;
   s.live = n > 0 ? bucketSet(s.live, hash, n) : bucketDelete(s.live, hash);
 }
@@ -310,7 +310,86 @@ function end(s: StreamConnections, hash: string, from: number, to: number): void
 /** Forgets usage older than `/usage` can ask for, so the state stays the size of a day's use. */
 function prune(s: StreamConnections, at: number): void {
   const horizon = at - STREAM_USAGE_KEPT_MS;
-  if (s.ended.some((e) => e.to < horizon)) s.ended = s.ended.filter((e) => e.to >= horizon);
+  if (endsBefore(s.ended, horizon)) s.ended = endedSince(s.ended, horizon, []);
+  pruneDelivered(s, at);
+}
+
+/**
+ * What is known of an `ended` array a state holds: its earliest end, and whether its ends are in time
+ * order (as a log written as time passes makes them). A day of ends is thousands of entries for a client
+ * that reconnects every minute, and every open and close asks what to forget: with this, an open answers
+ * at once and a close cuts a sorted day with one search and one copy, where scanning every entry, twice,
+ * was most of a simulated consumer's time. Kept beside the state, not in it (states are plain JSON, and
+ * the same whether folded here or read from a snapshot); an array is never changed once a state holds it,
+ * and an array met without it (a snapshot's) is scanned once.
+ */
+interface EndsOrder {
+  earliest: number;
+  sorted: boolean;
+}
+const endsOrder = new WeakMap<EndedSubscription[], EndsOrder>();
+
+function orderOf(ended: EndedSubscription[]): EndsOrder {
+  let o = endsOrder.get(ended);
+  if (!o) {
+    o = { earliest: Infinity, sorted: true };
+    for (let i = 0; i < ended.length; i++) {
+      const to = ended[i]!.to;
+      if (to < o.earliest) o.earliest = to;
+      if (i > 0 && to < ended[i - 1]!.to) o.sorted = false;
+    }
+    endsOrder.set(ended, o);
+  }
+  return o;
+}
+
+const endsBefore = (ended: EndedSubscription[], horizon: number): boolean => orderOf(ended).earliest < horizon;
+
+/**
+ * The ends kept at `horizon` followed by the event's own `added`, as one new array made at its size: one
+ * copy of a day of ends a close, where a copy, a filter and the copy a push grows an array by made three.
+ * What is added is never before the horizon (it ends at the event's time or later), so pruning before
+ * adding keeps what pruning after did.
+ */
+function endedSince(ended: EndedSubscription[], horizon: number, added: EndedSubscription[]): EndedSubscription[] {
+  const o = orderOf(ended);
+  const pruned = o.earliest < horizon;
+  // Ends out of time order (a lost host's, ended when it was last seen) are filtered, and what is known of
+  // the result is found when next asked; ends in order are cut where the first one kept is.
+  const base = pruned && !o.sorted ? ended.filter((e) => e.to >= horizon) : ended;
+  const from = base === ended && pruned ? firstEndAtOrAfter(ended, horizon) : 0;
+  const out: EndedSubscription[] = new Array(base.length - from + added.length);
+  let k = 0;
+  for (let i = from; i < base.length; i++) out[k++] = base[i]!;
+  for (const e of added) out[k++] = e;
+  if (base !== ended) return out;
+  let earliest = pruned ? (ended[from]?.to ?? Infinity) : o.earliest;
+  let sorted = o.sorted;
+  let last = ended[ended.length - 1]?.to ?? -Infinity;
+  for (const e of added) {
+    if (e.to < earliest) earliest = e.to;
+    if (e.to < last) sorted = false;
+    last = e.to;
+  }
+  endsOrder.set(out, { earliest, sorted });
+  return out;
+}
+
+/** The index of the first end at or after `at` in ends in time order. */
+function firstEndAtOrAfter(ended: EndedSubscription[], at: number): number {
+  let lo = 0;
+  let hi = ended.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ended[mid]!.to < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Forgets delivered counts older than `/usage` can ask for. */
+function pruneDelivered(s: StreamConnections, at: number): void {
+  const horizon = at - STREAM_USAGE_KEPT_MS;
   let delivered: Record<string, Record<string, Licences>> | undefined;
   for (const hash of Object.keys(s.delivered)) {
     const byMinute = s.delivered[hash]!;
