@@ -95,14 +95,22 @@ DECLARE
   -- slot per request (its last position, or minus the 1-based index of the entry that conflicted).
   n_req   integer := coalesce(array_length(req_entries, 1), 0);
   n_ent   integer := coalesce(array_length(ent_stream, 1), 0);
+  n_ev    integer := coalesce(array_length(ev_id, 1), 0);
   out     bigint[] := array_fill(0::bigint, ARRAY[n_ent + n_req]);
-  -- Per entry: the entry of the same stream earlier in the group (its writes are this one's start).
+  -- Per entry: the entry of the same stream earlier in the group (whose writes are this one's start),
+  -- and the stream's version and last id in the log.
   prev    integer[];
-  -- Per entry: the stream's version and last event id once this entry is done (NULL id: not read).
+  db_v    integer[];
+  db_id   text[];
+  -- Per entry: the stream's version and last event id once this entry is done.
   after_v integer[] := array_fill(0, ARRAY[n_ent]);
   after_i text[] := array_fill(NULL::text, ARRAY[n_ent]);
   first_v integer[] := array_fill(0, ARRAY[n_ent]);   -- per entry: its first event's index
   ok      boolean[] := array_fill(false, ARRAY[n_req]);
+  -- Per event: its position (0: its request was refused), version and stream.
+  e_pos   bigint[] := array_fill(0::bigint, ARRAY[n_ev]);
+  e_ver   integer[] := array_fill(0, ARRAY[n_ev]);
+  e_str   text[] := array_fill(NULL::text, ARRAY[n_ev]);
   total   integer := 0;
   head    bigint := 0;
   wrote   boolean;
@@ -112,7 +120,7 @@ DECLARE
   p       integer;
   fe      integer := 1;   -- first entry of the current request
   v       integer := 1;
-  e integer; r integer; k integer; failed integer;
+  e integer; r integer; k integer; j integer; failed integer;
 BEGIN
   IF n_ent = 0 THEN RETURN out; END IF;
   -- Positions follow xids only if this transaction's xid is taken with its positions (below).
@@ -123,8 +131,11 @@ BEGIN
   -- held shared, so guards of one stream do not wait on each other. One order for every group: no deadlock.
   PERFORM CASE WHEN w THEN pg_advisory_xact_lock(${streamKeys(s)}, h) ELSE pg_advisory_xact_lock_shared(${streamKeys(s)}, h) END
      FROM (SELECT hashtext(t.x) AS h, bool_or(t.n > 0) AS w FROM unnest(ent_stream, ent_events) AS t(x, n) GROUP BY 1 ORDER BY 1) AS l;
-  SELECT array_agg(q.pr ORDER BY q.o) INTO prev
-    FROM (SELECT t.o, lag(t.o) OVER (PARTITION BY t.x ORDER BY t.o) AS pr FROM unnest(ent_stream) WITH ORDINALITY AS t(x, o)) AS q;
+  -- Every stream's version and last id in one statement (read after its lock: what the last holder committed).
+  SELECT array_agg(q.pr ORDER BY q.o), array_agg(q.v ORDER BY q.o), array_agg(q.i ORDER BY q.o) INTO prev, db_v, db_id
+    FROM (SELECT u.o, lag(u.o) OVER (PARTITION BY u.x ORDER BY u.o) AS pr, coalesce(l.version, 0) AS v, l.id AS i
+            FROM unnest(ent_stream) WITH ORDINALITY AS u(x, o)
+            LEFT JOIN LATERAL (SELECT version, id FROM ${s}.events WHERE stream = u.x ORDER BY version DESC LIMIT 1) AS l ON true) AS q;
 
   -- Every request checked before any position is taken, so a refused request leaves no gap.
   FOR r IN 1..n_req LOOP
@@ -134,8 +145,8 @@ BEGIN
       v := v + ent_events[e];
       p := prev[e];
       IF p IS NULL THEN
-        SELECT coalesce(max(version), 0) INTO cur FROM ${s}.events WHERE stream = ent_stream[e];
-        cur_id := NULL;
+        cur := db_v[e];
+        cur_id := db_id[e];
       ELSE
         cur := after_v[p];
         cur_id := after_i[p];
@@ -144,13 +155,7 @@ BEGIN
       after_v[e] := cur;
       after_i[e] := cur_id;
       IF failed = 0 AND ent_expect[e] <> -1 AND ent_expect[e] <> cur THEN failed := e; END IF;
-      IF failed = 0 AND ent_last[e] IS NOT NULL AND cur > 0 THEN
-        IF cur_id IS NULL THEN
-          SELECT id INTO cur_id FROM ${s}.events WHERE stream = ent_stream[e] AND version = cur;
-          after_i[e] := cur_id;
-        END IF;
-        IF cur_id IS DISTINCT FROM ent_last[e] THEN failed := e; END IF;
-      END IF;
+      IF failed = 0 AND ent_last[e] IS NOT NULL AND cur > 0 AND cur_id IS DISTINCT FROM ent_last[e] THEN failed := e; END IF;
     END LOOP;
     IF failed > 0 THEN
       out[n_ent + r] := -failed;
@@ -167,6 +172,7 @@ BEGIN
     END IF;
     fe := fe + req_entries[r];
   END LOOP;
+
   -- The xid and the block of positions are taken together under a lock held for just these statements
   -- (not to the commit), so positions follow xids: what a reader's safe head relies on. A session lock,
   -- released on every way out, since a failure here must not leave it to the connection.
@@ -189,13 +195,12 @@ BEGIN
       wrote := false;
       FOR e IN fe .. fe + req_entries[r] - 1 LOOP
         k := ent_events[e];
+        FOR j IN 1..k LOOP
+          e_pos[first_v[e] + j - 1] := head + j;
+          e_ver[first_v[e] + j - 1] := out[e] + j;
+          e_str[first_v[e] + j - 1] := ent_stream[e];
+        END LOOP;
         IF k > 0 THEN
-          INSERT INTO ${s}.events (position, stream, version, id, type, data, time, schema_version, xid)
-          SELECT head + t.o, ent_stream[e], out[e] + t.o, t.id, t.type, t.data, t.time, t.schema_version, pg_current_xact_id()
-          FROM unnest(ev_id[first_v[e] : first_v[e] + k - 1], ev_type[first_v[e] : first_v[e] + k - 1],
-                      ev_data[first_v[e] : first_v[e] + k - 1], ev_time[first_v[e] : first_v[e] + k - 1],
-                      ev_schema[first_v[e] : first_v[e] + k - 1])
-               WITH ORDINALITY AS t(id, type, data, time, schema_version, o);
           head := head + k;
           out[e] := out[e] + k;
           wrote := true;
@@ -210,6 +215,13 @@ BEGIN
     END IF;
     fe := fe + req_entries[r];
   END LOOP;
+  -- The group's events in one statement.
+  IF total > 0 THEN
+    INSERT INTO ${s}.events (position, stream, version, id, type, data, time, schema_version, xid)
+    SELECT t.p, t.x, t.v, t.id, t.type, t.data, t.time, t.sv, pg_current_xact_id()
+      FROM unnest(e_pos, e_str, e_ver, ev_id, ev_type, ev_data, ev_time, ev_schema) AS t(p, x, v, id, type, data, time, sv)
+     WHERE t.p > 0;
+  END IF;
   RETURN out;
 END
 $fn$;
