@@ -236,6 +236,8 @@ export class PostgresEventStore implements EventStore {
     const store = new PostgresEventStore(pool, schema, where, options.maxGroup ?? 256, {
       connectionString: parsed.toString(),
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      // So an operator (and a test) can tell the listening connections apart in pg_stat_activity.
+      application_name: `sdp listen ${schema}`.slice(0, 63),
     });
     try {
       await store.prepare();
