@@ -72,6 +72,14 @@ describe.skipIf('skip' in db)('global order on PostgreSQL', () => {
       expect(await reader.readTypes(['Happened'])).toEqual([]);
       await new Promise((r) => setTimeout(r, 100));
       expect(followed).toEqual([]);
+      // The writer's own reads wait for its write to be readable, a while at most; once such a wait has
+      // run out, they stop waiting until the head reaches the write.
+      let t = performance.now();
+      expect(await writer.head()).toBe(0);
+      expect(performance.now() - t).toBeGreaterThan(1900);
+      t = performance.now();
+      expect(await writer.readAll()).toEqual([]);
+      expect(performance.now() - t).toBeLessThan(1000);
       await slow.query('COMMIT');
       await expect.poll(() => followed, { timeout: 5000 }).toEqual([1, 2]);
       expect(await reader.head()).toBe(2);

@@ -88,8 +88,10 @@ export class PostgresEventStore implements EventStore {
   /** The LISTEN connection, while watched and connected. */
   private listener: pg.Client | undefined;
   private listenWanted = false;
-  /** The highest position this handle has acknowledged: its own reads wait for it to be readable. */
+  /** The highest position this handle has acknowledged: its own reads wait (a while) for it to be readable. */
   private ownHigh = 0;
+  /** A read's wait for `ownHigh` ran out, and no read has reached it since. */
+  private heldBack = false;
   /** The highest position announced committed (own writes, NOTIFY) and the safe head last told to watchers. */
   private announced = 0;
   private safeTold = 0;
@@ -516,8 +518,7 @@ export class PostgresEventStore implements EventStore {
     for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
       const res = await this.query(text, values);
       const rows = res.rows[0].position === null ? [] : res.rows;
-      if (rows.length >= limit || Number(res.rows[0].bound) >= this.ownHigh || this.ownHigh <= after || performance.now() > until) return rows.map(toEvent);
-      if (await this.clearedSince()) return rows.map(toEvent);
+      if (rows.length >= limit || this.ownHigh <= after || (await this.answerNow(Number(res.rows[0].bound), until))) return rows.map(toEvent);
       await sleep(wait);
     }
   }
@@ -527,9 +528,27 @@ export class PostgresEventStore implements EventStore {
     const until = performance.now() + OWN_WRITES_WAIT_MS;
     for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
       const head = await this.safeHeadNow();
-      if (head >= this.ownHigh || performance.now() > until || (await this.clearedSince())) return head;
+      if (await this.answerNow(head, until)) return head;
       await sleep(wait);
     }
+  }
+
+  /**
+   * Whether a read bounded at `bound` is answered now rather than waited on. Once a wait has run out
+   * (a transaction left open somewhere holds the safe head back), reads stop waiting until one sees the
+   * head reach this handle's writes again, so such a transaction costs each read one wait, not many.
+   */
+  private async answerNow(bound: number, until: number): Promise<boolean> {
+    if (bound >= this.ownHigh) {
+      this.heldBack = false;
+      return true;
+    }
+    if (this.heldBack) return true;
+    if (performance.now() > until) {
+      this.heldBack = true;
+      return true;
+    }
+    return this.clearedSince();
   }
 
   /** Another handle emptied the log since this one wrote: its own writes are gone, nothing to wait for. */
