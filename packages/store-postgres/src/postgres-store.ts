@@ -395,10 +395,11 @@ export class PostgresEventStore implements EventStore {
     let last = 0;
     group.forEach((r, i) => {
       const status = out[nEnt + i]!;
-      if (status > last) last = status;
-      if (status > 0) {
-        const count = r.batch.reduce((n, entry) => n + entry.events.length, 0);
-        if (count > 0) first = Math.min(first, status - count + 1);
+      const count = r.batch.reduce((n, entry) => n + entry.events.length, 0);
+      // A request that wrote nothing answers the log's last position: nothing to announce.
+      if (status > 0 && count > 0) {
+        first = Math.min(first, status - count + 1);
+        last = Math.max(last, status);
       }
     });
     if (last > 0) {
@@ -536,7 +537,7 @@ export class PostgresEventStore implements EventStore {
   /**
    * Whether a read bounded at `bound` is answered now rather than waited on. Once a wait has run out
    * (a transaction left open somewhere holds the safe head back), reads stop waiting until one sees the
-   * head reach this handle's writes again, so such a transaction costs each read one wait, not many.
+   * head reach this handle's writes again, so such a transaction costs the handle one wait, not one a read.
    */
   private async answerNow(bound: number, until: number): Promise<boolean> {
     if (bound >= this.ownHigh) {
