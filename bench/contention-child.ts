@@ -37,6 +37,8 @@ if (sql) {
   sql.begin = { run: () => { const t = performance.now(); try { return begin.run(); } finally { lockWaitMs += performance.now() - t; } } };
 }
 const statuses: Record<string, number> = {};
+/** Each answered call's time from asked to answered (ms), for the percentiles. */
+const latencies: number[] = [];
 process.send!({ ready: true });
 await new Promise<void>((go) => process.once('message', () => go()));
 const until = performance.now() + seconds * 1000;
@@ -45,12 +47,16 @@ let next = process.pid;
 async function loop(): Promise<void> {
   while (performance.now() < until) {
     const n = owned[next++ % accounts]!;
+    const t = performance.now();
     const a = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { username: `bench${n}`, apiKey: KEY }, params: { csdl: 'interaction.content contains "hello"' } });
+    latencies.push(performance.now() - t);
     statuses[a.status] = (statuses[a.status] ?? 0) + 1;
   }
 }
 // A process that owns no account (one account routed over two processes) waits out the load idle.
 await Promise.all(accounts === 0 ? [new Promise((r) => setTimeout(r, seconds * 1000))] : Array.from({ length: concurrency }, loop));
-process.send!({ statuses, counts: engine.attemptCounts(), lockWaitMs, busy: performance.eventLoopUtilization(elu0).utilization });
+const report = { statuses, latencies, counts: engine.attemptCounts(), lockWaitMs, busy: performance.eventLoopUtilization(elu0).utilization };
+// The latencies make a large message: disconnecting before it is written would drop it.
+await new Promise<void>((sent) => process.send!(report, () => sent()));
 await events.close();
 process.disconnect();

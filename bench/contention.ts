@@ -14,6 +14,11 @@ export interface Contention {
   processes: number;
   accounts: number;
   callsPerSec: number;
+  /** Calls answered a second by each process (mean). */
+  callsPerSecPerProcess: number;
+  /** Of every call's time from asked to answered, all processes together (ms). */
+  p50Ms: number;
+  p99Ms: number;
   statuses: Record<string, number>;
   /** Per answered call: attempts another writer beat, retries, waits for an account's lane in its process. */
   conflictsPerCall: number;
@@ -80,7 +85,9 @@ export async function measureContention(
   let laneWaits = 0;
   let lockWaitMs = 0;
   let busy = 0;
+  const latencies: number[] = [];
   for (const r of all) {
+    for (const l of r.latencies) latencies.push(l);
     lockWaitMs += r.lockWaitMs;
     busy += r.busy;
     for (const [s, n] of Object.entries(r.statuses)) statuses[s] = (statuses[s] ?? 0) + n;
@@ -93,6 +100,9 @@ export async function measureContention(
     processes,
     accounts,
     callsPerSec: calls / seconds,
+    callsPerSecPerProcess: calls / seconds / processes,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
     statuses,
     conflictsPerCall: conflicts / calls,
     retriesPerCall: (conflicts - gaveUp) / calls,
@@ -103,8 +113,15 @@ export async function measureContention(
   };
 }
 
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = Float64Array.from(values).sort();
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! * 100) / 100;
+}
+
 interface Reported {
   statuses: Record<string, number>;
+  latencies: number[];
   counts: AttemptCounts;
   lockWaitMs: number;
   busy: number;

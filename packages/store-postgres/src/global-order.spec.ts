@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ANY_VERSION, type NewEvent } from '@sdp/core/kernel';
+import pg from 'pg';
+import { ANY_VERSION, followLog, type NewEvent } from '@sdp/core/kernel';
 import { PostgresEventStore } from './postgres-store.ts';
 import { testDatabase, testSchema } from '../test/test-database.ts';
 
@@ -46,6 +47,57 @@ describe.skipIf('skip' in db)('global order on PostgreSQL', () => {
     expect(seen).toBe(await reader.head());
     expect(reads).toBeGreaterThan(1);
     for (const s of [...writers, reader]) await s.close();
+  });
+
+  it('a position taken by a transaction still open holds readers back, in every handle, until it commits or rolls back; then they read on, told by the watcher', { timeout: 30_000 }, async () => {
+    const writer = await PostgresEventStore.connect(url, { schema, poolSize: 2 });
+    const reader = await PostgresEventStore.connect(url, { schema, poolSize: 2 });
+    const slow = new pg.Client(url);
+    await slow.connect();
+    const followed: number[] = [];
+    let follower: ReturnType<typeof followLog> | undefined;
+    try {
+      await writer.clear();
+      follower = followLog(reader, (page) => void followed.push(...page.map((e) => e.position)), { after: 0 });
+      await follower.caughtUp();
+      const s = `"${schema}"`;
+      // Another process's append, its transaction held open after it took position 1.
+      const held = (stream: string) =>
+        slow.query(`SELECT ${s}.sdp_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [[1], [stream], [-1], [null], [1], [`${stream}-1`], ['Happened'], ['{}'], [1], [1]]);
+      await slow.query('BEGIN');
+      await held('slow');
+      expect(await writer.append([{ stream: 'fast', expectedVersion: 0, events: [ev()] }])).toEqual({ versions: [1], lastPosition: 2 });
+      expect(await reader.head()).toBe(0);
+      expect(await reader.readAll()).toEqual([]);
+      expect(await reader.readTypes(['Happened'])).toEqual([]);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(followed).toEqual([]);
+      // The writer's own reads wait for its write to be readable, a while at most; once such a wait has
+      // run out, they stop waiting until the head reaches the write.
+      let t = performance.now();
+      expect(await writer.head()).toBe(0);
+      expect(performance.now() - t).toBeGreaterThan(1900);
+      t = performance.now();
+      expect(await writer.readAll()).toEqual([]);
+      expect(performance.now() - t).toBeLessThan(1000);
+      await slow.query('COMMIT');
+      await expect.poll(() => followed, { timeout: 5000 }).toEqual([1, 2]);
+      expect(await reader.head()).toBe(2);
+
+      // Rolled back: its position is never used, and nothing waits for it.
+      await slow.query('BEGIN');
+      await held('undone');
+      expect((await writer.append([{ stream: 'fast', expectedVersion: 1, events: [ev()] }])).lastPosition).toBe(4);
+      expect(await reader.head()).toBe(2);
+      await slow.query('ROLLBACK');
+      await expect.poll(() => followed, { timeout: 5000 }).toEqual([1, 2, 4]);
+      expect((await reader.readAll(2)).map((e) => e.position)).toEqual([4]);
+      expect(await reader.head()).toBe(4);
+    } finally {
+      follower?.stop();
+      await slow.end();
+      await Promise.all([writer.close(), reader.close()]);
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { deserialize, serialize } from 'node:v8';
 import pg from 'pg';
 import {
@@ -16,7 +17,7 @@ import {
   type StreamAppend,
 } from '@sdp/core/kernel';
 import { PostgresHostRecords } from './host-records.ts';
-import { appendFunction, MIGRATIONS, SCHEMA_VERSION } from './schema.ts';
+import { appendFunction, MIGRATIONS, safeHead, SCHEMA_VERSION } from './schema.ts';
 
 export interface PostgresStoreOptions {
   /** The PostgreSQL schema holding the tables (created if missing); also `?schema=` in the URL. */
@@ -43,16 +44,22 @@ interface Request {
   reject: (e: unknown) => void;
 }
 
-/** How often a watched store asks whether another process appended (the live stream's delay across processes). */
+/** How often a watched store asks whether another process appended, while its LISTEN connection is down. */
 const FOREIGN_POLL_MS = 200;
+/** How long a read waits for this handle's own acknowledged writes to become readable (ms), at most. */
+const OWN_WRITES_WAIT_MS = 2000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
 
 /**
- * The shared store: several server processes append to one PostgreSQL database. Appends are serialized
- * by a transaction-scoped advisory lock inside one server-side function (one round trip per group), so
- * expected versions are checked by the database and positions become visible without gaps. Appends that
- * arrive while this process's previous group is on its way share the next round trip and transaction.
+ * The shared store: several server processes append to one PostgreSQL database, each group of appends in
+ * one call of a server-side function (one round trip, one transaction). Appends of one stream take turns
+ * on that stream's lock, so expected versions are checked by the database; appends of different streams
+ * run and commit side by side, and readers read the log only up to its safe head (schema.ts), so no
+ * reader skips a position that commits later. Appends that arrive while this process's previous group
+ * is on its way share the next round trip and transaction. Commits are announced with NOTIFY.
  */
 export class PostgresEventStore implements EventStore {
   private readonly pool: pg.Pool;
@@ -69,21 +76,40 @@ export class PostgresEventStore implements EventStore {
   private scheduled = false;
   private closed = false;
   private readonly commits = new CommitSignal();
-  /** Other processes' commits, seen by the log's head growing: one indexed query a poll, only while watched. */
+  /**
+   * Other processes' commits while the LISTEN connection is down: seen by the safe head growing, one
+   * indexed query a poll.
+   */
   private readonly foreign: ForeignWrites;
   private headSeen = -1;
+  /** The NOTIFY channel of this schema: a hash, since a channel name is at most 63 bytes. */
+  private readonly channel: string;
+  private readonly connection: pg.ClientConfig;
+  /** The LISTEN connection, while watched and connected. */
+  private listener: pg.Client | undefined;
+  private listenWanted = false;
+  /** The highest position this handle has acknowledged: its own reads wait (a while) for it to be readable. */
+  private ownHigh = 0;
+  /** A read's wait for `ownHigh` ran out, and no read has reached it since. */
+  private heldBack = false;
+  /** The highest position announced committed (own writes, NOTIFY) and the safe head last told to watchers. */
+  private announced = 0;
+  private safeTold = 0;
+  private settling = false;
 
-  private constructor(pool: pg.Pool, schema: string, where: string, maxGroup: number) {
+  private constructor(pool: pg.Pool, schema: string, where: string, maxGroup: number, connection: pg.ClientConfig) {
     this.pool = pool;
     this.s = quoteIdent(schema);
     this.where = where;
     this.maxGroup = maxGroup;
+    this.connection = connection;
+    this.channel = `sdp_log_${createHash('sha256').update(schema).digest('hex').slice(0, 24)}`;
     this.liveness = new PostgresHostRecords(this.s, (text, values) => this.query(text, values));
     this.foreign = new ForeignWrites(
       this.commits,
       async () => {
         if (this.closed) return false;
-        const head = await this.head();
+        const head = await this.safeHeadNow();
         const changed = this.headSeen >= 0 && head !== this.headSeen;
         this.headSeen = head;
         return changed;
@@ -98,11 +124,101 @@ export class PostgresEventStore implements EventStore {
 
   watchCommits(listener: CommitListener): StopWatching {
     const stop = this.commits.watch(listener);
-    this.foreign.follow();
+    this.followOthers();
     return () => {
       stop();
-      this.foreign.follow();
+      this.followOthers();
     };
+  }
+
+  /** LISTENs while watched, on a connection outside the pool (a pooled one would be handed to queries). */
+  private followOthers(): void {
+    if (this.commits.watched && !this.listenWanted && !this.closed) {
+      this.listenWanted = true;
+      void this.listen();
+    } else if (!this.commits.watched && this.listenWanted) {
+      this.listenWanted = false;
+      this.foreign.stop();
+      const client = this.listener;
+      this.listener = undefined;
+      void client?.end().catch(() => {});
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client(this.connection);
+    client.on('error', () => {});
+    client.on('notification', (m) => this.heard(m.payload));
+    client.on('end', () => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listenerLost();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.channel}`);
+    } catch {
+      void client.end().catch(() => {});
+      this.listenerLost();
+      return;
+    }
+    if (!this.listenWanted || this.closed) {
+      void client.end().catch(() => {});
+      return;
+    }
+    this.listener = client;
+    this.foreign.stop();
+    // Commits made before LISTEN took effect were not announced to it: the watchers read once regardless.
+    this.commits.notify();
+  }
+
+  /** Without the LISTEN connection, the head poll stands in until a new one is listening. */
+  private listenerLost(): void {
+    if (!this.listenWanted || this.closed) return;
+    this.foreign.follow();
+    setTimeout(() => {
+      if (this.listenWanted && !this.listener && !this.closed) void this.listen();
+    }, 1000).unref();
+  }
+
+  /** A NOTIFY: `first last` of a committed group, or `clear`. */
+  private heard(payload: string | undefined): void {
+    if (payload === 'clear') {
+      this.ownHigh = this.announced = this.safeTold = 0;
+      this.commits.notify();
+      return;
+    }
+    const last = Number(payload?.split(' ')[1]);
+    if (!(last > this.announced)) return;
+    this.announced = last;
+    void this.settle();
+  }
+
+  /**
+   * Tells the watchers each time the safe head moves, until it reaches what was announced: a commit is
+   * readable only once every transaction that took a lower position has ended, and the notice of that
+   * transaction's commit may never come (it may have rolled back, or be another schema's).
+   */
+  private async settle(): Promise<void> {
+    if (this.settling) return;
+    this.settling = true;
+    try {
+      for (let wait = 1; !this.closed && this.commits.watched; wait = Math.min(wait * 2, 50)) {
+        const res = await this.query(`SELECT ${safeHead(this.s)} AS safe, (SELECT coalesce(max(position), 0) FROM ${this.s}.events) AS top`);
+        const safe = Number(res.rows[0].safe);
+        if (safe > this.safeTold) {
+          this.safeTold = safe;
+          this.commits.notify();
+        }
+        // Announced events deleted since (dropTypes) are not waited for: the log's top bounds the wait.
+        if (safe >= Math.min(this.announced, Number(res.rows[0].top))) break;
+        await sleep(wait);
+      }
+    } catch {
+      // The store is away: the poll that stands in for LISTEN, or the next notice, tries again.
+    } finally {
+      this.settling = false;
+    }
   }
 
   static async connect(url: string, options: PostgresStoreOptions = {}): Promise<PostgresEventStore> {
@@ -119,7 +235,12 @@ export class PostgresEventStore implements EventStore {
     pool.on('error', () => {});
     // So is a checked-out connection dropped between two queries: the next query reports it.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const store = new PostgresEventStore(pool, schema, where, options.maxGroup ?? 256);
+    const store = new PostgresEventStore(pool, schema, where, options.maxGroup ?? 256, {
+      connectionString: parsed.toString(),
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      // So an operator (and a test) can tell the listening connections apart in pg_stat_activity.
+      application_name: `sdp listen ${schema}`.slice(0, 63),
+    });
     try {
       await store.prepare();
     } catch (error) {
@@ -172,12 +293,18 @@ export class PostgresEventStore implements EventStore {
         // A bigint or a cycle: this append is refused, not the group it would have joined (nor the process).
         return reject(new TypeError(`an event's data cannot be stored as JSON (${(error as Error).message}); nothing was written`));
       }
-      const commits = this.commits;
       this.queue.push({
         batch,
         data,
         resolve: (result) => {
-          commits.wrote(batch, result);
+          if (result.lastPosition > this.ownHigh) this.ownHigh = result.lastPosition;
+          this.commits.wrote(batch, result);
+          if (this.commits.watched && result.lastPosition > this.announced) {
+            // Told at once (the contract), and again when readable, if an older transaction held it back.
+            this.announced = result.lastPosition;
+            this.safeTold = Math.max(this.safeTold, result.lastPosition - 1);
+            void this.settle();
+          }
           resolve(result);
         },
         reject,
@@ -249,7 +376,6 @@ export class PostgresEventStore implements EventStore {
         text: `SELECT ${this.s}.sdp_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS out`,
         values: [reqEntries, entStream, entExpect, entLast, entEvents, evId, evType, evData, evTime, evSchema],
       });
-      client.release();
       out = (res.rows[0].out as string[]).map(Number);
     } catch (error) {
       const lost = isConnectionError(error);
@@ -265,6 +391,28 @@ export class PostgresEventStore implements EventStore {
       return;
     }
     const nEnt = entStream.length;
+    let first = Number.MAX_SAFE_INTEGER;
+    let last = 0;
+    group.forEach((r, i) => {
+      const status = out[nEnt + i]!;
+      const count = r.batch.reduce((n, entry) => n + entry.events.length, 0);
+      // A request that wrote nothing answers the log's last position: nothing to announce.
+      if (status > 0 && count > 0) {
+        first = Math.min(first, status - count + 1);
+        last = Math.max(last, status);
+      }
+    });
+    if (last > 0) {
+      // After the commit, in a transaction of its own: a NOTIFY inside the append's transaction would
+      // take the database's notify lock until that commit is durable, and commits would take turns again.
+      // Not waited for: the answer goes out now, and a notice lost with the process costs a watcher in
+      // another process a delay until the next commit, never an event.
+      client
+        .query('SELECT pg_notify($1, $2)', [this.channel, `${first} ${last}`])
+        .then(() => client.release(), (error) => client.release(error as Error));
+    } else {
+      client.release();
+    }
     let e = 0;
     group.forEach((r, i) => {
       const status = out[nEnt + i]!;
@@ -348,24 +496,72 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAll(afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
-    const res = await this.query(
-      `SELECT position, stream, version, id, type, data, time, schema_version FROM ${this.s}.events WHERE position > $1 ORDER BY position LIMIT $2`,
-      [afterPosition, limit],
-    );
-    return res.rows.map(toEvent);
+    return this.readBounded(`position > $1`, [afterPosition, limit], afterPosition, limit);
   }
 
   async readTypes(types: readonly string[], afterPosition = 0, limit = Number.MAX_SAFE_INTEGER): Promise<StoredEvent[]> {
     if (types.length === 0) return [];
-    const res = await this.query(
-      `SELECT position, stream, version, id, type, data, time, schema_version FROM ${this.s}.events WHERE type = ANY($1) AND position > $2 ORDER BY position LIMIT $3`,
-      [types, afterPosition, limit],
-    );
-    return res.rows.map(toEvent);
+    return this.readBounded(`type = ANY($3) AND position > $1`, [afterPosition, limit, types], afterPosition, limit);
   }
 
+  /**
+   * The log read by position, up to the safe head of the same snapshot, so a position read past is
+   * never one that commits later. When that bound is below a write this handle has acknowledged (an
+   * older transaction of another writer still running), the read waits for it, a while at most: a
+   * caller reads what it wrote.
+   */
+  private async readBounded(where: string, values: unknown[], after: number, limit: number): Promise<StoredEvent[]> {
+    const text = `WITH b AS MATERIALIZED (SELECT ${safeHead(this.s)} AS bound)
+      SELECT b.bound, e.position, e.stream, e.version, e.id, e.type, e.data, e.time, e.schema_version FROM b
+      LEFT JOIN LATERAL (SELECT * FROM ${this.s}.events WHERE ${where} AND position <= b.bound ORDER BY position LIMIT $2) AS e ON true
+      ORDER BY e.position`;
+    const until = performance.now() + OWN_WRITES_WAIT_MS;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      const res = await this.query(text, values);
+      const rows = res.rows[0].position === null ? [] : res.rows;
+      if (rows.length >= limit || this.ownHigh <= after || (await this.answerNow(Number(res.rows[0].bound), until))) return rows.map(toEvent);
+      await sleep(wait);
+    }
+  }
+
+  /** The safe head (schema.ts): no position at or below it commits later. */
   async head(): Promise<number> {
-    const res = await this.query(`SELECT coalesce(max(position), 0) AS head FROM ${this.s}.events`);
+    const until = performance.now() + OWN_WRITES_WAIT_MS;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+      const head = await this.safeHeadNow();
+      if (await this.answerNow(head, until)) return head;
+      await sleep(wait);
+    }
+  }
+
+  /**
+   * Whether a read bounded at `bound` is answered now rather than waited on. Once a wait has run out
+   * (a transaction left open somewhere holds the safe head back), reads stop waiting until one sees the
+   * head reach this handle's writes again, so such a transaction costs the handle one wait, not one a read.
+   */
+  private async answerNow(bound: number, until: number): Promise<boolean> {
+    if (bound >= this.ownHigh) {
+      this.heldBack = false;
+      return true;
+    }
+    if (this.heldBack) return true;
+    if (performance.now() > until) {
+      this.heldBack = true;
+      return true;
+    }
+    return this.clearedSince();
+  }
+
+  /** Another handle emptied the log since this one wrote: its own writes are gone, nothing to wait for. */
+  private async clearedSince(): Promise<boolean> {
+    const res = await this.query(`SELECT coalesce(max(position), 0) AS top FROM ${this.s}.events`);
+    if (Number(res.rows[0].top) >= this.ownHigh) return false;
+    this.ownHigh = 0;
+    return true;
+  }
+
+  private async safeHeadNow(): Promise<number> {
+    const res = await this.query(`SELECT ${safeHead(this.s)} AS head`);
     return Number(res.rows[0].head);
   }
 
@@ -385,13 +581,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Without the append lock: the statement keeps each stream's last event as its snapshot sees it, and
-   * an append meanwhile only adds later versions and positions.
+   * Without any append lock: the statement keeps each stream's last event as its snapshot sees it, and
+   * an append meanwhile only adds later versions and positions. It keeps the event at the safe head too,
+   * which would otherwise fall back below what readers have read (and look like a cleared log).
    */
   async dropTypes(types: readonly string[], throughPosition: number, streamPrefix: string): Promise<number> {
     const res = await this.query(
       `DELETE FROM ${this.s}.events AS e WHERE e.type = ANY($1) AND e.position <= $2 AND left(e.stream, length($3)) = $3
-         AND e.version < (SELECT max(last.version) FROM ${this.s}.events AS last WHERE last.stream = e.stream)`,
+         AND e.version < (SELECT max(last.version) FROM ${this.s}.events AS last WHERE last.stream = e.stream)
+         AND e.position < (SELECT ${safeHead(this.s)})`,
       [[...new Set(types)], throughPosition, streamPrefix],
     );
     return res.rowCount ?? 0;
@@ -402,8 +600,12 @@ export class PostgresEventStore implements EventStore {
     try {
       await client.query('BEGIN');
       await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${this.s}.events`]);
+      // The table's lock waits for every append in flight (each has read the table before taking positions).
       await client.query(`TRUNCATE ${this.s}.events, ${this.s}.snapshots, ${this.s}.live_hosts, ${this.s}.live_host_accounts`);
+      await client.query(`ALTER SEQUENCE ${this.s}.event_positions RESTART WITH 1`);
+      await client.query('SELECT pg_notify($1, $2)', [this.channel, 'clear']);
       await client.query('COMMIT');
+      this.ownHigh = this.announced = this.safeTold = 0;
       this.commits.notify();
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
@@ -422,6 +624,10 @@ export class PostgresEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     this.foreign.stop();
+    this.listenWanted = false;
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => {});
     while (this.flushing || this.queue.length > 0) {
       if (!this.flushing) await this.flush();
       else await new Promise((r) => setImmediate(r));

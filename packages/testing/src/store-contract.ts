@@ -342,6 +342,65 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       );
     });
 
+    it('readers following the log while several writers (other handles, where the store has them) append at once never skip a position that commits later', { timeout: slow }, async () => {
+      // Writers of different sizes and pauses, so their transactions overlap and end out of order.
+      const aWriter = fc.array(fc.record({ streams: fc.integer({ min: 1, max: 3 }), n: fc.integer({ min: 1, max: 4 }), pause: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 8 });
+      const handles = options.opensAgain ? [store, await options.opensAgain(store), await options.opensAgain(store)] : [store, store, store];
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.array(aWriter, { minLength: 2, maxLength: 3 }), fc.integer({ min: 1, max: 7 }), async (writers, pageSize) => {
+            await store.clear();
+            let writing = true;
+            const written = Promise.all(
+              writers.map(async (appends, w) => {
+                const h = handles[w % handles.length]!;
+                await Promise.all(
+                  appends.map(async ({ streams, n, pause }, k) => {
+                    await new Promise((r) => setTimeout(r, pause));
+                    await h.append(Array.from({ length: streams }, (_, i) => ({ stream: `w${w}:${k}:${i}`, expectedVersion: 0, events: events(n) })));
+                  }),
+                );
+              }),
+            ).finally(() => (writing = false));
+            const read: number[] = [];
+            let seen = 0;
+            const follow = async () => {
+              for (;;) {
+                const page = await store.readAll(seen, pageSize);
+                for (const e of page) read.push(e.position);
+                if (page.length > 0) seen = page[page.length - 1]!.position;
+                else if (!writing) return;
+                else await new Promise((r) => setImmediate(r));
+              }
+            };
+            // Two readers, one on a writer's own handle: neither may pass a position that is still to come.
+            const others: number[] = [];
+            let otherSeen = 0;
+            const followOther = async () => {
+              for (;;) {
+                const page = await handles[1]!.readAll(otherSeen, pageSize + 1);
+                for (const e of page) others.push(e.position);
+                if (page.length > 0) otherSeen = page[page.length - 1]!.position;
+                else if (!writing) return;
+                else await new Promise((r) => setImmediate(r));
+              }
+            };
+            await Promise.all([written, follow(), followOther()]);
+            // Whatever was still unread when the writers finished: a reader reads on from where it stood.
+            await follow();
+            await followOther();
+            const all = (await store.readAll()).map((e) => e.position);
+            expect(read).toEqual(all);
+            expect(others).toEqual(all);
+            expect(await store.head()).toBe(all.at(-1) ?? 0);
+          }),
+          { numRuns: 15 },
+        );
+      } finally {
+        for (const h of new Set(handles)) if (h !== store) await h.close();
+      }
+    });
+
     it('data JSON cannot hold (a bigint, a cycle) is stored as given or refused with its own append alone', async () => {
       const cycle: Record<string, unknown> = { name: 'loop' };
       cycle.self = cycle;
