@@ -128,8 +128,8 @@ export abstract class Projection {
   }
 
   /**
-   * The head is read first: positions are handed out and committed in order (every store serializes
-   * appends), so every event at or below it is visible to the reads that follow, and the checkpoint may
+   * The head is read first: every event at or below it is visible to the reads that follow (the memory
+   * store and SQLite serialize appends; PostgreSQL answers its safe head, below which nothing commits later), and the checkpoint may
    * move to it even when the last of those events is of another type.
    */
   private async readNew(): Promise<void> {
