@@ -1,6 +1,6 @@
 import type { WireRequest, WireResponse } from '@sdp/http';
 import { describe, expect, it } from 'vitest';
-import { JOURNAL_TEXT_MAX, RequestJournal, journalRoutes } from './request-journal.ts';
+import { JOURNAL_TEXT_MAX, RequestJournal, journalRoutes, type JournalFilter } from './request-journal.ts';
 
 const request = (method: string, url: string, headers: Record<string, string> = {}): WireRequest => ({ method, url, header: (name) => headers[name], readBody: async () => null });
 const answer = (status: number, headers: Record<string, string> = {}): WireResponse => ({ status, headers });
@@ -8,16 +8,16 @@ const answer = (status: number, headers: Record<string, string> = {}): WireRespo
 describe('the request journal', () => {
   it('lists what was asked and answered, newest first: the account from any credentials form, the charge from the rate headers, never the query', async () => {
     const journal = new RequestJournal(10);
-    const handler = journal.wrap(async (req) => (req.url.startsWith('/v1.5/validate') ? answer(200, { 'X-RateLimit-Cost': '5', 'X-RateLimit-Remaining': '195' }) : answer(404)));
+    const handler = journal.wrap(async (req) => (req.url.startsWith('/v1.5/validate') ? answer(200, { 'X-RateLimit-Cost': '5', 'X-RateLimit-Remaining': '195', 'X-API-Version': '1.5' }) : answer(404)));
     await handler(request('POST', '/v1.5/validate', { authorization: 'alice:alice-key-0123' }));
     await handler(request('GET', '/nope?username=bob&api_key=secret-key'));
     await handler(request('GET', '/v1.5/validate', { authorization: `Basic ${btoa('carol:carol-key-0123')}` }));
     const { requests, seen, kept } = journal.list();
     expect([seen, kept]).toEqual([3, 10]);
     expect(requests.map(({ time: _, ms: __, ...rest }) => rest)).toEqual([
-      { method: 'GET', path: '/v1.5/validate', account: 'carol', status: 200, cost: 5, remaining: 195 },
-      { method: 'GET', path: '/nope', account: 'bob', status: 404, cost: null, remaining: null },
-      { method: 'POST', path: '/v1.5/validate', account: 'alice', status: 200, cost: 5, remaining: 195 },
+      { method: 'GET', path: '/v1.5/validate', version: '1.5', account: 'carol', status: 200, cost: 5, remaining: 195 },
+      { method: 'GET', path: '/nope', version: null, account: 'bob', status: 404, cost: null, remaining: null },
+      { method: 'POST', path: '/v1.5/validate', version: '1.5', account: 'alice', status: 200, cost: 5, remaining: 195 },
     ]);
     expect(JSON.stringify(requests)).not.toContain('secret-key');
     expect(requests[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -41,7 +41,23 @@ describe('the request journal', () => {
     const run = (route: typeof get, query = '') => route!.run({ params: [], body: {} as never, query: new URLSearchParams(query), text: '' });
     expect(JSON.parse(String((await run(get, 'limit=1')).body))).toMatchObject({ seen: 1, kept: 5, requests: [{ path: '/v1.5/usage' }] });
     expect((await run(get, 'limit=x')).status).toBe(400);
+    for (const bad of ['status=40', 'status=6xx', 'since=yesterday']) expect((await run(get, bad)).status, bad).toBe(400);
     expect((await run(del)).status).toBe(204);
     expect(JSON.parse(String((await run(get)).body))).toEqual({ requests: [], seen: 0, kept: 5 });
+  });
+
+  it('filters by username, path prefix, status or class, and since (ms or ISO), the limit counting what passes', () => {
+    const journal = new RequestJournal(10);
+    const note = (url: string, user: string, status: number) => journal.note(request('GET', url, { authorization: `${user}:${user}-key-0123` }), answer(status), 1);
+    note('/v1.5/push/get', 'alice', 200);
+    note('/v1.5/push/get', 'bob', 200);
+    note('/v1.5/validate', 'alice', 400);
+    note('/v1.5/push/log', 'alice', 404);
+    const paths = (limit: number, filter: JournalFilter) => journal.list(limit, filter).requests.map((r) => `${r.account} ${r.path} ${r.status}`);
+    expect(paths(10, { username: 'alice', path: '/v1.5/push' })).toEqual(['alice /v1.5/push/log 404', 'alice /v1.5/push/get 200']);
+    expect(paths(1, { username: 'alice' })).toEqual(['alice /v1.5/push/log 404']);
+    expect(paths(10, { status: (s) => s >= 400 })).toEqual(['alice /v1.5/push/log 404', 'alice /v1.5/validate 400']);
+    expect(paths(10, { since: Date.now() + 60_000 })).toEqual([]);
+    expect(paths(10, { since: Date.now() - 60_000 })).toHaveLength(4);
   });
 });

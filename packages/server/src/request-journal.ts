@@ -23,11 +23,23 @@ export interface JournalEntry {
   time: string;
   method: string;
   path: string;
+  /** The API version that answered (its `X-API-Version`); null for the operator's own paths. */
+  version: string | null;
   account: string | null;
   status: number;
   cost: number | null;
   remaining: number | null;
   ms: number;
+}
+
+/** What `GET /_admin/requests` narrows the list by; every one given must match. */
+export interface JournalFilter {
+  username?: string;
+  /** A path prefix: `/v1.5/push` finds every push call. */
+  path?: string;
+  status?: (status: number) => boolean;
+  /** Epoch ms: entries noted at or after it. */
+  since?: number;
 }
 
 const capped = (text: string | undefined): string | undefined => (text !== undefined && text.length > JOURNAL_TEXT_MAX ? text.slice(0, JOURNAL_TEXT_MAX) : text);
@@ -72,11 +84,20 @@ export class RequestJournal {
     this.seen++;
   }
 
-  /** Newest first, at most `limit`; how many requests were noted in all. */
-  list(limit = this.size): { requests: JournalEntry[]; seen: number; kept: number } {
-    const count = Math.min(limit, this.seen, this.size);
+  /** Newest first, at most `limit` of those the filter lets through; how many requests were noted in all. */
+  list(limit = this.size, filter: JournalFilter = {}): { requests: JournalEntry[]; seen: number; kept: number } {
+    const held = Math.min(this.seen, this.size);
     const requests: JournalEntry[] = [];
-    for (let i = 1; i <= count; i++) requests.push(entryOf(this.slots[(this.next - i + this.size) % this.size]!));
+    for (let i = 1; i <= held && requests.length < limit; i++) {
+      const slot = this.slots[(this.next - i + this.size) % this.size]!;
+      // Newest first, so the first one older than `since` ends the walk: the rest are older still.
+      if (filter.since !== undefined && slot.at < filter.since) break;
+      if (filter.status !== undefined && !filter.status(slot.status)) continue;
+      const entry = entryOf(slot);
+      if (filter.path !== undefined && !entry.path.startsWith(filter.path)) continue;
+      if (filter.username !== undefined && entry.account !== filter.username) continue;
+      requests.push(entry);
+    }
     return { requests, seen: this.seen, kept: this.size };
   }
 
@@ -97,6 +118,7 @@ function entryOf(slot: Slot): JournalEntry {
     time: new Date(slot.at).toISOString(),
     method: slot.method,
     path,
+    version: slot.headers?.['X-API-Version'] ?? null,
     account,
     status: slot.status,
     cost: figure(slot.headers, 'X-RateLimit-Cost'),
@@ -116,7 +138,20 @@ function ietfRemaining(headers: Record<string, string> | undefined): number | nu
   return m ? Number(m[1]) : null;
 }
 
-/** `GET /_admin/requests?limit=N`: the journal, newest first. */
+/** `?status=404` one status, `?status=4xx` a class. */
+function statusFilter(raw: string): ((status: number) => boolean) | undefined {
+  if (/^\d{3}$/.test(raw)) return (status) => status === Number(raw);
+  if (/^[1-5]xx$/i.test(raw)) return (status) => Math.floor(status / 100) === Number(raw[0]);
+  return undefined;
+}
+
+/** `?since=` as epoch ms or an ISO 8601 time; NaN when neither. */
+function sinceMs(raw: string): number {
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return /^\d{4}-\d\d-\d\d/.test(raw) ? Date.parse(raw) : NaN;
+}
+
+/** `GET /_admin/requests?limit=N&username=&path=&status=&since=`: the journal, newest first. */
 export function journalRoutes(journal: RequestJournal): OperatorRoute[] {
   return [
     {
@@ -125,7 +160,23 @@ export function journalRoutes(journal: RequestJournal): OperatorRoute[] {
       run: async ({ query }) => {
         const raw = query.get('limit');
         if (raw !== null && !/^\d+$/.test(raw)) return jsonResponse(400, { error: 'limit must be a whole number, 0 or more' });
-        return jsonResponse(200, journal.list(raw === null ? journal.size : Number(raw)));
+        const filter: JournalFilter = {};
+        const username = query.get('username');
+        if (username !== null) filter.username = username;
+        const path = query.get('path');
+        if (path !== null) filter.path = path;
+        const status = query.get('status');
+        if (status !== null) {
+          const matches = statusFilter(status);
+          if (matches === undefined) return jsonResponse(400, { error: 'status must be a status code (404) or a class (4xx)' });
+          filter.status = matches;
+        }
+        const since = query.get('since');
+        if (since !== null) {
+          filter.since = sinceMs(since);
+          if (Number.isNaN(filter.since)) return jsonResponse(400, { error: 'since must be a time in epoch milliseconds or ISO 8601' });
+        }
+        return jsonResponse(200, journal.list(raw === null ? journal.size : Number(raw), filter));
       },
     },
     {
