@@ -155,6 +155,9 @@ describe("a newcomer's first start", () => {
     for (const name of ['serve', 'accounts', 'sim']) expect(help).toContain(`sdp ${name}`);
     for (const doc of help.match(/docs\/[a-z-]+\.md/g)!) expect(existsSync(join(root, doc)), doc).toBe(true);
     const serveHelp = (await sdp(['serve', '--help']));
+    // docs/ is not in the installed package; its README is (npm always packs it), so the help names that too.
+    for (const text of [help, serveHelp]) expect(text).toContain('installed, node_modules/@sdp/server/README.md');
+    expect(existsSync(join(root, 'packages/server/README.md'))).toBe(true);
     const { SERVE_SETTINGS, defaultSettings } = await import('./settings.ts');
     for (const s of SERVE_SETTINGS) {
       expect(serveHelp).toContain(`--${s.flag} ${s.format}`);

@@ -1,4 +1,4 @@
-import type { Command } from './command.ts';
+import { seeDocs, type Command } from './command.ts';
 import { startServer } from './server.ts';
 import { defaultSettings, flagsHelp, readSettings, SERVE_SETTINGS, type ServerSettings } from './settings.ts';
 import { isWorker, runWorker, startPrimary, type StartReport } from './workers.ts';
@@ -14,7 +14,7 @@ its key and a curl line; later, \`sdp accounts create\` or \`sdp accounts rotate
 Flags (flags win over environment variables, which win over the defaults; --flag VALUE or --flag=VALUE):
 ${flagsHelp(SERVE_SETTINGS, defaultSettings())}
 
-See docs/server.md.`,
+${seeDocs('docs/server.md')}`,
   async run(argv, env) {
     const settings = readSettings(argv, env);
     if (isWorker()) return runWorker(settings);
