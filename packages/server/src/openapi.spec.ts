@@ -200,6 +200,20 @@ describe('served by the server', () => {
     expect(await r.text()).toBe('');
   });
 
+  it('answers the health check without credentials, charges nothing, and keeps it out of every document', async () => {
+    const r = await fetch(`${sdp.url}/_health`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json');
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('x-ratelimit-cost')).toBeNull();
+    expect(await r.json()).toEqual({ status: 'ok' });
+    const head = await fetch(`${sdp.url}/_health`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    expect((await fetch(`${sdp.url}/_health`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${sdp.url}/_health/deep`)).status).toBe(404);
+    for (const v of VERSIONS) expect(Object.keys(openApiDocument(v.id).paths as object).filter((p) => p.includes('health')), v.id).toEqual([]);
+  });
+
   it('answers GET / with the API\'s 404, pointing at /docs', async () => {
     const r = await fetch(`${sdp.url}/`);
     expect(r.status).toBe(404);
