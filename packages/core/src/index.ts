@@ -96,4 +96,4 @@ export { CONTRACT, CONTRACT_VERSIONS, ErrorAnswer, answerSchemaOf, termsOf, type
 export { issueText, readParams } from './contract/read.ts';
 export { LENIENT, epoch, flag, hex, jsonObject, jsonValue, list, text, whole, wireParams, word } from './contract/wire.ts';
 export { paramsOf } from './handling/params-of.ts';
-export { answerJsonSchemas, errorJsonSchema, exampleOf, paramsJsonSchema, resolveRef, type JsonSchema, type NamedSchemas } from './contract/json-schema.ts';
+export { answerJsonSchemas, errorJsonSchema, exampleOf, isRefusedParam, paramsJsonSchema, resolveRef, type JsonSchema, type NamedSchemas } from './contract/json-schema.ts';

@@ -1,4 +1,4 @@
-import { ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast, errorJsonSchema, exampleOf, findVersion, paramsJsonSchema, resolveRef, type Endpoint, type JsonSchema, type NamedSchemas, type VersionId } from '@sdp/core';
+import { ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast, errorJsonSchema, exampleOf, findVersion, isRefusedParam, paramsJsonSchema, resolveRef, type Endpoint, type JsonSchema, type NamedSchemas, type VersionId } from '@sdp/core';
 
 /**
  * The OpenAPI 3.1 document of one API version, generated from the catalogue: every path form the version
@@ -64,6 +64,11 @@ function errorCodes(e: Endpoint, version: VersionId, method: string): number[] {
   return [...codes].sort((a, b) => a - b);
 }
 
+function withoutRefused<S extends { properties: Record<string, JsonSchema>; required?: string[]; oneOf?: { properties: Record<string, JsonSchema>; required?: string[] }[] }>(s: S): S {
+  const keep = (props: Record<string, JsonSchema>) => Object.fromEntries(Object.entries(props).filter(([, p]) => !isRefusedParam(p)));
+  return { ...s, properties: keep(s.properties), ...(s.oneOf ? { oneOf: s.oneOf.map((o) => ({ ...o, properties: keep(o.properties) })) } : {}) };
+}
+
 function operation(e: Endpoint, version: VersionId, method: string, template: string, formIndex: number, style: 'x' | 'ietf' | 'both', named: NamedSchemas): Json {
   const deprecated = findVersion(version).deprecation !== undefined;
   const rated = e.allowance !== 'none';
@@ -78,7 +83,8 @@ function operation(e: Endpoint, version: VersionId, method: string, template: st
         : { description: code === '202' ? 'Accepted.' : 'Success.', headers: successHeaders, content: { 'application/json': { schema, example: exampleOf(schema, 0, named) } } };
   }
   for (const code of errorCodes(e, version, method)) responses[String(code)] = { $ref: `#/components/responses/Error${code}` };
-  const contract = paramsJsonSchema(e.id, version, named);
+  // A parameter this version refuses is parsed only to say so; the document lists what the version takes.
+  const contract = withoutRefused(paramsJsonSchema(e.id, version, named));
   const inPath = pathParamsOf(template);
   const pathNames = new Set(inPath.map((p) => p.name));
   const parameters: Json[] = inPath.map((p) => ({

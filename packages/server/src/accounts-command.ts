@@ -1,6 +1,6 @@
 import { Conflict, createEngine } from '@sdp/core';
 import { randomIds, SystemClock } from '@sdp/clock';
-import type { Command } from './command.ts';
+import { seeDocs, type Command } from './command.ts';
 import { demoCurl } from './demo-account.ts';
 import { openStore } from './open-store.ts';
 import { defaultSettings, flagsHelp, readFlags, SERVE_SETTINGS, SettingsError, type ServerSettings, type Setting } from './settings.ts';
@@ -41,7 +41,7 @@ Run them beside a running server on the same --store, or before starting it.
 Flags:
 ${flagsHelp(ACCOUNTS_SETTINGS, { ...defaultSettings(), apiKey: undefined, packageJson: undefined })}
 
-See docs/server.md.`;
+${seeDocs('docs/server.md')}`;
 
 /** Whether the port was chosen (flag or environment) rather than left at the default. */
 function portGiven(argv: string[], env: Record<string, string | undefined>): boolean {

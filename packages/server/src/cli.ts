@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { accountsCommand } from './accounts-command.ts';
-import { wantsHelp, type Command } from './command.ts';
+import { seeDocs, wantsHelp, type Command } from './command.ts';
 import { serveCommand } from './serve-command.ts';
 import { SettingsError } from './settings.ts';
 import { simCommand } from './sim-command.ts';
@@ -29,7 +29,7 @@ ${COMMANDS.map((c) => `  sdp ${c.name.padEnd(width)}${c.summary}`).join('\n')}
   sdp COMMAND --help    the command's flags, each with its default and environment variable
   sdp --version         the version
 
-Docs: docs/server.md and docs/simulator.md in the sdp repository; npm start runs sdp serve there.`;
+${seeDocs('docs/server.md', 'docs/simulator.md')} In a clone, npm start runs sdp serve.`;
 }
 
 export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<void> {

@@ -12,7 +12,11 @@ export interface Command {
   run(argv: string[], env: Record<string, string | undefined>): Promise<number | void>;
 }
 
-/** Where the docs are for help texts: the package's README on disk, and the project's pages. */
-export const DOCS = 'docs/server.md in the sdp repository (also the README of @sdp/server)';
+/**
+ * The pointer at the end of a help text. The docs/ pages live in the sdp repository and are not in the
+ * installed package, so the help names what an install does carry as well: the package's README.
+ */
+export const seeDocs = (...pages: string[]): string =>
+  `More: ${pages.join(', ')} in the sdp repository; installed, node_modules/@sdp/server/README.md.`;
 
 export const wantsHelp = (argv: readonly string[]): boolean => argv.includes('--help') || argv.includes('-h');

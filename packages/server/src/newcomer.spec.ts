@@ -108,14 +108,15 @@ describe("a newcomer's first start", () => {
     expect(await exited(server.child)).toBe(0);
   }, 60_000);
 
-  it('a first start that fails (its port busy) creates nothing: the next start is the first, and shows the demo key', async () => {
+  it('a first start that fails (its port busy) says which port and how to choose another, creates nothing: the next start is the first, and shows the demo key', async () => {
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const port = (busy.address() as AddressInfo).port;
     try {
       const failed = start(port, 'busy.db');
-      await expect(failed.ready).rejects.toThrow(/EADDRINUSE|address already in use/i);
-      expect(failed.output()).not.toMatch(/API key/);
+      await expect(failed.ready).rejects.toThrow(/server exited with 2/);
+      // One line naming the port and the way to another, no stack.
+      expect(failed.output()).toBe(`sdp serve: port ${port} on 127.0.0.1 is already in use (another sdp serve still running?); choose another with --port N or SDP_PORT=N (0: any free port)\n`);
     } finally {
       busy.close();
     }
@@ -154,6 +155,9 @@ describe("a newcomer's first start", () => {
     for (const name of ['serve', 'accounts', 'sim']) expect(help).toContain(`sdp ${name}`);
     for (const doc of help.match(/docs\/[a-z-]+\.md/g)!) expect(existsSync(join(root, doc)), doc).toBe(true);
     const serveHelp = (await sdp(['serve', '--help']));
+    // docs/ is not in the installed package; its README is (npm always packs it), so the help names that too.
+    for (const text of [help, serveHelp]) expect(text).toContain('installed, node_modules/@sdp/server/README.md');
+    expect(existsSync(join(root, 'packages/server/README.md'))).toBe(true);
     const { SERVE_SETTINGS, defaultSettings } = await import('./settings.ts');
     for (const s of SERVE_SETTINGS) {
       expect(serveHelp).toContain(`--${s.flag} ${s.format}`);

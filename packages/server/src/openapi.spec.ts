@@ -78,10 +78,14 @@ describe('the OpenAPI documents, one per version', () => {
     expect(names).toEqual(expect.arrayContaining(['id', 'include_finished', 'page', 'per_page', 'order_by']));
     expect(get.parameters.find((x: Doc) => x.name === 'include_finished').description).toMatch(/1\/0/);
     expect(doc.paths['/historics/start'].post.responses['204'].content).toBeUndefined();
-    // Breaking changes show as schema differences: playback_id is refused from 1.2, insight/start answers {id} from 1.3.
+    // Breaking changes show as schema differences: playback_id is refused from 1.2, so absent from its
+    // documents (the parser keeps it only to say why), and insight/start answers {id} from 1.3.
     const before: Doc = await resolved('1.1');
     expect(before.paths['/push/create'].post.requestBody.content['application/json'].schema.properties.playback_id.pattern).toBe('^[0-9a-f]{20}$');
-    expect(body.schema.properties.playback_id.description).toMatch(/Refused/);
+    for (const v of VERSIONS.filter((x) => atLeast(x.id, '1.2'))) {
+      expect(JSON.stringify((await resolved(v.id)).paths['/push/create']), v.id).not.toContain('playback_id');
+    }
+    expect(body.schema.properties).not.toHaveProperty('playback_id');
     expect(body.example).not.toHaveProperty('playback_id');
     expect(Object.keys(before.paths['/insight/start'].post.responses)).toContain('204');
     expect(doc.paths['/insight/start'].post.responses['200'].content['application/json'].schema.required).toEqual(['id']);
@@ -198,6 +202,20 @@ describe('served by the server', () => {
     const r = await fetch(`${sdp.url}/favicon.ico`);
     expect(r.status).toBe(204);
     expect(await r.text()).toBe('');
+  });
+
+  it('answers the health check without credentials, charges nothing, and keeps it out of every document', async () => {
+    const r = await fetch(`${sdp.url}/_health`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json');
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('x-ratelimit-cost')).toBeNull();
+    expect(await r.json()).toEqual({ status: 'ok' });
+    const head = await fetch(`${sdp.url}/_health`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+    expect((await fetch(`${sdp.url}/_health`, { method: 'POST' })).status).toBe(405);
+    expect((await fetch(`${sdp.url}/_health/deep`)).status).toBe(404);
+    for (const v of VERSIONS) expect(Object.keys(openApiDocument(v.id).paths as object).filter((p) => p.includes('health')), v.id).toEqual([]);
   });
 
   it('answers GET / with the API\'s 404, pointing at /docs', async () => {

@@ -1,4 +1,4 @@
-import type { Command } from './command.ts';
+import { seeDocs, type Command } from './command.ts';
 import { startServer } from './server.ts';
 import { defaultSettings, flagsHelp, readSettings, SERVE_SETTINGS, type ServerSettings } from './settings.ts';
 import { isWorker, runWorker, startPrimary, type StartReport } from './workers.ts';
@@ -14,23 +14,36 @@ its key and a curl line; later, \`sdp accounts create\` or \`sdp accounts rotate
 Flags (flags win over environment variables, which win over the defaults; --flag VALUE or --flag=VALUE):
 ${flagsHelp(SERVE_SETTINGS, defaultSettings())}
 
-See docs/server.md.`,
+${seeDocs('docs/server.md')}`,
   async run(argv, env) {
     const settings = readSettings(argv, env);
     if (isWorker()) return runWorker(settings);
     const out = (line: string) => process.stdout.write(line + '\n');
     if (settings.workers > 1) {
-      const primary = await startPrimary(settings, (line) => process.stderr.write(line + '\n'));
+      const primary = await startPrimary(settings, (line) => process.stderr.write(line + '\n')).catch(explainBusyPort);
       // Before the lines a supervisor waits for: a signal sent the moment it reads them stops cleanly.
       onSignals(() => primary.stop());
       printStart(out, settings, { ...primary, clockNow: Date.now() });
       return;
     }
-    const running = await startServer(settings);
+    const running = await startServer(settings).catch(explainBusyPort);
     onSignals(() => running.close());
     printStart(out, settings, { ...running, clockNow: running.clock.now() });
   },
 };
+
+/**
+ * Node's own words (`listen EADDRINUSE: address already in use 127.0.0.1:8080`) leave a newcomer, most
+ * often with an earlier `npm start` still running, without the way out: the flag and the variable.
+ */
+function explainBusyPort(error: unknown): never {
+  const e = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (e?.code === 'EADDRINUSE') {
+    const where = e.port !== undefined ? `port ${e.port}${e.address ? ` on ${e.address}` : ''}` : 'the port';
+    throw new Error(`${where} is already in use (another sdp serve still running?); choose another with --port N or SDP_PORT=N (0: any free port)`);
+  }
+  throw error;
+}
 
 function printStart(out: (line: string) => void, settings: ServerSettings, started: StartReport & { clockNow: number }): void {
   out(`store: ${started.storeDescription}`);

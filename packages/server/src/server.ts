@@ -22,6 +22,7 @@ import { eventRoutes } from './event-routes.ts';
 import { faultRoutes } from './fault-routes.ts';
 import { FaultInjector } from './faults.ts';
 import { createDocsPage } from './docs-page.ts';
+import { healthCheck } from './health.ts';
 import { journalRoutes, RequestJournal } from './request-journal.ts';
 import type { ServerSettings } from './settings.ts';
 
@@ -162,7 +163,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       // Without a token the operator API and the console are not mounted at all: their paths answer the
       // API's own 404 for an unknown path, so nothing tells a client they exist.
       // A browser asks every page's host for an icon: an empty answer rather than a 404 in its console.
-      mounts: { docs: createDocsPage(), 'favicon.ico': async () => ({ status: 204, headers: { 'Cache-Control': 'public, max-age=86400' } }), ...(settings.adminToken ? { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) } : {}) },
+      mounts: { docs: createDocsPage(), _health: healthCheck, 'favicon.ico': async () => ({ status: 204, headers: { 'Cache-Control': 'public, max-age=86400' } }), ...(settings.adminToken ? { _admin: operator, _console: createConsoleFiles({ token: settings.adminToken }) } : {}) },
       ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: log.write } : {}),

@@ -42,22 +42,37 @@ export function dayBoundaries(from: number, to: number, mode: LimitingDayMode): 
 
 /** The zone charts and tables show times in: the limiting day's, with its offset from UTC at an instant. */
 export interface TimeZoneView {
-  /** Short name shown beside times (PST, or PST/PDT for America/Los_Angeles). */
+  /** Short name shown beside times of any date (PST, or PST/PDT for America/Los_Angeles). */
   name: string;
   /** Milliseconds to add to a UTC instant to read its wall-clock time in the zone. */
   offsetAt(ms: number): number;
+  /** The name at one instant, where it changes with the season (PDT in a Los Angeles summer); `name` without it. */
+  nameAt?(ms: number): string;
+}
+
+/** The zone's name at an instant. */
+export const zoneNameAt = (zone: TimeZoneView, ms: number): string => zone.nameAt?.(ms) ?? zone.name;
+
+/** "UTC-08:00": the offset at an instant, so that a reader in July sees which clock "PST" means. */
+export function offsetLabel(zone: TimeZoneView, ms: number): string {
+  const minutes = Math.round(zone.offsetAt(ms) / 60_000);
+  const a = Math.abs(minutes);
+  return `UTC${minutes < 0 ? '-' : '+'}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
 }
 
 /** The limiting day's zone: its days start at local midnight, so a day's start gives the offset. */
 export function limitingDayZone(mode: LimitingDayMode): TimeZoneView {
-  return {
-    name: mode === 'pst' ? 'PST' : 'Los Angeles',
-    offsetAt(ms) {
-      const day = limitingDayOf(ms, mode);
-      return Date.parse(`${day.key}T00:00:00Z`) - day.start;
-    },
+  const offsetAt = (ms: number) => {
+    const day = limitingDayOf(ms, mode);
+    return Date.parse(`${day.key}T00:00:00Z`) - day.start;
   };
+  // `pst` days keep UTC-08:00 all year, so PST is right in July too; Los Angeles days follow the clocks.
+  if (mode === 'pst') return { name: 'PST', offsetAt };
+  return { name: 'PST/PDT', offsetAt, nameAt: (ms) => (offsetAt(ms) === -7 * 3_600_000 ? 'PDT' : 'PST') };
 }
+
+/** "2026-07-06 00:00" in the zone. */
+export const localDateTime = (ms: number, zone: TimeZoneView): string => new Date(ms + zone.offsetAt(ms)).toISOString().slice(0, 16).replace('T', ' ');
 
 /** "01-05 14:30" in the zone. */
 export function localStamp(ms: number, zone: TimeZoneView, withDate = true): string {

@@ -54,8 +54,11 @@ function terminalBars(names: string[]): Progress {
 function plainLines(names: string[], options: ProgressOptions): Progress {
   const every = options.everyMs ?? 3000;
   const started = performance.now();
-  /** When each package was first heard of: its ETA counts from there (packages may wait for a thread). */
-  const begun = new Map<string, number>();
+  /**
+   * When each package was first heard of and how far it had got: its ETA counts from there (packages may
+   * wait for a thread, and report their first progress some way in).
+   */
+  const begun = new Map<string, { at: number; done: number }>();
   const last = new Map<string, number>();
   const ended = new Set<string>();
   const label = (name: string) => `sim: ${name} (${names.indexOf(name) + 1}/${names.length})`;
@@ -63,8 +66,9 @@ function plainLines(names: string[], options: ProgressOptions): Progress {
     update(name, done) {
       if (ended.has(name)) return;
       const now = performance.now();
-      if (!begun.has(name)) begun.set(name, now);
-      const elapsed = (now - begun.get(name)!) / 1000;
+      if (!begun.has(name)) begun.set(name, { at: now, done });
+      const since = begun.get(name)!;
+      const elapsed = (now - since.at) / 1000;
       if (done >= 1) {
         ended.add(name);
         options.err(`${label(name)} done in ${secs(elapsed)} (${secs((now - started) / 1000)} since the start)`);
@@ -72,7 +76,10 @@ function plainLines(names: string[], options: ProgressOptions): Progress {
       }
       if (now - (last.get(name) ?? started) < every) return;
       last.set(name, now);
-      const left = done > 0.02 ? (elapsed * (1 - done)) / done : undefined;
+      // No estimate until there is a pace to extrapolate: the first report of a package has none (it
+      // would read "about 0.0s left"), nor has a second that came too soon after it to mean anything.
+      const gained = done - since.done;
+      const left = gained > 0.02 && elapsed >= 1 ? (elapsed * (1 - done)) / gained : undefined;
       options.err(`${label(name)} ${(done * 100).toFixed(0)}% after ${secs(elapsed)}${left === undefined ? '' : `, about ${secs(left)} left`}`);
     },
     finish() {},

@@ -1,4 +1,4 @@
-import { dayBoundaries, limitingDayZone, localStamp, utcStamp } from './limiting-days.ts';
+import { dayBoundaries, limitingDayZone, localStamp, utcStamp, zoneNameAt } from './limiting-days.ts';
 import { TOTALS_HEADER, totalsRow } from './report-table.ts';
 import { formatDuration } from './duration.ts';
 import type { SimFigures } from './run-scenario.ts';
@@ -170,14 +170,14 @@ export function reportHtml(r: SimFigures, mode: LimitingDayMode = r.scenario.lim
         );
 
   const totals = table(TOTALS_HEADER, r.totals.map(totalsRow));
-  const daysTable = table(['account', 'limiting day', 'starts', 'recorded', 'refused', 'limit'], days.map((d) => [d.account, d.day, { text: `${localStamp(Date.parse(d.start), zone)} ${zone.name}`, title: utcStamp(Date.parse(d.start)) }, d.used, d.refused, d.limit]));
+  const daysTable = table(['account', 'limiting day', 'starts', 'recorded', 'refused', 'limit'], days.map((d) => [d.account, d.day, { text: `${localStamp(Date.parse(d.start), zone)} ${zoneNameAt(zone, Date.parse(d.start))}`, title: utcStamp(Date.parse(d.start)) }, d.used, d.refused, d.limit]));
   const shownHours = r.hours.slice(0, 2000);
   const hoursTable = table(
     [`hour (${zone.name})`, 'account', 'calls', 'admitted', 'refused', 'queue full', 'credits', 'rate-limited s', 'resets', 'remaining at end'],
     shownHours.map((h) => [{ text: localStamp(Date.parse(h.start), zone), title: utcStamp(Date.parse(h.start)) }, h.account, h.calls, h.admitted, h.refusedRate, h.refusedQueue, Object.values(h.credits).reduce((a, b) => a + b, 0), Math.round(h.rateLimitedSeconds), h.resets, h.remainingEnd]),
   );
   const block = (svg: Markup) => html`<figure class="block">${svg}</figure>`;
-  const when = (ms: number) => html`<span title=${utcStamp(ms)}>${new Date(ms + zone.offsetAt(ms)).toISOString().slice(0, 10)} ${localStamp(ms, zone, false)} ${zone.name}</span>`;
+  const when = (ms: number) => html`<span title=${utcStamp(ms)}>${new Date(ms + zone.offsetAt(ms)).toISOString().slice(0, 10)} ${localStamp(ms, zone, false)} ${zoneNameAt(zone, ms)}</span>`;
   return page(html`<html lang="en">
     <head>
       <meta charset="utf-8" />

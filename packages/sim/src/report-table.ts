@@ -1,5 +1,5 @@
 import { formatDuration } from './duration.ts';
-import { limitingDayZone } from './limiting-days.ts';
+import { limitingDayZone, localDateTime, offsetLabel, zoneNameAt } from './limiting-days.ts';
 import type { SimFigures } from './run-scenario.ts';
 import type { AccountTotals } from './usage-ledger.ts';
 
@@ -38,10 +38,23 @@ export function totalsRow(t: AccountTotals): (string | number)[] {
 }
 
 /** The terminal summary of one run. */
+/**
+ * The run's start and end in the limiting day's zone, as the day table and the report's tables read, with
+ * the zone's name and offset at each end (an end past a clock change names its own).
+ */
+function runSpan(r: SimFigures): string {
+  const zone = limitingDayZone(r.scenario.limitingDay);
+  const [from, to] = [Date.parse(r.scenario.start), Date.parse(r.scenario.end)];
+  const label = (ms: number) => `${zoneNameAt(zone, ms)} (${offsetLabel(zone, ms)})`;
+  return label(from) === label(to)
+    ? `${localDateTime(from, zone)} to ${localDateTime(to, zone)} ${label(from)}`
+    : `${localDateTime(from, zone)} ${label(from)} to ${localDateTime(to, zone)} ${label(to)}`;
+}
+
 export function summaryText(r: SimFigures): string {
   const out: string[] = [];
   const hours = r.scenario.durationMs / 3_600_000;
-  out.push(`${r.scenario.name}: ${r.scenario.start} to ${r.scenario.end} (${formatDuration(r.scenario.durationMs)}), API ${r.scenario.version}${r.packageName ? `, package ${r.packageName}` : ''}`);
+  out.push(`${r.scenario.name}: ${runSpan(r)} (${formatDuration(r.scenario.durationMs)}), API ${r.scenario.version}${r.packageName ? `, package ${r.packageName}` : ''}`);
   out.push(textTable(TOTALS_HEADER, r.totals.map(totalsRow)));
   for (const t of r.totals) {
     const groups = Object.entries(t.credits).sort((a, b) => b[1] - a[1]);
@@ -57,7 +70,9 @@ export function summaryText(r: SimFigures): string {
   }
   const days = r.limitingDays.filter((d) => d.used > 0 || d.refused > 0);
   if (days.length > 0) {
-    out.push(`recording capacity per limiting day (days start 00:00 ${limitingDayZone(r.scenario.limitingDay).name}):`);
+    const zone = limitingDayZone(r.scenario.limitingDay);
+    const clock = r.scenario.limitingDay === 'pst' ? 'PST, UTC-08:00 all year' : `${zone.name}, America/Los_Angeles`;
+    out.push(`recording capacity per limiting day (days start 00:00 ${clock}):`);
     out.push(textTable(['account', 'day', 'used', 'refused', 'limit'], days.map((d) => [d.account, d.day, d.used, d.refused, d.limit])));
   }
   for (const note of r.notes) out.push(`note: ${note}`);

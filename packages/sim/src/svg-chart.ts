@@ -1,6 +1,6 @@
 import { scaleLinear, scaleUtc } from 'd3-scale';
 import { curveLinear, curveStepAfter, line } from 'd3-shape';
-import { localStamp, utcStamp, type TimeZoneView } from './limiting-days.ts';
+import { localStamp, utcStamp, zoneNameAt, type TimeZoneView } from './limiting-days.ts';
 import { html, type Markup } from './markup.ts';
 
 /**
@@ -163,7 +163,7 @@ export function lineChart(f: ChartFrame, series: LineSeries[]): Markup {
     for (let k = 0; k < s.points.length; k += every) {
       const [x, y] = s.points[k]!;
       if (!Number.isFinite(y)) continue;
-      const tip = `${s.name}, ${localStamp(x, zone)} ${zone.name} (${utcStamp(x)}): ${y.toLocaleString('en-US')}${f.unit ? ` ${f.unit}` : ''}`;
+      const tip = `${s.name}, ${localStamp(x, zone)} ${zoneNameAt(zone, x)} (${utcStamp(x)}): ${y.toLocaleString('en-US')}${f.unit ? ` ${f.unit}` : ''}`;
       out.push(html`<circle class="tip" cx=${r1(sx(x))} cy=${r1(sy(y))} r="4" fill=${s.color} fill-opacity="0"><title>${tip}</title></circle>`);
     }
     return out;
@@ -183,7 +183,7 @@ export function barChart(f: ChartFrame, bars: BarStack[]): Markup {
       if (p.value <= 0) continue;
       const top = sy(base + p.value);
       const bottom = sy(base);
-      const when = `${localStamp(b.x0, zone)} to ${localStamp(b.x1, zone)} ${zone.name} (from ${utcStamp(b.x0)})`;
+      const when = `${localStamp(b.x0, zone)} to ${localStamp(b.x1, zone)} ${zoneNameAt(zone, b.x1)} (from ${utcStamp(b.x0)})`;
       rects.push(html`<rect class="tip" x=${r1(x)} y=${r1(top)} width=${r1(width)} height=${r1(Math.max(1, bottom - top))} fill=${p.color}><title>${`${p.name}: ${p.value.toLocaleString('en-US')}, ${when}`}</title></rect>`);
       base += p.value;
     }

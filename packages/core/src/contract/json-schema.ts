@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { EndpointId } from '../catalogue/endpoints.ts';
 import type { VersionId } from '../catalogue/versions.ts';
 import { ErrorAnswer, termsOf } from './contract.ts';
+import { REFUSED_PREFIX } from './wire.ts';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 reads it). */
 export type JsonSchema = Record<string, unknown>;
@@ -101,6 +102,12 @@ function asRequest(v: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * Whether a parameter's schema is one a version refuses (`refused` in wire.ts): the parsing keeps it so
+ * that a client sending it hears why, but a document of what the version takes leaves it out.
+ */
+export const isRefusedParam = (s: JsonSchema): boolean => typeof s['description'] === 'string' && s['description'].startsWith(REFUSED_PREFIX);
 
 function openObject(s: JsonSchema): ParamsJsonSchema {
   const { additionalProperties: _, ...open } = s as JsonSchema & { properties?: Record<string, JsonSchema>; required?: string[] };

@@ -155,7 +155,9 @@ export function list<T extends z.ZodType>(item: T, opts: { max?: number; min?: n
  * A parameter that a version no longer takes: naming it is a 400 with `message` (a breaking change,
  * visible in the schemas of the versions that refuse it).
  */
-export const refused = (message: string) => z.undefined({ error: message }).meta({ description: `Refused: ${message}` });
+/** What a refused parameter's description begins with: how the JSON Schema, which has no word for it, tells one. */
+export const REFUSED_PREFIX = 'Refused: ';
+export const refused = (message: string) => z.undefined({ error: message }).meta({ description: `${REFUSED_PREFIX}${message}` });
 
 /**
  * The parameters of one endpoint: the object the handler receives. An empty value (`''`, `null`) is no

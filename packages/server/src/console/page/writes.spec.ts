@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { accountOfStream, PLATFORM_AGGREGATES } from '@sdp/core';
 import { groupWrites, ownerOf } from './writes.js';
 
 const ev = (position: number, stream: string, type: string, time = 1000, data: unknown = {}) => ({ position, stream, type, time, data });
@@ -65,6 +66,17 @@ describe('which events were one atomic write', () => {
     expect(ownerOf('capacity:ann:2026-03-02')).toBe('ann');
     expect(ownerOf('filter:abc')).toBeNull();
     expect(ownerOf('credits:a:b')).toBe('a:b');
+  });
+
+  it("names the owner of every aggregate's stream as the core does, stream connections and matches included", () => {
+    expect(ownerOf('streams:demo')).toBe('demo');
+    expect(ownerOf('stream-matches:demo')).toBe('demo');
+    for (const { prefix } of PLATFORM_AGGREGATES) {
+      const streams = [`${prefix}a:b`, `${prefix}a:b:2026-03-02`];
+      // A day stream without its day, never written, names no account in the core; the page need not agree there.
+      for (const stream of streams) if (accountOfStream(stream) !== undefined) expect(ownerOf(stream), stream).toBe(accountOfStream(stream));
+      if (streams.every((s) => accountOfStream(s) === undefined)) expect(ownerOf(streams[0]!), streams[0]).toBeNull();
+    }
   });
 
   it('every event belongs to exactly one write, in log order', () => {
