@@ -1,6 +1,6 @@
 import { ManualClock } from '@sdp/clock';
 import { createEngine, forgettableCharge, MATCHED_TYPE, RELAY_STREAM_PREFIX, queuedAt, taskSlotsDecider, tasksStream, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
-import { MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
+import { LogProcessor, MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
 import { SimClient, type SetupOutcome } from './sim-client.ts';
@@ -112,8 +112,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
   // The ledger folds events as the engine does, through its event schema (a run's own store may hold old ones);
   // on the lean store it hears them as they are stored, written in the current schema.
-  let position = await engine.store.head();
+  const position = await engine.store.head();
   feed?.startAfter(position);
+  // On a store given to the run (not the lean one, whose feed hears each event as it is stored), the
+  // ledger reads what each hour wrote through the kernel's log processor, from where it last stopped.
+  const hourly = feed ? undefined : new LogProcessor(engine.store, (events) => ledger.recordEvents(events), { after: position });
   for (let h = 0; h < ledger.hours; h++) {
     const hourEnd = Math.min(end, scenario.start + (h + 1) * HOUR) - 1;
     await clock.advanceTo(hourEnd);
@@ -124,9 +127,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     if (feed) {
       if (h === ledger.hours - 1) feed.stop();
     } else {
-      const events = await engine.store.readAll(position);
-      if (events.length > 0) position = events[events.length - 1]!.position;
-      ledger.recordEvents(events);
+      await hourly!.catchUp();
     }
     for (const a of scenario.accounts) {
       const view = await engine.accountView(a.username);
