@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startPushReceiver, type PushReceiver } from '../test/push-receiver.ts';
+import { listeningUrl } from '../test/listening-url.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(join(tmpdir(), 'sdp-push-crash-'));
@@ -25,16 +26,7 @@ async function serve(clockStart: number): Promise<{ child: ChildProcess; url: st
   const args = ['--import', 'tsx', 'packages/server/src/cli.ts', 'serve', '--port', '0', '--store', `sqlite:${join(dir, 'sdp.db')}`, '--clock', 'manual', '--clock-start', String(clockStart), '--admin-token', TOKEN, '--access-log', 'off'];
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, SDP_PUSH_ALLOWED_HOSTS: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  let out = '';
-  const url = await new Promise<string>((ready, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) ready(m[1]!);
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
+  const { url } = await listeningUrl(child);
   return { child, url };
 }
 

@@ -18,6 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { account, pause, settings, start, stopAll, TOKEN } from '../test/stream-kit.ts';
 import { startServer, type RunningSdp } from './server.ts';
+import { listeningUrl } from '../test/listening-url.ts';
 
 /** Cases per configuration (`SDP_FUZZ_RUNS`), in batches that run at once. */
 const RUNS = Number(process.env.SDP_FUZZ_RUNS ?? 150);
@@ -55,17 +56,8 @@ async function workers(file: string): Promise<Target> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  let out = '';
-  const url = await new Promise<string>((ready, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) ready(m[1]!);
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { url, ports: [Number(new URL(url).port)], output: () => out };
+  const { url, output } = await listeningUrl(child);
+  return { url, ports: [Number(new URL(url).port)], output };
 }
 
 // ---- what a case sends ----

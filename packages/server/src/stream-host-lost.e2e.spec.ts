@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { everyStore } from '../test/every-store.ts';
 import { account, pause, settings, WsClient, type Json } from '../test/stream-kit.ts';
 import { startServer, type RunningSdp } from './server.ts';
+import { listeningUrl } from '../test/listening-url.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const children: ChildProcess[] = [];
@@ -25,16 +26,7 @@ const PACE = { renewMs: 200, lapseMs: 2_500 };
 async function serverProcess(store: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/test/stream-host-process.ts', store, JSON.stringify(PACE)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  let out = '';
-  const url = await new Promise<string>((ready, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) ready(m[1]!);
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
+  const { url } = await listeningUrl(child);
   return { child, url };
 }
 
