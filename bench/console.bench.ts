@@ -1,4 +1,4 @@
-import { createEngine } from '@sdp/core';
+import { StreamCalls, createEngine } from '@sdp/core';
 import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { consoleReadRoutes } from '../packages/server/src/console/console-reads.ts';
@@ -16,11 +16,12 @@ export default async function consoleBench(): Promise<BenchReport> {
   const clock = new ManualClock(Date.parse('2026-03-02T08:05:37Z'));
   const engine = createEngine({ store: new MemoryEventStore(), clock, ids: seededIds(7) });
   const names: string[] = [];
+  const stream = new StreamCalls(engine);
   for (let i = 0; i < ACCOUNTS; i++) {
     const username = `acct${i}`;
     names.push(username);
     await engine.openAccount({ username });
-    for (let c = 0; c < 5; c++) await engine.chargeStream(username, 5);
+    for (let c = 0; c < 5; c++) await stream.charge(username, 5);
   }
   const list = consoleReadRoutes(engine, clock, new WriteLog()).find((r) => r.method === 'GET' && r.path.join('/') === 'accounts')!;
   const views = await opsPerSecond(async () => {

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CreditsExhausted, DomainError, type Engine } from '@sdp/core';
+import { DomainError, StreamCalls, type CallAnswer, type Engine } from '@sdp/core';
 import { type Clock } from '@sdp/core/kernel';
 import { ClockError, type ManualClock } from '@sdp/clock';
 import type { FirehoseKeeper } from './firehose-keeper.ts';
@@ -47,6 +47,7 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
   if (token === undefined) return async () => errorResponse(404, 'Not found');
   const tokenDigest = digest(token);
   const manual = clock.kind === 'manual' ? (clock as ManualClock) : undefined;
+  const streamCalls = new StreamCalls(engine);
 
   const routes: OperatorRoute[] = [
     {
@@ -74,14 +75,14 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
       path: ['accounts', '*', 'charge'],
       run: async ({ params, body }) => {
         const { cost } = readBody(ChargeBody, body);
-        try {
-          const f = await engine.chargeStream(params[0]!, cost);
-          return jsonResponse(200, { limit: f.limit, remaining: f.remaining, reset: f.reset, cost: f.cost });
-        } catch (error) {
-          if (!(error instanceof CreditsExhausted)) throw error;
-          const f = error.figures;
-          return jsonResponse(429, { error: error.message, limit: f.limit, remaining: f.remaining, reset: f.reset, cost: f.cost });
-        }
+        // Judged by the engine's one door, as every charge is; this route is the operator's authority
+        // (the token is checked before any route runs), so it alone builds the call (`ApiCall.operator`).
+        const answer = await streamCalls.charge(params[0]!, cost);
+        const f = answer.rate;
+        const figures = f && { limit: f.limit, remaining: f.remaining, reset: f.reset, cost: f.cost };
+        if (answer.status === 200 && figures) return jsonResponse(200, figures);
+        if (answer.status === 429 && figures) return jsonResponse(429, { error: errorOf(answer), ...figures });
+        return errorResponse(answer.status, errorOf(answer), { ...answer.headers });
       },
     },
     // How far the engine's recording index trails the log (project addition): read, not caught up.
@@ -167,6 +168,8 @@ export function createOperatorApi(options: OperatorOptions): WireHandler {
     }
   };
 }
+
+const errorOf = (answer: CallAnswer): string => String((answer.body as { error?: unknown } | undefined)?.error ?? 'Internal error');
 
 function authorized(header: string | undefined, tokenDigest: Buffer): boolean {
   const m = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header.trim());

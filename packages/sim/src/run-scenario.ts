@@ -46,8 +46,8 @@ export interface SimResult extends SimFigures {
 }
 
 /**
- * Runs a scenario through the platform's own engine on a manual clock: every call is an `engine.call`
- * (or `engine.chargeStream`), judged by the same rules a server applies, as fast as the machine allows.
+ * Runs a scenario through the platform's own engine on a manual clock: every call, the stream's
+ * included, is an `engine.call`, judged by the same rules a server applies, as fast as the machine allows.
  */
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<SimResult> {
   const wallStart = performance.now();

@@ -288,7 +288,8 @@ export class UsageLedger {
     const a = this.accounts.get(accountOfStream(e.stream) ?? '');
     if (!a) return;
     const data = e.data;
-    // Charges not made by an API call (the stream product; an operator's injected fault) keep their own name.
+    // Charges not made by a call keep their own name: an operator's injected fault, and the operator's
+    // stream charge in logs written before it was a call (`stream`; now `stream.charge`, of the stream group).
     const group = data.endpoint === 'stream' || data.endpoint.startsWith('fault.') ? data.endpoint : endpointById(data.endpoint).group;
     const row = a.rows[this.hourOf(e.time)]!;
     for (const line of data.lines) {

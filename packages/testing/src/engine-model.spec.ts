@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { Engine, createEngine, type ApiCall, type CallAnswer } from '@sdp/core';
+import { Engine, PLATFORM_HANDLERS, createEngine, type ApiCall, type CallAnswer, type Endpoint } from '@sdp/core';
 import { AdvanceClockCommand, ApiCallCommand, InvariantBroken, StreamChargeCommand, TaskBurstCommand, engineCommands, runEngineModel } from './engine-model.ts';
 
 const tight = { credits_per_hour: 100, analyze_credits_per_hour: 60 };
@@ -47,11 +47,12 @@ describe('the engine against the model of its published limits', () => {
 
   it('catches an engine that lets the stream product overdraw', async () => {
     class Overdraw extends Engine {
-      override async chargeStream(username: string, cost: number) {
-        return super.chargeStream(username, Math.min(cost, 1));
+      override call(call: ApiCall, endpoint?: Endpoint): Promise<CallAnswer> {
+        if (call.endpoint !== 'stream.charge') return super.call(call, endpoint);
+        return super.call({ ...call, params: { cost: Math.min(call.params!.cost as number, 1) } }, endpoint);
       }
     }
-    const run = runEngineModel({ package: tight, engine: (ports) => new Overdraw(ports) }, [new StreamChargeCommand(60), new StreamChargeCommand(60)]);
+    const run = runEngineModel({ package: tight, engine: (ports) => new Overdraw({ ...ports, handlers: PLATFORM_HANDLERS }) }, [new StreamChargeCommand(60), new StreamChargeCommand(60)]);
     await expect(run).rejects.toThrow(/^exact remaining: stream charge of 60 at 2026-01-05T08:05:37.000Z: expected 40 of 100, engine said 99$/);
   });
 });

@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import { ManualClock } from '@sdp/clock';
 import {
-  CreditsExhausted,
+  StreamCalls,
   TASK_QUEUE_LIMIT,
   atLeast,
   createEngine,
@@ -178,15 +178,11 @@ export class StreamChargeCommand implements Cmd {
     const w = windowNow(a, m.now);
     const head = await r.store.head();
     const what = `stream charge of ${this.cost} at ${new Date(m.now).toISOString()}`;
-    let figures: RateFigures;
-    let refused = false;
-    try {
-      figures = await r.engine.chargeStream(r.account.username, this.cost);
-    } catch (error) {
-      if (!(error instanceof CreditsExhausted)) throw error;
-      figures = error.figures;
-      refused = true;
-    }
+    // The operator's charge, a call judged as every charge is (`stream.charge`).
+    const answer = await new StreamCalls(r.engine).charge(r.account.username, this.cost);
+    if ((answer.status !== 200 && answer.status !== 429) || !answer.rate) throw new Error(`${what}: the engine answered ${answer.status} ${JSON.stringify(answer.body)}`);
+    const figures: RateFigures = answer.rate;
+    const refused = answer.status === 429;
     holds(refused === a.limit - w.used < this.cost, 'stream usage shares the general allowance', () => `${what}: ${a.limit - w.used} remained, engine ${refused ? 'refused' : 'charged'}`);
     if (refused) {
       holds((await r.store.head()) === head, 'nothing charged on refusal', () => `${what} but the store moved`);

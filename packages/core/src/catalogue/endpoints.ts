@@ -55,9 +55,11 @@ export interface Endpoint<Id extends string = EndpointId> {
    * account at step 5. `connection`: an action of a stream connection the judge admitted earlier (its open
    * was authenticated); the call names the account and the connection (`ApiCall.connection`) and is not
    * refused for a denied account or a replaced key, so a connection can always be closed and its
-   * deliveries recorded.
+   * deliveries recorded. `operator`: the operator acting on an account (`ApiCall.operator`), who holds
+   * no key of it; the account must exist, and the call is not refused for a denied account (the operator
+   * denied it, and decides what it is charged).
    */
-  caller: 'key' | 'connection';
+  caller: 'key' | 'connection' | 'operator';
   /**
    * When the cost is charged. `always` (the default): at step 6, kept whatever step 7 answers.
    * `on-effect`: at step 6, given back when the handler refuses or says it changed nothing (a stream
@@ -78,7 +80,7 @@ interface Row<Id extends string> {
   source?: 'seed' | 'project';
   note?: string;
   internal?: true;
-  caller?: 'key' | 'connection';
+  caller?: 'key' | 'connection' | 'operator';
   charged?: 'always' | 'on-effect';
 }
 
@@ -263,7 +265,7 @@ const TABLE = [
     },
   ]),
   // The stream's actions (docs/stream.md): internal, called by its transports (and the simulator's
-  // consumers) through Engine.call, never routed from a path.
+  // consumers), or by the operator (its charge), through Engine.call, never routed from a path.
   ...group('stream', [
     {
       id: 'stream.open',
@@ -290,6 +292,17 @@ const TABLE = [
     { id: 'stream.unsubscribe', path: '(stream) unsubscribe', methods: [], success: 200, cost: 0, allowance: 'none', caller: 'connection', internal: true, source: 'project' },
     { id: 'stream.deliveries', path: '(stream) record deliveries', methods: [], success: 200, cost: 0, allowance: 'none', caller: 'connection', internal: true, source: 'project' },
     { id: 'stream.close', path: '(stream) close a connection', methods: [], success: 200, cost: 0, allowance: 'none', caller: 'connection', internal: true, source: 'project' },
+    {
+      id: 'stream.charge',
+      path: '(operator) charge the stream product',
+      methods: [],
+      success: 200,
+      cost: 0,
+      caller: 'operator',
+      internal: true,
+      source: 'project',
+      note: "The operator's charge of stream usage injected by hand (POST /_admin/accounts/{u}/charge): the cost is the call's own (`cost`), drawn from the general allowance.",
+    },
   ]),
 ];
 

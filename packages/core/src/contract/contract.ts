@@ -100,6 +100,7 @@ export const CONTRACT = {
   'stream.unsubscribe': () => terms(streamParams.unsubscribe(), { 200: streamAnswers.changed }),
   'stream.deliveries': () => terms(streamParams.deliveries(), { 200: streamAnswers.changed }),
   'stream.close': () => terms(streamParams.close(), { 200: streamAnswers.closed }),
+  'stream.charge': () => terms(streamParams.charge(), { 200: streamAnswers.charged }),
 } satisfies Record<EndpointId, (v: VersionId) => Terms>;
 
 type TermsOf<Id extends EndpointId> = ReturnType<(typeof CONTRACT)[Id]>;

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 
 /**
- * What the stream's actions read and answer (internal endpoints: their transports build these calls,
- * no client does). Declared once here, as every REST endpoint's terms are, so the handlers read typed
+ * What the stream's actions read and answer (internal endpoints: their transports, or the operator,
+ * build these calls, no client does). Declared once here, as every REST endpoint's terms are, so the handlers read typed
  * parameters and a malformed action is a 400 naming its field.
  */
 const connection = z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a connection id');
@@ -17,6 +17,8 @@ export const streamParams = {
   unsubscribe: () => z.object({ hash }),
   deliveries: () => z.object({ minutes }),
   close: () => z.object({ reason: z.string().max(200) }),
+  /** The operator's charge: the credits it states, drawn from the general allowance. */
+  charge: () => z.object({ cost: z.int('must be a whole number of credits, 0 or more').min(0, 'must be a whole number of credits, 0 or more') }),
 };
 
 export const streamAnswers = {
@@ -24,4 +26,6 @@ export const streamAnswers = {
   subscribed: z.object({ hash: z.string(), seq: z.number().int(), charged: z.boolean() }),
   changed: z.object({ changed: z.boolean() }),
   closed: z.object({ changed: z.boolean(), hosts: z.array(z.string()) }),
+  /** What was charged; the allowance after it is the answer's rate figures. */
+  charged: z.object({ product: z.literal('stream'), cost: z.number().int() }),
 };

@@ -34,6 +34,14 @@ export interface ApiCall {
    * the account and the connection the judge admitted when it was opened. The wire never sets it.
    */
   connection?: { username: string; id?: string | undefined } | undefined;
+  /**
+   * For an endpoint whose catalogue `caller` is `operator`: the account the operator acts on. The
+   * operator is no tenant and holds no key of the account; its authority is the admin token, which the
+   * operator API checks before it builds such a call, or the engine itself in an embedder's hands (which
+   * opens, denies and resets accounts already). So the judge admits the call on the endpoint's caller
+   * alone. The wire never sets it, and no routed endpoint reads it.
+   */
+  operator?: { username: string } | undefined;
 }
 
 /**

@@ -6,6 +6,8 @@ import type { Endpoint } from '../catalogue/endpoints.ts';
 import { BadRequest, DomainError, NotFound, NotImplemented, Unauthorized } from '../calls/errors.ts';
 import { checkJsonDepth, prototypeKeyParam } from '../calls/input-limits.ts';
 import { Params } from '../calls/params.ts';
+import { termsOf } from '../contract/contract.ts';
+import { readParams } from '../contract/read.ts';
 import type { ApiCall, CallAnswer, CallContext, EngineSettings, HandlerAnswer, HandlerTable, IdentityAccess } from '../handling/handler.ts';
 import { admitKey, callFingerprint, heldAt, idempotencyDecider, idempotencyStream, replayOf } from '../idempotency/idempotency-keys.ts';
 import { identitiesDecider, identitiesStream } from '../identities/identity.ts';
@@ -88,7 +90,7 @@ export class CallJudge implements Judge<CallAnswer> {
     const { call, endpoint, s } = this;
     const now = uow.now;
     const params = new Params(call.params ?? {});
-    if (endpoint.caller === 'connection') return this.connectionAction(uow, lane, params);
+    if (endpoint.caller !== 'key') return endpoint.caller === 'connection' ? this.connectionAction(uow, lane, params) : this.operatorAction(uow, lane, params);
 
     // 4. Authentication
     // Malformed credentials (control characters, over-long) are refused before any store is asked.
@@ -207,6 +209,54 @@ export class CallJudge implements Judge<CallAnswer> {
     const executed = this.execute(uow, account, null, params, undefined, undefined, undefined, undefined);
     const answer = executed instanceof Promise ? await executed : executed;
     if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was changed' } }, write: false };
+    if ('refused' in answer) return { answer: answer.refused, write: false };
+    return { answer, write: true };
+  }
+
+  /**
+   * The operator acting on an account (`caller: 'operator'`: its charge of stream usage injected by hand),
+   * admitted on the endpoint's caller, not on a key (`ApiCall.operator` says why). The account must
+   * exist; the call takes the account's lane as every call does, and is not refused for a denied account
+   * (the operator denied it). It states its cost (`cost`), drawn from the general allowance at step 6 as
+   * a REST call's is: what the allowance cannot pay answers 429 and writes nothing.
+   */
+  private async operatorAction(uow: UnitOfWork, lane: LaneHold, params: Params): Promise<Verdict<CallAnswer>> {
+    const { call, endpoint } = this;
+    const who = call.operator;
+    if (!who) return { answer: errorAnswer(new Unauthorized(`${endpoint.id} is the operator's: the call names the account it acts on`)), write: false };
+    let cost: number;
+    try {
+      // Read through the endpoint's terms once: the handler's `paramsOf` finds them read.
+      params.read ??= readParams(termsOf(endpoint.id, call.version).params, params.raw);
+      cost = (params.read as { cost: number }).cost;
+    } catch (error) {
+      if (error instanceof DomainError) return { answer: errorAnswer(error), write: false };
+      throw error;
+    }
+    // A name outside the username character set names no account: 404 before any store is asked.
+    if (!isWellFormedUsername(who.username)) return { answer: errorAnswer(new NotFound(`No account named ${JSON.stringify(who.username)}`)), write: false };
+    const read = uow.load(accountDecider, accountStream(who.username));
+    const account = read instanceof Promise ? await read : read;
+    if (!account.exists) return { answer: errorAnswer(new NotFound(`No account named ${who.username}`)), write: false };
+    const queued = lane.enter(account.username);
+    if (queued) return queued;
+
+    const now = uow.now;
+    const creditsAt = creditsStream(account.username);
+    const creditsRead = uow.load(creditsDecider, creditsAt);
+    const credits = creditsRead instanceof Promise ? await creditsRead : creditsRead;
+    const line: AllowanceLine = { key: 'general', limit: account.package.credits_per_hour, cost };
+    let rate: RateFigures;
+    try {
+      const charged = uow.execute(creditsDecider, creditsAt, { type: 'ChargeCredits', at: now, endpoint: endpoint.id, lines: [line] });
+      rate = figuresAfter((charged instanceof Promise ? await charged : charged).state, line, cost, now);
+    } catch (error) {
+      if (error instanceof CreditsExhausted) return { answer: { status: rateLimitStatus(call.version), body: { error: error.message }, rate: error.figures }, write: false };
+      throw error;
+    }
+    const executed = this.execute(uow, account, null, params, rate, credits, line, undefined);
+    const answer = executed instanceof Promise ? await executed : executed;
+    if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' } }, write: false };
     if ('refused' in answer) return { answer: answer.refused, write: false };
     return { answer, write: true };
   }

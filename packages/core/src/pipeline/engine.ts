@@ -1,5 +1,4 @@
 import { ApiKeyDigests } from '../accounting/api-key.ts';
-import type { RateFigures } from '../accounting/credit-window.ts';
 import type { AccountPackage } from '../accounting/package.ts';
 import { endpointById, isEndpointId, type Endpoint } from '../catalogue/endpoints.ts';
 import { DomainError } from '../calls/errors.ts';
@@ -207,11 +206,6 @@ export class Engine implements EngineServices {
 
   allow(username: string): Promise<AccountView> {
     return this.operator.allow(username);
-  }
-
-  /** The stream product's usage, sharing the general allowance (docs/contract.md#hourly-allowances). Throws CreditsExhausted. */
-  chargeStream(username: string, cost: number): Promise<RateFigures> {
-    return this.operator.chargeStream(username, cost);
   }
 
   /** What the operator sees of an account, as the loader has it; decides nothing, sends no guards. */

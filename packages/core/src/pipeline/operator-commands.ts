@@ -1,13 +1,12 @@
-import { accountDecider, accountStream, checkNewAccountFields, isWellFormedUsername, type Account } from '../accounting/account.ts';
-import { creditsDecider, creditsStream, figuresOf, windowAt, type RateFigures } from '../accounting/credit-window.ts';
+import { accountDecider, accountStream, checkNewAccountFields, isWellFormedUsername } from '../accounting/account.ts';
+import { creditsDecider, creditsStream, figuresOf, windowAt } from '../accounting/credit-window.ts';
 import { readPackageFields, type AccountPackage } from '../accounting/package.ts';
 import { NotFound } from '../calls/errors.ts';
 import type { AggregateLoader } from '../kernel/aggregates.ts';
 import type { EventStore } from '../kernel/event-store.ts';
 import type { Clock, Ids } from '../kernel/ports.ts';
 import type { Projections } from '../kernel/projection.ts';
-import { UnitOfWork } from '../kernel/unit-of-work.ts';
-import { figuresAfter } from './rate-figures.ts';
+import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 
 export interface AccountView {
   username: string;
@@ -29,8 +28,8 @@ export interface OperatorServices {
 }
 
 /**
- * The operator's side of the platform: accounts, packages, denial, the stream product's charges, views,
- * reset. Each change is one `command` (the attempt loop's atomic write, read guards and retries); the
+ * The operator's side of the platform: accounts, packages, denial, views, reset. (Its charge of stream
+ * usage is a call, `stream.charge`, judged by `CallJudge` as every charge is.) Each change is one `command` (the attempt loop's atomic write, read guards and retries); the
  * engine answers them as its own methods (`Engine.openAccount` …).
  */
 export class OperatorCommands {
@@ -79,16 +78,6 @@ export class OperatorCommands {
     return this.accountView(username);
   }
 
-  /** The stream product's usage, sharing the general allowance (docs/contract.md#hourly-allowances). Throws CreditsExhausted. */
-  chargeStream(username: string, cost: number): Promise<RateFigures> {
-    return this.engine.command(async (uow) => {
-      const account = await existing(uow, username);
-      const line = { key: 'general', limit: account.package.credits_per_hour, cost };
-      const { state } = await uow.execute(creditsDecider, creditsStream(username), { type: 'ChargeCredits', at: uow.now, endpoint: 'stream', lines: [line] });
-      return figuresAfter(state, line, cost, uow.now);
-    });
-  }
-
   /**
    * What the operator sees of an account: its streams read to their tails even where the cache is trusted
    * (another process may own the account, and this one's cached state of it be behind), so it is as fresh
@@ -124,13 +113,6 @@ export class OperatorCommands {
     this.engine.loader.clear();
     for (const projection of this.engine.projections) projection.reset();
   }
-}
-
-async function existing(uow: UnitOfWork, username: string): Promise<Account> {
-  knownShape(username);
-  const account = await uow.load(accountDecider, accountStream(username));
-  if (!account.exists) throw new NotFound(`No account named ${username}`);
-  return account;
 }
 
 /** A name outside the username character set names no account: 404 before any store is asked. */

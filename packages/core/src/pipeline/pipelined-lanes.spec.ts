@@ -5,6 +5,8 @@ import type { EventStore } from '../kernel/event-store.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from '../kernel/events.ts';
 import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
+import { StreamCalls } from '../streams/stream-calls.ts';
+import { streamHandlers } from '../streams/stream-handlers.ts';
 
 const T0 = Date.parse('2026-05-01T10:00:00Z');
 
@@ -71,7 +73,7 @@ class SlowStore implements EventStore {
 const VALIDATE_COST = 5;
 
 async function engineOn(store: EventStore, limit: number, soleWriter = true) {
-  const engine = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(7), handlers: { 'core.validate': () => ({ body: {} }) }, soleWriter });
+  const engine = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(7), handlers: { 'core.validate': () => ({ body: {} }), 'stream.charge': streamHandlers['stream.charge']! }, soleWriter });
   await engine.openAccount({ username: 'u', api_key: 'key-of-u', package: { credits_per_hour: limit } });
   return engine;
 }
@@ -214,7 +216,7 @@ describe('pipelined lanes over a store other writers share (the store checks the
     const second = validate(a);
     await new Promise((r) => setImmediate(r));
     // B charges 25 meanwhile: its write takes the version A's first write expected.
-    await b.chargeStream('u', 25);
+    expect((await new StreamCalls(b).charge('u', 25)).status).toBe(200);
     open();
     const answers = await Promise.all([first, second]);
     const log = await shared.readStream('credits:u');

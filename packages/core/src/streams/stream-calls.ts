@@ -17,7 +17,8 @@ export interface CallDoor extends Pick<EngineServices, 'command'> {
 /**
  * The stream's actions as calls of the engine's one door (`Engine.call`): each builds the call of its
  * internal catalogue endpoint, and the engine judges it as any REST call (authentication, charge, the
- * account's lane). Used by the stream's transports and the simulator's consumers alike; it decides nothing.
+ * account's lane). Used by the stream's transports and the simulator's consumers alike, and by the
+ * operator API for its charge; it decides nothing.
  *
  * With `hosting` (a store several processes share), this process is the host of the connections it
  * opens: each is written with the host, the host's liveness record holds the account while it serves
@@ -81,6 +82,15 @@ export class StreamCalls {
       if (answer.status === 200 && hosts && !hosts.includes(hosting.host)) await hosting.liveness.released(hosting.host, username);
       return answer;
     });
+  }
+
+  /**
+   * The operator's charge of stream usage injected by hand: `cost` credits from the account's general
+   * allowance. 200 with the figures after it; 429 with those before it when they cannot pay; 404 for no
+   * such account. Only the operator builds it (the operator API, once the admin token is checked).
+   */
+  charge(username: string, cost: number): Promise<CallAnswer> {
+    return this.door.call({ version: CURRENT_VERSION, endpoint: 'stream.charge', operator: { username }, params: { cost } });
   }
 
   /** Ends what dead hosts held (see `LostHosts.sweep`); 0 without hosting. */

@@ -88,4 +88,10 @@ export const streamHandlers: HandlerTable = {
     });
     return { body: { changed: events.length > 0, hosts: connectionHosts(state) } };
   },
+
+  /**
+   * The operator's charge of stream usage injected by hand: the judge has charged the stated cost to the
+   * general allowance by the time this runs (the charge is the whole effect); this names what it was.
+   */
+  'stream.charge': (ctx) => ({ body: { product: 'stream', cost: paramsOf(ctx, 'stream.charge').cost } }),
 };
