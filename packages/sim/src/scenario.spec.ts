@@ -55,6 +55,12 @@ actors:
     ]);
   });
 
+  it("refuses the catalogue's internal endpoints as a call actor's, saying whose they are", () => {
+    const actor = (endpoint: string) => JSON.stringify({ ...minimal, actors: [{ endpoint, schedule: { type: 'steady', rate: 1 } }] });
+    expect(issuesOf(actor('stream.open'))).toEqual(["actors[0].endpoint: stream.open is one of the stream's actions: use a stream actor (kind: stream)"]);
+    expect(issuesOf(actor('stream.charge'))).toEqual(["actors[0].endpoint: stream.charge is the operator's, not a client's: a stream actor (kind: stream) is charged for its subscriptions"]);
+  });
+
   it('refuses unknown fields, so a typo does not silently keep a default', () => {
     expect(issuesOf(JSON.stringify({ ...minimal, durration: '1h' }))).toEqual(['durration: is not a field here; fields are name, start, duration, seed, version, limiting_day, packages, compare, refusal_budget, accounts, actors']);
     expect(issuesOf(JSON.stringify({ ...minimal, actors: [{ endpoint: 'core.validate', schedule: { rate: 2, pre: 'hour' } }] }))).toEqual([

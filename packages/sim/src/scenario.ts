@@ -462,5 +462,9 @@ function retryPolicy(o: Raw): RetryPolicy {
 /** A REST endpoint of the catalogue: the stream's internal actions are a stream actor's, not a call's. */
 const isRestEndpoint = (id: string): boolean => isEndpointId(id) && !endpointById(id).internal;
 
-const unknownEndpoint = (id: string): string =>
-  isEndpointId(id) ? `${id} is one of the stream's actions: use a stream actor (kind: stream)` : `no endpoint ${id} in the catalogue (ids look like core.validate, tasks.create, ingest)`;
+const unknownEndpoint = (id: string): string => {
+  if (!isEndpointId(id)) return `no endpoint ${id} in the catalogue (ids look like core.validate, tasks.create, ingest)`;
+  // The operator's charge has no caller in a scenario: a stream actor's subscriptions are what is charged.
+  if (endpointById(id).caller === 'operator') return `${id} is the operator's, not a client's: a stream actor (kind: stream) is charged for its subscriptions`;
+  return `${id} is one of the stream's actions: use a stream actor (kind: stream)`;
+};
