@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnavailable } from '@sdp/core/kernel';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';
 
@@ -49,6 +50,22 @@ describe("POST /_admin/accounts/{u}/charge: the operator's charge, judged by the
     await admin('POST', '/accounts/dora/deny', { reason: 'spam' });
     expect((await validate('dora', json.api_key as string)).status).toBe(403);
     expect(await admin('POST', '/accounts/dora/charge', { cost: 30 })).toMatchObject({ status: 200, json: { remaining: 70 } });
+  });
+
+  it('answers 503 with Retry-After while the store is away, and charges nothing', async () => {
+    await admin('POST', '/accounts', { username: 'gale', package: { credits_per_hour: 100 } });
+    const append = sdp.store.append;
+    sdp.store.append = () => Promise.reject(new StoreUnavailable('the disk went away'));
+    let res: Response;
+    try {
+      res = await fetch(`${sdp.url}/_admin/accounts/gale/charge`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ cost: 10 }) });
+    } finally {
+      sdp.store.append = append;
+    }
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(((await res.json()) as { error: string }).error).toMatch(/nothing was charged/);
+    expect(await admin('POST', '/accounts/gale/charge', { cost: 10 })).toMatchObject({ status: 200, json: { remaining: 90 } });
   });
 
   it("takes the account's lane with its API calls: charges and calls sent at once never spend more than the allowance", async () => {
