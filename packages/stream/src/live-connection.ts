@@ -1,4 +1,5 @@
-import type { StreamCredentials, StreamTransport } from '@sdp/core';
+import type { StreamTransport } from '@sdp/core/deciders';
+import type { StreamCredentials } from '@sdp/core/internal';
 import type { StreamMessage } from './stream-messages.ts';
 import { slowFailure, slowWarning } from './stream-messages.ts';
 

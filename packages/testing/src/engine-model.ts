@@ -1,18 +1,7 @@
 import * as fc from 'fast-check';
 import { ManualClock } from '@sdp/clock';
-import {
-  CreditsExhausted,
-  TASK_QUEUE_LIMIT,
-  atLeast,
-  createEngine,
-  endpointById,
-  answerSchemaOf,
-  type AccountPackage,
-  type CallAnswer,
-  type Engine,
-  type EndpointId,
-  type RateFigures,
-} from '@sdp/core';
+import { CreditsExhausted, atLeast, createEngine, endpointById, answerSchemaOf, type AccountPackage, type CallAnswer, type Engine, type EndpointId, type RateFigures } from '@sdp/core';
+import { TASK_QUEUE_LIMIT } from '@sdp/core/deciders';
 import {
   MemoryEventStore,
   seededIds,
