@@ -45,13 +45,15 @@ export const FINISHES_SHOWN = 20;
  */
 export async function taskQueues(engine: Pick<EngineReads, 'loader'>, username: string, at: number, slots = 1): Promise<TaskQueueFigures[]> {
   const tasks = (await engine.loader.loadCurrent(taskSlotsDecider, tasksStream(username))).state;
-  return Array.from({ length: Math.max(1, slots, tasks.slots.length) }, (_, slot) => {
-    const s = tasks.slots[slot];
+  const queues = tasks.slots.map((s, slot): TaskQueueFigures => {
     const queued = queuedAt(s, at);
     // A slot's queue is in finishing order: the tasks still queued are its last `queued`.
-    const waiting = s ? s.queue.slice(s.queue.length - queued, s.queue.length - queued + FINISHES_SHOWN) : [];
+    const waiting = s.queue.slice(s.queue.length - queued, s.queue.length - queued + FINISHES_SHOWN);
     return { slot, queued, finishes: waiting.map((q) => q.finishAt) };
   });
+  let shown = Math.max(1, slots);
+  for (let slot = shown; slot < queues.length; slot++) if (queues[slot]!.queued > 0) shown = slot + 1;
+  return Array.from({ length: shown }, (_, slot) => queues[slot] ?? { slot, queued: 0, finishes: [] });
 }
 
 /**
