@@ -14,5 +14,5 @@ export { pushDecider, type PushCommand, type PushEvent, type PushState, type Pus
 export { recordingsDecider, type Recording, type RecordingCommand, type RecordingEvent, type Recordings } from './recordings/recording.ts';
 export { sourcesDecider, type SourceCommand, type SourceEvent, type SourcesState } from './sources/managed-source.ts';
 export { TASK_QUEUE_LIMIT, taskSlotsDecider, tasksStream, type TaskCommand, type TaskEvent, type TaskSlots } from './tasks/task-slot.ts';
-export { MAX_HASHES_PER_CONNECTION, MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, licenceTypeOf, streamConnectionsDecider, streamConnectionsStream, type DeliveredCounts, type StreamCommand, type StreamConnections, type StreamEvent, type StreamTransport } from './streams/stream-connections.ts';
-export { MATCHED_TYPE, MATCHES_KEPT_MS, RELAY_STREAM_PREFIX, matchedRelayDecider, matchedRelayStream, relayBytesPerWindow, type MatchedEvent, type RelayCommand, type RelayNotice, type RelayState } from './streams/matched-relay.ts';
+export { streamConnectionsDecider, streamConnectionsStream, type StreamCommand, type StreamConnections, type StreamEvent } from './streams/stream-connections.ts';
+export { matchedRelayDecider, type RelayCommand, type RelayState } from './streams/matched-relay.ts';

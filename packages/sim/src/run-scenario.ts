@@ -1,6 +1,6 @@
 import { ManualClock } from '@sdp/clock';
+import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core/internal';
 import { createEngine, forgettableCharge, taskQueues, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
-import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core/deciders';
 import { LogProcessor, MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';

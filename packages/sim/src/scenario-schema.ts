@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { MAX_HASHES_PER_CONNECTION } from '@sdp/core/internal';
 import { DEFAULT_PACKAGE, ENDPOINTS, VERSIONS } from '@sdp/core';
-import { MAX_HASHES_PER_CONNECTION } from '@sdp/core/deciders';
 import { parseDuration } from './duration.ts';
 import { DEFAULT_CURRENCY, DEFAULT_PRICE_PERIOD, PRICE_PERIODS, isCurrency } from './price.ts';
 

@@ -1,7 +1,6 @@
 import type { ManualClock } from '@sdp/clock';
+import { licenceTypeOf, matchedRelayStream, type DeliveredCounts, limitOf, StreamCalls } from '@sdp/core/internal';
 import { asPlatformEvent, type CallAnswer, type Engine, type RateFigures } from '@sdp/core';
-import { licenceTypeOf, matchedRelayStream, type DeliveredCounts } from '@sdp/core/deciders';
-import { limitOf, StreamCalls } from '@sdp/core/internal';
 import { onSchedule } from './call-times.ts';
 import type { StreamActor } from './scenario.ts';
 import type { UsageLedger } from './usage-ledger.ts';

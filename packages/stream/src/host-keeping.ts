@@ -1,6 +1,5 @@
+import { MATCHED_TYPE, RELAY_STREAM_PREFIX, DEFAULT_LAPSE_MS, type StreamHosting } from '@sdp/core/internal';
 import { type Engine } from '@sdp/core';
-import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core/deciders';
-import { DEFAULT_LAPSE_MS, type StreamHosting } from '@sdp/core/internal';
 import type { Clock } from '@sdp/core/kernel';
 
 export interface HostKeepingOptions {

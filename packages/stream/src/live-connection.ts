@@ -1,5 +1,4 @@
-import type { StreamTransport } from '@sdp/core/deciders';
-import type { StreamCredentials } from '@sdp/core/internal';
+import type { StreamTransport, StreamCredentials } from '@sdp/core/internal';
 import type { StreamMessage } from './stream-messages.ts';
 import { slowFailure, slowWarning } from './stream-messages.ts';
 
