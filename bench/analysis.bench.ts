@@ -1,4 +1,5 @@
-import { RecordedSet, type Interaction } from '@sdp/core';
+import { type Interaction } from '@sdp/core';
+import { RecordedSet } from '@sdp/core/internal';
 // The analysis machinery itself, measured from its sources: @sdp/core does not export it.
 import { validateAnalysisRequest } from '../packages/core/src/analysis/analysis-request.ts';
 import { analyseSet } from '../packages/core/src/analysis/run-analysis.ts';

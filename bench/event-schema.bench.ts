@@ -1,5 +1,6 @@
 import { ManualClock } from '@sdp/clock';
-import { Engine, creditsDecider, platformUpcasters } from '@sdp/core';
+import { Engine, platformUpcasters } from '@sdp/core';
+import { creditsDecider } from '@sdp/core/deciders';
 import { MemoryEventStore, Upcasters, replay, seededIds, type NewEvent } from '@sdp/core/kernel';
 import { opsPerSecond, type BenchReport } from './lib.ts';
 

@@ -7,7 +7,8 @@
  * `node --conditions=@sdp/source --import tsx bench/matching-latency.ts [near|any|substr|dense-near|pairs-near] [hashes]`
  */
 import WebSocket from 'ws';
-import { DEFAULT_PACKAGE, matchedStreamHashes } from '@sdp/core';
+import { DEFAULT_PACKAGE } from '@sdp/core';
+import { matchedStreamHashes } from '@sdp/core/internal';
 import { defaultSettings } from '../packages/server/src/settings.ts';
 import { startServer } from '../packages/server/src/server.ts';
 

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { relayBytesPerWindow } from '@sdp/core';
+import { relayBytesPerWindow } from '@sdp/core/internal';
 import { defaultSettings } from '../packages/server/src/settings.ts';
 import { startServer } from '../packages/server/src/server.ts';
 

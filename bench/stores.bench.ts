@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { accountDecider, creditsDecider } from '@sdp/core';
+import { accountDecider, creditsDecider } from '@sdp/core/deciders';
 import { MemoryEventStore, replay, type EventStore, type NewEvent } from '@sdp/core/kernel';
 import { openSqliteStore, SqliteEventStore } from '@sdp/store-sqlite';
 import { PostgresEventStore } from '@sdp/store-postgres';

@@ -20,8 +20,8 @@ export const KERNEL_ONLY: readonly string[] = ['clock', 'store-sqlite', 'store-p
  * Core's folders. The kernel knows nothing of the platform; what a call carries and how it fails sits on
  * it; then the catalogue and the limiting day, each endpoint's contract (its parameters and answers as
  * schemas), the account and its credits, the handler contract, the
- * domain folders in the order they read each other, and the call pipeline at the top with the platform's
- * handler table (`platform.ts`) and the public face (`index.ts`) above it.
+ * domain folders in the order they read each other, the call pipeline, the read models over it and the
+ * log, and at the top the platform's handler table (`platform.ts`) and the public faces (`index.ts` ...).
  */
 export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['kernel'],
@@ -40,6 +40,7 @@ export const CORE_FLOORS: readonly (readonly string[])[] = [
   ['pipeline'],
   ['platform-events.ts'],
   ['platform-log.ts'],
+  ['read-models'],
   ['platform.ts'],
-  ['index.ts'],
+  ['index.ts', 'deciders.ts', 'internal.ts'],
 ];

@@ -1,4 +1,5 @@
-import { ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast, errorJsonSchema, exampleOf, findVersion, isRefusedParam, paramsJsonSchema, resolveRef, type Endpoint, type JsonSchema, type NamedSchemas, type VersionId } from '@sdp/core';
+import { ENDPOINTS, VERSIONS, atLeast, findVersion, type Endpoint, type VersionId } from '@sdp/core';
+import { answerJsonSchemas, errorJsonSchema, exampleOf, isRefusedParam, paramsJsonSchema, resolveRef, type JsonSchema, type NamedSchemas } from '@sdp/core/internal';
 
 /**
  * The OpenAPI 3.1 document of one API version, generated from the catalogue: every path form the version

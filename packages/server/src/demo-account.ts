@@ -1,4 +1,5 @@
-import { ENDPOINTS, accountStream, type Engine } from '@sdp/core';
+import { ENDPOINTS, type Engine } from '@sdp/core';
+import { accountStream } from '@sdp/core/deciders';
 import { type EventStore } from '@sdp/core/kernel';
 
 export interface DemoAccount {

@@ -1,4 +1,5 @@
-import { DomainError, matchedRelayDecider, PLATFORM_AGGREGATES } from '@sdp/core';
+import { DomainError, PLATFORM_AGGREGATES } from '@sdp/core';
+import { matchedRelayDecider } from '@sdp/core/deciders';
 import { type EventStore, type NewEvent, type StoredEvent, type StreamAppend } from '@sdp/core/kernel';
 
 /** Events read from the store per round trip while exporting. */

@@ -1,4 +1,5 @@
-import { accountOfStream, asPlatformEvent, DomainError, firehose, FIREHOSE_SWITCH_TYPES, type Engine, type FirehoseProgress, type FirehoseState } from '@sdp/core';
+import { accountOfStream, asPlatformEvent, DomainError, type Engine } from '@sdp/core';
+import { firehose, FIREHOSE_SWITCH_TYPES, type FirehoseProgress, type FirehoseState } from '@sdp/core/internal';
 import { LogProcessor } from '@sdp/core/kernel';
 
 /**

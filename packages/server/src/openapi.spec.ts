@@ -1,6 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CURRENT_VERSION, ENDPOINTS, VERSIONS, answerJsonSchemas, atLeast, type VersionId } from '@sdp/core';
+import { CURRENT_VERSION, ENDPOINTS, VERSIONS, atLeast, type VersionId } from '@sdp/core';
+import { answerJsonSchemas } from '@sdp/core/internal';
 import { openApiDocument } from '@sdp/http';
 import { defaultSettings } from './settings.ts';
 import { startServer, type RunningSdp } from './server.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core';
+import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core/internal';
 import { PostgresEventStore } from '@sdp/store-postgres';
 import { account, admin, pause, start, stopAll, WsClient, wsUrl, type Json } from '../test/stream-kit.ts';
 

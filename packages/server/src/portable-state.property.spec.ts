@@ -8,21 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@sdp/clock';
-import {
-  accountDecider,
-  accountStream,
-  createEngine,
-  CreditsExhausted,
-  DomainError,
-  MATCHED_TYPE,
-  RELAY_STREAM_PREFIX,
-  PLATFORM_AGGREGATES,
-  recordInteractions,
-  StreamCalls,
-  type CallAnswer,
-  streamConnectionsStream,
-  type Engine,
-} from '@sdp/core';
+import { accountDecider, accountStream, streamConnectionsStream } from '@sdp/core/deciders';
+import { MATCHED_TYPE, RELAY_STREAM_PREFIX, recordInteractions, StreamCalls } from '@sdp/core/internal';
+import { createEngine, CreditsExhausted, DomainError, PLATFORM_AGGREGATES, type CallAnswer, type Engine } from '@sdp/core';
 import { MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import {
   AdvanceClockCommand,

@@ -1,4 +1,5 @@
-import { PUSH_WAKE_EVENT_TYPES, pushWakeAccount, type PushDelivery, type Engine } from '@sdp/core';
+import { type PushDelivery, type Engine } from '@sdp/core';
+import { PUSH_WAKE_EVENT_TYPES, pushWakeAccount } from '@sdp/core/internal';
 import { ManualClock, type SystemClock } from '@sdp/clock';
 import { LogProcessor } from '@sdp/core/kernel';
 

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { matchedStreamHashes, relayBytesPerWindow } from '@sdp/core';
+import { relayBytesPerWindow, matchedStreamHashes } from '@sdp/core/internal';
 import { account, start, stopAll, WsClient, wsUrl, type Json } from '../test/stream-kit.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sdp-relay-'));

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { DEFAULT_LAPSE_MS } from '@sdp/core';
+import { DEFAULT_LAPSE_MS } from '@sdp/core/internal';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(join(tmpdir(), 'sdp-stream-workers-'));

@@ -1,5 +1,6 @@
 import type { ManualClock } from '@sdp/clock';
-import { catchUpFirehose, switchFirehoseOff, switchFirehoseOn, type Engine } from '@sdp/core';
+import { type Engine } from '@sdp/core';
+import { catchUpFirehose, switchFirehoseOff, switchFirehoseOn } from '@sdp/core/internal';
 import type { FirehoseActor } from './scenario.ts';
 
 /**

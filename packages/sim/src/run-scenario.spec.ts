@@ -170,6 +170,36 @@ describe('scenarios worked out by hand', () => {
   });
 });
 
+describe('task queues between answers', () => {
+  it('samples the slots each minute from the read model: a burst of 8 tasks of 22.5 s drains 6, 3, then none', async () => {
+    const s = validateScenario({
+      duration: '10m',
+      accounts: [{ username: 'alice' }],
+      actors: [
+        {
+          endpoint: 'tasks.create',
+          setup: [
+            { as: 'compiled', endpoint: 'insight.compile', params: { csdl: 'fb.content contains "tea"' } },
+            { as: 'rec', endpoint: 'insight.start', params: { hash: '${compiled.body.hash}', name: 'tea', service: 'facebook' } },
+          ],
+          params: {
+            service: 'facebook',
+            type: 'analysis',
+            name: 'ages ${n}',
+            subscription_id: '${rec.body.id}',
+            parameters: { parameters: { analysis_type: 'freqDist', parameters: { target: 'fb.author.age', threshold: 5 } } },
+          },
+          schedule: { type: 'burst', size: 8, every: '1d', spacing: '1s' },
+        },
+      ],
+    });
+    const r = await runScenario(s);
+    expect(r.totals[0]!.statuses).toEqual({ 200: 2, 202: 8 }); // the setup's compile and start, then the tasks
+    // One slot: the k-th task finishes at 22.5 s × k, so at 1:00 six are left (67.5 s … 180 s), at 2:00 three.
+    expect(Array.from(r.series['alice']!.queued.slice(1, 5))).toEqual([6, 3, 0, 0]);
+  });
+});
+
 describe('what a run keeps', () => {
   it('forgetting charges and hearing events as they are stored gives the figures of reading a store that keeps everything', async () => {
     // Six hours of agency-week: calls, retries, stream charges, the firehose, analyses and tasks.

@@ -1,5 +1,6 @@
 import { ManualClock } from '@sdp/clock';
-import { createEngine, forgettableCharge, MATCHED_TYPE, RELAY_STREAM_PREFIX, queuedAt, taskSlotsDecider, tasksStream, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
+import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core/internal';
+import { createEngine, forgettableCharge, taskQueues, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
 import { LogProcessor, MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
@@ -97,13 +98,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     else new FirehoseFeed(actor, engine, clock, scenario.start, notes).start();
   }
 
-  // Queue lengths between task answers: each minute, what the core's task slots hold at that instant.
+  // Queue lengths between task answers: each minute, what the core's task slots hold at that instant (a
+  // read model: read, never decided on, so nothing is guarded or retried).
   const taskAccounts = [...new Set(scenario.actors.filter((a) => a.kind === 'calls' && a.endpoint === 'tasks.create').map((a) => a.account))];
   if (taskAccounts.length > 0) {
     const sample = async (at: number) => {
       for (const u of taskAccounts) {
-        const slots = await engine.command((uow) => uow.load(taskSlotsDecider, tasksStream(u)));
-        ledger.queueLength(u, at, slots.slots.reduce((n, slot) => n + queuedAt(slot, at), 0));
+        const queues = await taskQueues(engine, u, at);
+        ledger.queueLength(u, at, queues.reduce((n, q) => n + q.queued, 0));
       }
       if (at + 60_000 < end) clock.at(at + 60_000, sample);
     };

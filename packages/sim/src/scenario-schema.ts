@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_PACKAGE, ENDPOINTS, MAX_HASHES_PER_CONNECTION, VERSIONS } from '@sdp/core';
+import { MAX_HASHES_PER_CONNECTION } from '@sdp/core/internal';
+import { DEFAULT_PACKAGE, ENDPOINTS, VERSIONS } from '@sdp/core';
 import { parseDuration } from './duration.ts';
 import { DEFAULT_CURRENCY, DEFAULT_PRICE_PERIOD, PRICE_PERIODS, isCurrency } from './price.ts';
 

@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_PACKAGE, STREAM_SUBSCRIBE_COST, endpointById, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
+import { DEFAULT_PACKAGE, endpointById, isEndpointId, readPackageFields, type AccountPackage, type EndpointId, type VersionId } from '@sdp/core';
+import { STREAM_SUBSCRIBE_COST } from '@sdp/core/internal';
 import { actorSchemas, scenarioFileSchema, STREAM_ACTOR_TRANSPORTS, type StreamActorTransport } from './scenario-schema.ts';
 import { parseDuration } from './duration.ts';
 import { isCurrency, readPrice, type Price } from './price.ts';

@@ -1,5 +1,6 @@
 import type { ManualClock } from '@sdp/clock';
-import { asPlatformEvent, licenceTypeOf, limitOf, matchedRelayStream, StreamCalls, type CallAnswer, type DeliveredCounts, type Engine, type RateFigures } from '@sdp/core';
+import { licenceTypeOf, matchedRelayStream, type DeliveredCounts, limitOf, StreamCalls } from '@sdp/core/internal';
+import { asPlatformEvent, type CallAnswer, type Engine, type RateFigures } from '@sdp/core';
 import { onSchedule } from './call-times.ts';
 import type { StreamActor } from './scenario.ts';
 import type { UsageLedger } from './usage-ledger.ts';

@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { accountDecider, createEngine, recordInteractions, type Engine } from '@sdp/core';
+import { createEngine, type Engine } from '@sdp/core';
+import { accountDecider } from '@sdp/core/deciders';
+import { recordInteractions } from '@sdp/core/internal';
 import { seededIds } from '@sdp/core/kernel';
 import { PostgresEventStore } from './postgres-store.ts';
 import { testDatabase, testSchema } from '../test/test-database.ts';

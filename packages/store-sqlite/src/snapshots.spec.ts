@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { creditsDecider, openWindow, creditsStream, Engine } from '@sdp/core';
+import { Engine } from '@sdp/core';
+import { creditsDecider, openWindow, creditsStream } from '@sdp/core/deciders';
 import { fixedClock, replay, seededIds, SNAPSHOT_EVERY, type Decider, type DomainEvent, type EventStore, type NewEvent } from '@sdp/core/kernel';
 import { openSqliteStore } from './sqlite-store.ts';
 

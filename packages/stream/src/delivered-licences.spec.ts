@@ -4,7 +4,9 @@
  * the server uses.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountDecider, accountStream, createEngine, MATCHED_TYPE, recordInteractions, type Engine } from '@sdp/core';
+import { accountDecider, accountStream } from '@sdp/core/deciders';
+import { MATCHED_TYPE, recordInteractions } from '@sdp/core/internal';
+import { createEngine, type Engine } from '@sdp/core';
 import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { StreamHost, type StreamHostOptions } from './stream-host.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, type DeliveredCounts } from '@sdp/core';
+import { MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, type DeliveredCounts } from '@sdp/core/internal';
 import { DeliveryTally } from './delivery-tally.ts';
 
 type Step =

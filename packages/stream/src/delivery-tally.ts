@@ -1,4 +1,4 @@
-import { MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, type DeliveredCounts } from '@sdp/core';
+import { MAX_LICENCE_TYPES, STREAM_USAGE_KEPT_MS, type DeliveredCounts } from '@sdp/core/internal';
 
 const MINUTE = 60_000;
 

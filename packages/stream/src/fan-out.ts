@@ -1,4 +1,5 @@
-import { accountOfStream, licenceTypeOf, type MatchedEvent } from '@sdp/core';
+import { licenceTypeOf, type MatchedEvent } from '@sdp/core/internal';
+import { accountOfStream } from '@sdp/core';
 import type { DeliveryTally } from './delivery-tally.ts';
 import type { Delivered, LiveConnection } from './live-connection.ts';
 import { messageText } from './stream-answers.ts';

@@ -3,7 +3,9 @@
  * body is read as a fetch client reads it, one message per chunk, over the engine the server uses.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountDecider, accountStream, createEngine, recordInteractions } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { accountDecider, accountStream } from '@sdp/core/deciders';
+import { recordInteractions } from '@sdp/core/internal';
 import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { createFetchHandler } from '@sdp/http';
 import { StreamHost } from './stream-host.ts';

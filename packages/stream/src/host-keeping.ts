@@ -1,4 +1,5 @@
-import { DEFAULT_LAPSE_MS, MATCHED_TYPE, RELAY_STREAM_PREFIX, type Engine, type StreamHosting } from '@sdp/core';
+import { MATCHED_TYPE, RELAY_STREAM_PREFIX, DEFAULT_LAPSE_MS, type StreamHosting } from '@sdp/core/internal';
+import { type Engine } from '@sdp/core';
 import type { Clock } from '@sdp/core/kernel';
 
 export interface HostKeepingOptions {

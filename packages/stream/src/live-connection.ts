@@ -1,4 +1,4 @@
-import type { StreamCredentials, StreamTransport } from '@sdp/core';
+import type { StreamTransport, StreamCredentials } from '@sdp/core/internal';
 import type { StreamMessage } from './stream-messages.ts';
 import { slowFailure, slowWarning } from './stream-messages.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANY_VERSION, MemoryEventStore, type EventStore, type StoredEvent } from '@sdp/core/kernel';
-import { MATCHED_TYPE } from '@sdp/core';
+import { MATCHED_TYPE } from '@sdp/core/internal';
 import { MatchFeed } from './match-feed.ts';
 
 const matched = (n: number) => ({ id: `mf-${n}`, type: MATCHED_TYPE, data: { at: n, items: [] }, time: n });

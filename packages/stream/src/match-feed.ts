@@ -1,4 +1,4 @@
-import { MATCHED_TYPE } from '@sdp/core';
+import { MATCHED_TYPE } from '@sdp/core/internal';
 import { followLog, type EventStore, type LogFollower, type StoredEvent } from '@sdp/core/kernel';
 
 /** A connection's end: another process may end one of this process's (its host taken for dead). */

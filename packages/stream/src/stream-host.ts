@@ -1,21 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import {
-  HOST_LOST,
-  MATCHED_TYPE,
-  MATCHES_KEPT_MS,
-  MAX_HASHES_PER_CONNECTION,
-  StreamCalls,
-  accountOfStream,
-  asPlatformEvent,
-  limitOf,
-  type CallAnswer,
-  type Engine,
-  type MatchedEvent,
-  type RateFigures,
-  type StreamTransport,
-} from '@sdp/core';
+import { MATCHED_TYPE, MATCHES_KEPT_MS, MAX_HASHES_PER_CONNECTION, type MatchedEvent, type StreamTransport, HOST_LOST, StreamCalls, limitOf } from '@sdp/core/internal';
+import { accountOfStream, asPlatformEvent, type CallAnswer, type Engine, type RateFigures } from '@sdp/core';
 import { LogProcessor, type Clock, type StoredEvent } from '@sdp/core/kernel';
 import { answerClientError } from '@sdp/http';
 import { readAction, type ActionSplitter, type StreamAction } from './action-splitter.ts';

@@ -1,4 +1,4 @@
-import type { RelayNotice } from '@sdp/core';
+import type { RelayNotice } from '@sdp/core/internal';
 
 /**
  * What the server says on a stream, worded as the original's clients read it (docs/clients.md#stream-clients and

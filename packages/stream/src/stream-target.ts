@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { StreamCredentials } from '@sdp/core';
+import type { StreamCredentials } from '@sdp/core/internal';
 import { readCredentials } from '@sdp/http';
 
 export const HASH = /^[0-9a-f]{32}$/i;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { CallAnswer, RateFigures, StreamTransport } from '@sdp/core';
+import type { StreamTransport } from '@sdp/core/internal';
+import type { CallAnswer, RateFigures } from '@sdp/core';
 import type { Clock } from '@sdp/core/kernel';
 import type { WebSocketServer } from 'ws';
 import type { ActionSplitter } from './action-splitter.ts';

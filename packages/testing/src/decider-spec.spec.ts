@@ -1,6 +1,7 @@
 import { AssertionError } from 'node:assert';
 import { describe, expect, it } from 'vitest';
-import { Conflict, CreditsExhausted, NotFound, accountDecider, creditsDecider, type AccountEvent, type CreditsEvent } from '@sdp/core';
+import { Conflict, CreditsExhausted, NotFound } from '@sdp/core';
+import { accountDecider, creditsDecider, type AccountEvent, type CreditsEvent } from '@sdp/core/deciders';
 import { deciderSpec } from './decider-spec.ts';
 
 const T = Date.parse('2026-01-05T08:05:37Z');

@@ -1,18 +1,8 @@
 import * as fc from 'fast-check';
 import { ManualClock } from '@sdp/clock';
-import {
-  StreamCalls,
-  TASK_QUEUE_LIMIT,
-  atLeast,
-  createEngine,
-  endpointById,
-  answerSchemaOf,
-  type AccountPackage,
-  type CallAnswer,
-  type Engine,
-  type EndpointId,
-  type RateFigures,
-} from '@sdp/core';
+import { atLeast, createEngine, endpointById, answerSchemaOf, type AccountPackage, type CallAnswer, type Engine, type EndpointId, type RateFigures } from '@sdp/core';
+import { TASK_QUEUE_LIMIT } from '@sdp/core/deciders';
+import { StreamCalls } from '@sdp/core/internal';
 import {
   MemoryEventStore,
   seededIds,

@@ -1,5 +1,6 @@
 import * as fc from 'fast-check';
-import { paramsJsonSchema, termsOf, type EndpointId, type JsonSchema, type ParamsOf, type VersionId } from '@sdp/core';
+import { termsOf, type EndpointId, type ParamsOf, type VersionId } from '@sdp/core';
+import { paramsJsonSchema, type JsonSchema } from '@sdp/core/internal';
 
 /**
  * Valid parameters of an endpoint in a version, generated from its parameter schema (core's contract,

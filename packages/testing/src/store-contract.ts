@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PACKAGE,
-  Engine,
-  PLATFORM_AGGREGATES,
-  createEngine,
-  hashApiKey,
-  platformUpcasters,
-} from '@sdp/core';
+import { DEFAULT_PACKAGE, Engine, PLATFORM_AGGREGATES, createEngine, platformUpcasters } from '@sdp/core';
+import { hashApiKey } from '@sdp/core/deciders';
 import {
   ANY_VERSION,
   fixedClock,

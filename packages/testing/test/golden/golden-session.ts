@@ -1,21 +1,6 @@
-import {
-  PushDelivery,
-  StreamCalls,
-  applySemanticFault,
-  catchUpFirehose,
-  createEngine,
-  feed,
-  historicsDecider,
-  historicsStream,
-  switchFirehoseOff,
-  switchFirehoseOn,
-  type ApiCall,
-  type CallAnswer,
-  type DeliveryOutcome,
-  type Engine,
-  type EndpointId,
-  type PushBatch,
-} from '@sdp/core';
+import { PushDelivery, applySemanticFault, createEngine, type ApiCall, type CallAnswer, type DeliveryOutcome, type Engine, type EndpointId, type PushBatch } from '@sdp/core';
+import { historicsDecider, historicsStream } from '@sdp/core/deciders';
+import { StreamCalls, catchUpFirehose, feed, switchFirehoseOff, switchFirehoseOn } from '@sdp/core/internal';
 import {
   seededIds,
   type EventStore,

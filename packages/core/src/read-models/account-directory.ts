@@ -1,5 +1,8 @@
-import { accountOfStream, asPlatformEvent, type PlatformEvent } from '@sdp/core';
-import { LogProcessor, type EventStore, type StoredEvent } from '@sdp/core/kernel';
+import type { StoredEvent } from '../kernel/events.ts';
+import type { EventStore } from '../kernel/event-store.ts';
+import { LogProcessor } from '../kernel/log-processor.ts';
+import type { PlatformEvent } from '../platform-events.ts';
+import { accountOfStream, asPlatformEvent } from '../platform-log.ts';
 
 /** A charged call as the accounts view shows it: what it cost and when. */
 export interface RecentCharge {
@@ -13,13 +16,14 @@ export interface RecentCharge {
 
 /** Events read a page: the log's largest events (recorded interactions) are about 128 KiB, so a page stays near 64 MiB. */
 const PAGE = 500;
-const RECENT = 8;
+/** Charges kept per account, newest. */
+export const RECENT_CHARGES_KEPT = 8;
 /** The only events the directory reads: the store is asked for nothing else. */
 const FOLDED: readonly PlatformEvent['type'][] = ['AccountOpened', 'CreditsCharged'];
 
 /**
- * The accounts the log holds, and each one's latest charges, kept by following the log from where it
- * last read (the store has no list of streams). A reset empties the store; the event at the remembered
+ * A read model: the accounts the log holds, and each one's latest charges, kept by following the log
+ * from where it last read (the store has no list of streams), as the console's account list shows them. A reset empties the store; the event at the remembered
  * position then differs (or is gone), and the directory starts over.
  */
 export class AccountDirectory {
@@ -75,7 +79,7 @@ export class AccountDirectory {
       const { lines, endpoint } = e.data;
       const line = lines.find((l) => l.key === 'general' || l.key === 'analyze') ?? lines[0];
       recent.unshift({ position: e.position, time: e.time, endpoint, allowance: line?.key ?? 'general', cost: line?.cost ?? 0 });
-      if (recent.length > RECENT) recent.pop();
+      if (recent.length > RECENT_CHARGES_KEPT) recent.pop();
     }
   }
 }
