@@ -11,7 +11,7 @@ import {
   type CommitListener,
   type StopWatching,
   type EventStore,
-  type HostLiveness,
+  type StoreCapabilities,
   type Snapshot,
   type StoredEvent,
   type StreamAppend,
@@ -72,10 +72,11 @@ export interface SqliteStoreOptions {
 export class SqliteEventStore implements EventStore {
   readonly path: string;
   /**
-   * Appends naming the event they expect a stream to end with are checked (`StreamAppend.expectedLastId`):
-   * engines in several processes on one file (`sdp serve --workers`) pipeline an account's calls too.
+   * A file other processes of this machine may open (`sdp serve --workers`, the accounts tool); appends
+   * naming the event they expect a stream to end with are checked, so engines in several processes on one
+   * file pipeline an account's calls too. Reads are parsed afresh; the file keeps the hosts' records.
    */
-  readonly checksLastEventId = true;
+  readonly capabilities: StoreCapabilities;
   private readonly db: Database.Database;
   private readonly commits = new CommitSignal();
   /** Another process' commits to the file, seen by `PRAGMA data_version` (no read of the table). */
@@ -87,9 +88,6 @@ export class SqliteEventStore implements EventStore {
   private readonly sql;
   /** `readTypes` statements by how many types they name, negative when one is the unindexed type. */
   private readonly byTypes = new Map<number, Database.Statement>();
-  readonly freshReads = true;
-  /** The processes sharing the file, beside the log (`HostLiveness`). */
-  readonly liveness: HostLiveness;
   private readonly hostRecords: SqliteHostRecords;
   /** Group commits run and write requests they carried: `requests / commits` is the sharing achieved. */
   readonly stats = { commits: 0, requests: 0, syncs: 0 };
@@ -217,7 +215,8 @@ export class SqliteEventStore implements EventStore {
       clearEvents: db.prepare('DELETE FROM events'),
       clearSnapshots: db.prepare('DELETE FROM snapshots'),
     };
-    this.liveness = this.hostRecords = new SqliteHostRecords(db, (run) => this.write(run, false), (run) => this.read(run));
+    this.hostRecords = new SqliteHostRecords(db, (run) => this.write(run, false), (run) => this.read(run));
+    this.capabilities = { kind: 'sqlite', reach: inMemory ? 'process' : 'machine', checksLastEventId: true, freshReads: true, hostRecords: this.hostRecords };
     this.foreign = new ForeignWrites(
       this.commits,
       () => {
