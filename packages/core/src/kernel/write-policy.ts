@@ -5,7 +5,7 @@ import type { StoreCapabilities } from './store-capabilities.ts';
  * (`chooseWritePolicy`). The engine follows its two answers and never asks where it runs.
  */
 export interface WritePolicy {
-  /** The policy's name, for logs and `/_health` (`WRITE_POLICIES` holds them all). */
+  /** The policy's name, for people and tests (`WRITE_POLICIES` holds them all). */
   readonly name: WritePolicyName;
   /**
    * A cached state is answered at once, with no read of the stream's tail: no other process writes this
