@@ -27,6 +27,3 @@ export interface StoreCapabilities {
    */
   readonly hostRecords?: HostLiveness;
 }
-
-/** A store of unknown make that states nothing: shared, checking versions only, reads not to be kept. */
-export const UNSTATED_CAPABILITIES: StoreCapabilities = { kind: 'unstated', reach: 'network', checksLastEventId: false, freshReads: false };
