@@ -4,6 +4,7 @@
  * `ACCOUNTS` accounts; prints its answers by status and its attempt loop's counts as JSON.
  */
 import { createEngine } from '@sdp/core';
+import { chooseWritePolicy, WRITE_POLICIES } from '@sdp/core/kernel';
 import { SystemClock, randomIds } from '@sdp/clock';
 import { SqliteEventStore } from '@sdp/store-sqlite';
 import { connectPostgresStore } from '@sdp/store-postgres';
@@ -19,19 +20,19 @@ const KEY = 'bench-key-00000000000000000000001';
 
 const events = store!.startsWith('postgres') ? await connectPostgresStore(store!) : new SqliteEventStore(store!.replace(/^sqlite:/, ''));
 // CONTENTION_PIPELINE=0: an experiment, the lane held until each write is durable over the shared store.
-const shared = process.env.CONTENTION_PIPELINE === '0' ? Object.assign(Object.create(events) as typeof events, { checksLastEventId: false }) : events;
+const policy = soleArg === 'sole' ? WRITE_POLICIES['sole-writer'] : process.env.CONTENTION_PIPELINE === '0' ? WRITE_POLICIES['shared-serial'] : chooseWritePolicy(events.capabilities, 'any');
 const engine = createEngine({
-  store: shared,
+  store: events,
   clock: new SystemClock(),
   ids: randomIds(),
-  soleWriter: soleArg === 'sole',
+  writePolicy: policy,
   wait: (ms) => new Promise((r) => setTimeout(r, ms)),
   yieldTurn: () => new Promise((r) => setImmediate(r)),
 });
 // Time this process's event loop spends blocked in BEGIN IMMEDIATE: SQLite's busy handler sleeps in the
 // calling thread while another process holds the write lock (better-sqlite3 is synchronous).
 let lockWaitMs = 0;
-const sql = (events as unknown as { sql?: { begin: { run(): unknown } } }).sql;
+const sql = (events as unknown as { writer?: { sql: { begin: { run(): unknown } } } }).writer?.sql;
 if (sql) {
   const begin = sql.begin;
   sql.begin = { run: () => { const t = performance.now(); try { return begin.run(); } finally { lockWaitMs += performance.now() - t; } } };

@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { createEngine, httpConnector, ownEndpointProblem, PushDelivery, type Engine, type OutboundHttp, type OwnEndpoints } from '@sdp/core';
-import { type Clock, type EventStore } from '@sdp/core/kernel';
+import { chooseWritePolicy, type Clock, type Deployment, type EventStore } from '@sdp/core/kernel';
 import { ManualClock, SystemClock, randomIds } from '@sdp/clock';
 import { ConnectionBudget, createApiHandler, createNodeServer, listen, nodeOutbound, processBudget, type RunningServer } from '@sdp/http';
 import { handedServer, type HandedServer } from './handed-connections.ts';
@@ -89,6 +89,18 @@ export interface StartHooks {
   streamHandshakeMs?: number;
 }
 
+/**
+ * Where the settings put this process: a worker of `--workers` is handed only the connections of the
+ * accounts it owns, and a balancer routing by account (`--routing account`) sends each account's calls to
+ * one server, so either owns its accounts (a write made beside it, an operator's change through another
+ * process, is met by the read guards, which then read it); one server without workers is alone on its
+ * store unless the store is one other servers can reach (the policy decides that from the store's record).
+ */
+export function deploymentOf(settings: Pick<ServerSettings, 'workers' | 'routing'>, hooks: Pick<StartHooks, 'handed'>): Deployment {
+  if (hooks.handed !== undefined || settings.routing === 'account') return 'owns-accounts';
+  return settings.workers <= 1 ? 'alone' : 'any';
+}
+
 /** Starts the server of docs/contract.md#fixed-names-of-the-server with the given settings (the CLI's `serve`, and the end-to-end tests). */
 export async function startServer(settings: ServerSettings, hooks: StartHooks = {}): Promise<RunningSdp> {
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now(), { yieldTurn }) : new SystemClock();
@@ -106,16 +118,10 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       hooks.onStoreBack ?? (() => console.error('store available again')),
     );
     const onError = outage.errors(hooks.onError ?? ((e: unknown) => console.error('unexpected error:', e)));
-    // One server process is its store's only writer, except on PostgreSQL (others may share it) and
-    // under --workers. A sole writer trusts its cache of states; the others read each stream's tail. An
-    // account's calls are pipelined either way: SQLite and PostgreSQL check the last event id a decision
-    // on a pending state expects (EngineOptions.soleWriter, EventStore.checksLastEventId).
-    const soleWriter = settings.workers <= 1 && !/^postgres(ql)?:/.test(settings.store);
-    // A worker of --workers is handed only the connections of the accounts it owns, so it is their one
-    // writer as a sole server is, and trusts its cached states the same way; a write made beside it (an
-    // operator's change through another worker, a connection carrying another owner's account) is met
-    // by the read guards, which then read it. So is a server a load balancer routes by account (--routing).
-    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, soleWriter: soleWriter || hooks.handed !== undefined || settings.routing === 'account',
+    // How this process writes, chosen once from what the store says it is and where the settings put
+    // the process (write-policy.ts in the kernel; docs/stores.md#the-capabilities-record-and-the-write-policy).
+    const policy = chooseWritePolicy(store.capabilities, deploymentOf(settings, hooks));
+    const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, writePolicy: policy,
       onError: (e) => onError(e),
       yieldTurn,
       wait,
@@ -143,9 +149,10 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       await firehoses.stop();
     };
     const faults = new FaultInjector();
-    // A sole server ends the connections a previous run left open; with several, each is a host with a
-    // liveness record, and the others end a dead one's connections (docs/stream.md).
-    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: soleWriter, liveness: soleWriter ? false : (hooks.streamLiveness ?? {}), ...(hooks.streamHandshakeMs !== undefined ? { handshakeMs: hooks.streamHandshakeMs } : {}) });
+    // A sole writer ends the connections a previous run left open; with several processes, each is a host
+    // with a liveness record, and the others end a dead one's connections (docs/stream.md).
+    const alone = policy.name === 'sole-writer';
+    streams = new StreamHost({ engine, clock: clock as Clock, onError, endLeftOpen: alone, liveness: alone ? false : (hooks.streamLiveness ?? {}), ...(hooks.streamHandshakeMs !== undefined ? { handshakeMs: hooks.streamHandshakeMs } : {}) });
     await streams.start();
     const liveStreams = streams;
     const resetAll = async (): Promise<void> => {

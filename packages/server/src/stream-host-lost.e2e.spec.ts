@@ -104,7 +104,7 @@ describe.each(shared)('a stream server killed on the %s store', (_name, store) =
       expect(await ended('bob')).toEqual([]);
       expect(await survivor.streams.sweep()).toBe(1);
       expect((await ended('bob')).map((e) => e.reason)).toEqual(['host lost']);
-      expect(await survivor.store.liveness!.lapsed(PACE.lapseMs, 10)).toEqual([]);
+      expect(await survivor.store.capabilities.hostRecords!.lapsed(PACE.lapseMs, 10)).toEqual([]);
     } finally {
       await survivor.close();
     }

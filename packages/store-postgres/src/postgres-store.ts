@@ -10,7 +10,7 @@ import {
   type AppendResult,
   type CommitListener,
   type EventStore,
-  type HostLiveness,
+  type StoreCapabilities,
   type Snapshot,
   type StopWatching,
   type StoredEvent,
@@ -66,11 +66,12 @@ export class PostgresEventStore implements EventStore {
   private readonly s: string;
   private readonly where: string;
   private readonly maxGroup: number;
-  readonly freshReads = true;
-  /** The append function checks the last event id a pipelined writer expects (`StreamAppend.expectedLastId`). */
-  readonly checksLastEventId = true;
-  /** The servers sharing the database, beside the log (`HostLiveness`). */
-  readonly liveness: HostLiveness;
+  /**
+   * A database server any machine may connect to; the append function checks the last event id a
+   * pipelined writer expects (`StreamAppend.expectedLastId`); reads are parsed afresh; the database keeps
+   * the records of the servers sharing it.
+   */
+  readonly capabilities: StoreCapabilities;
   private queue: Request[] = [];
   private flushing = false;
   private scheduled = false;
@@ -104,7 +105,8 @@ export class PostgresEventStore implements EventStore {
     this.maxGroup = maxGroup;
     this.connection = connection;
     this.channel = `sdp_log_${createHash('sha256').update(schema).digest('hex').slice(0, 24)}`;
-    this.liveness = new PostgresHostRecords(this.s, (text, values) => this.query(text, values));
+    const hostRecords = new PostgresHostRecords(this.s, (text, values) => this.query(text, values));
+    this.capabilities = { kind: 'postgres', reach: 'network', checksLastEventId: true, freshReads: true, hostRecords };
     this.foreign = new ForeignWrites(
       this.commits,
       async () => {

@@ -15,7 +15,7 @@ describe('read guards and pipelined lanes on one SQLite file', () => {
     const b = new SqliteEventStore(file);
     try {
       // Both engines pipeline (the store checks the last event id a pending decision expects).
-      expect(a.checksLastEventId && b.checksLastEventId).toBe(true);
+      expect(a.capabilities.checksLastEventId && b.capabilities.checksLastEventId).toBe(true);
       expectRaceHeldOverConnections(await readGuardRace({ a, b }, { seed: 11 }));
     } finally {
       await Promise.all([a.close(), b.close()]);

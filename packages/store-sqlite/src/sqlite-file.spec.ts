@@ -248,7 +248,7 @@ describe('events by type', () => {
       for (const after of [0, 10, 25]) expect(await store.readTypes(types, after)).toEqual(ofTypes(types, after));
     }
     expect((await store.readTypes(['Recorded', UNINDEXED_TYPE], 0, 2)).map((e) => e.position)).toEqual([1, 2]);
-    const statement = (store as unknown as { byTypes: Map<number, Database.Statement> }).byTypes.get(1)!;
+    const statement = (store as unknown as { reads: { byTypes: Map<number, Database.Statement> } }).reads.byTypes.get(1)!;
     await store.close();
 
     const check = new Database(path, { readonly: true });
@@ -310,7 +310,7 @@ describe('versions known without a query', () => {
     await store.append([{ stream: 'a', expectedVersion: 0, events: [ev(1)] }]);
     await store.append([{ stream: 'b', expectedVersion: 0, events: [ev(2)] }]);
     // As if its knowledge were out of date: the file's head is 2 and stream a at version 1.
-    const known = store as unknown as { headPosition: number | undefined; versions: Map<string, number> };
+    const known = (store as unknown as { writer: { heads: { headPosition: number | undefined; versions: Map<string, number> } } }).writer.heads;
     known.headPosition = 1;
     known.versions.set('a', 0);
     const results = await Promise.allSettled([

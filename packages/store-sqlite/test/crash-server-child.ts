@@ -5,7 +5,7 @@
  */
 import { writeSync } from 'node:fs';
 import { Engine } from '@sdp/core';
-import { fixedClock } from '@sdp/core/kernel';
+import { fixedClock, WRITE_POLICIES } from '@sdp/core/kernel';
 import { randomIds } from '@sdp/clock';
 import { openSqliteStore } from '../src/sqlite-store.ts';
 import { CRASH_ACCOUNTS, CRASH_TEST_TIME, crashHandlers } from './served-calls.ts';
@@ -14,7 +14,7 @@ const [path, run, concurrency] = process.argv.slice(2);
 const store = await openSqliteStore(path!);
 // The sole writer of its file, as one `sdp serve` process on SQLite: an account's calls are pipelined,
 // each decided on the pending writes of those before it, and answered once its own write is durable.
-const engine = new Engine({ store, clock: fixedClock(CRASH_TEST_TIME), ids: randomIds(), handlers: crashHandlers, settings: { maxAttempts: 1000 }, soleWriter: true });
+const engine = new Engine({ store, clock: fixedClock(CRASH_TEST_TIME), ids: randomIds(), handlers: crashHandlers, settings: { maxAttempts: 1000 }, writePolicy: WRITE_POLICIES['sole-writer'] });
 print('ready\n');
 
 async function worker(w: number): Promise<void> {

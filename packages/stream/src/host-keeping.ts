@@ -33,7 +33,7 @@ export class HostKeeping {
   private dropping = false;
 
   constructor(private readonly o: HostKeepingOptions) {
-    const liveness = o.liveness === false ? undefined : o.engine.store.liveness;
+    const liveness = o.liveness === false ? undefined : o.engine.store.capabilities.hostRecords;
     const pace = o.liveness || {};
     const lapseMs = pace.lapseMs ?? DEFAULT_LAPSE_MS;
     this.renewMs = pace.renewMs ?? 1_000;

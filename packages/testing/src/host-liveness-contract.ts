@@ -7,7 +7,7 @@ const LAPSE = 1_000;
 const PAST_LAPSE = 1_100;
 
 /**
- * What a store that several processes share must do with its liveness records (`EventStore.liveness`):
+ * What a store that several processes share must do with its liveness records (`StoreCapabilities.hostRecords`):
  * a host renewing is alive, one silent for the lapse is found with the last time it was alive and the
  * accounts it held, another handle on the same data (another process) sees the same records, and none of
  * it is an event. Lapse is judged by the store's time: the test waits real milliseconds.
@@ -18,7 +18,7 @@ export function hostLivenessContract(name: string, open: () => Promise<EventStor
     const fresh = async () => {
       const store = await open();
       opened.push(store);
-      return { store, live: store.liveness as HostLiveness };
+      return { store, live: store.capabilities.hostRecords as HostLiveness };
     };
     afterEach(async () => {
       for (const s of opened.splice(0)) await s.close();
@@ -58,10 +58,10 @@ export function hostLivenessContract(name: string, open: () => Promise<EventStor
       await sleep(PAST_LAPSE);
       const other = await opensAgain(store);
       opened.push(other);
-      expect(await other.liveness!.lapsed(LAPSE, 10)).toEqual([{ host: 'h1', aliveAt: 1, accounts: ['ada', 'bob'] }]);
-      await other.liveness!.released('h1', 'ada');
+      expect(await other.capabilities.hostRecords!.lapsed(LAPSE, 10)).toEqual([{ host: 'h1', aliveAt: 1, accounts: ['ada', 'bob'] }]);
+      await other.capabilities.hostRecords!.released('h1', 'ada');
       expect(await live.lapsed(LAPSE, 10)).toEqual([{ host: 'h1', aliveAt: 1, accounts: ['bob'] }]);
-      await other.liveness!.forget('h1');
+      await other.capabilities.hostRecords!.forget('h1');
       expect(await live.lapsed(0, 10)).toEqual([]);
       expect([...(await live.lapsedAmong(['h1'], LAPSE)).entries()]).toEqual([['h1', undefined]]);
     });

@@ -1,5 +1,5 @@
 import { createEngine, type Engine } from '@sdp/core';
-import { seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
+import { seededIds, WRITE_POLICIES, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 
 /** What `readGuardRace` found: every charge or subscription the log holds that a stale state decided. */
 export interface ReadGuardRaceReport {
@@ -45,10 +45,10 @@ export async function readGuardRace(store: EventStore | { a: EventStore; b: Even
   const wait = (ms: number) => new Promise<void>((go) => setTimeout(go, ms));
   // Two connections to a database are slow enough already; a store in this process gets delays.
   const [slowA, slowB] = 'a' in store ? [storeA, storeB] : [delayedAppends(storeA, random), delayedAppends(storeB, random)];
-  // Two writers of one store, as two server processes are: each pipelines an account's calls only when
-  // the store checks the last event id a pending decision expects (memory and PostgreSQL do).
-  const a = createEngine({ store: slowA, clock, ids: seededIds(1), wait, settings: { maxAttempts: 1000 }, soleWriter: false });
-  const b = createEngine({ store: slowB, clock, ids: seededIds(2), wait, settings: { maxAttempts: 1000 }, soleWriter: false });
+  // Two writers of one store, as two server processes are: neither trusts its cache, and each pipelines
+  // an account's calls (every store here checks the last event id a pending decision expects).
+  const a = createEngine({ store: slowA, clock, ids: seededIds(1), wait, settings: { maxAttempts: 1000 }, writePolicy: WRITE_POLICIES.shared });
+  const b = createEngine({ store: slowB, clock, ids: seededIds(2), wait, settings: { maxAttempts: 1000 }, writePolicy: WRITE_POLICIES.shared });
   await a.openAccount({ username: USER, api_key: KEY, package: { credits_per_hour: 400 } });
   const as = (engine: Engine, key: string) => (endpoint: Parameters<Engine['call']>[0]['endpoint'], params: Record<string, unknown> = {}) =>
     engine.call({ version: '1.5', endpoint, credentials: { username: USER, apiKey: key }, params });

@@ -135,8 +135,19 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       expect(await store.append([{ stream: 'guard', expectedVersion: 1, events: [] }])).toEqual({ versions: [1], lastPosition: 2 });
     });
 
+    it('states what it can do in its capabilities record, and does it: fresh reads are new objects each time; a store other processes reach keeps their host records', async () => {
+      const c = store.capabilities;
+      expect(c.kind).toMatch(/\S/);
+      expect(['process', 'machine', 'network']).toContain(c.reach);
+      if (c.reach !== 'process') expect(c.hostRecords).toBeDefined();
+      await store.append([{ stream: 'fresh', expectedVersion: 0, events: events(1) }]);
+      const [once, again] = [await store.readStream('fresh'), await store.readStream('fresh')];
+      expect(again).toEqual(once);
+      if (c.freshReads) expect(again[0]).not.toBe(once[0]);
+    });
+
     it("a store that checks last event ids fails an append whose stream ends in another writer's event at the expected version", async (ctx) => {
-      if (!store.checksLastEventId) return ctx.skip();
+      if (!store.capabilities.checksLastEventId) return ctx.skip();
       const [mine, theirs] = [newEvent(), newEvent()];
       await store.append([{ stream: 'pending', expectedVersion: 0, events: [theirs] }]);
       // Decided on a write of the same version that never landed: the version matches, the event does not.

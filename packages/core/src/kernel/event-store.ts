@@ -1,6 +1,6 @@
 import type { CommitListener, StopWatching } from './commit-signal.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
-import type { HostLiveness } from './host-liveness.ts';
+import type { StoreCapabilities } from './store-capabilities.ts';
 
 /**
  * The store cannot be reached (a database server away, a connection cut). Adapters throw it (or a
@@ -56,27 +56,10 @@ export interface EventStore {
   clear(): Promise<void>;
   close(): Promise<void>;
   /**
-   * True when every read returns new objects (parsed from disk), which the reader may keep and change:
-   * a replay then folds them without copying each event's data first.
+   * What the store is and can do beyond these methods (who else writes its data, which checks its append
+   * makes): the server chooses the engine's `WritePolicy` from it once, at start-up.
    */
-  readonly freshReads?: boolean;
-  /**
-   * True when the store lives in this process' memory, so nothing but this process writes it: a loader may
-   * then use the state it has cached without reading the stream's tail first.
-   */
-  readonly inProcess?: boolean;
-  /**
-   * True when `append` checks `StreamAppend.expectedLastId`: an engine may then pipeline an account's
-   * calls (decide each on the pending writes of those before it) even while other processes write the
-   * same streams, since a pending write lost to another writer's write of the same version fails every
-   * write decided on top of it.
-   */
-  readonly checksLastEventId?: boolean;
-  /**
-   * Liveness records of the processes sharing the store (beside the log, not in it): present where
-   * several processes may share it (SQLite files, PostgreSQL), so one can end what a dead one held.
-   */
-  readonly liveness?: HostLiveness;
+  readonly capabilities: StoreCapabilities;
 }
 
 export interface Snapshot {

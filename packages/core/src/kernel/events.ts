@@ -39,7 +39,7 @@ export interface StreamAppend {
    * The id of the event the writer expects at `expectedVersion` (its last), when it decided on a state it
    * had not yet seen durable: another writer's event at the same version then fails the append as a
    * conflict, which a version number alone cannot tell apart. Stores that check it say so
-   * (`EventStore.checksLastEventId`); the engine sets it only for them.
+   * (`StoreCapabilities.checksLastEventId`).
    */
   expectedLastId?: string;
 }

@@ -1,6 +1,6 @@
 import type { CommitListener, StopWatching } from './commit-signal.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
-import type { HostLiveness } from './host-liveness.ts';
+import type { StoreCapabilities } from './store-capabilities.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 import type { Upcasters } from './upcasters.ts';
 
@@ -15,20 +15,15 @@ export class EvolvingStore implements EventStore {
   declare readonly readSnapshot?: (stream: string, kind: string) => Promise<Snapshot | undefined>;
   declare readonly writeSnapshot?: (snapshot: Snapshot) => Promise<void>;
   declare readonly dropTypes?: (types: readonly string[], throughPosition: number, streamPrefix: string) => Promise<number>;
-  declare readonly freshReads?: boolean;
-  declare readonly inProcess?: boolean;
-  declare readonly checksLastEventId?: boolean;
-  declare readonly liveness?: HostLiveness;
+  /** The written store's: the schema changes the shape of events, not what the store can do. */
+  readonly capabilities: StoreCapabilities;
 
   constructor(
     /** The store as written: events in the schema versions they were written in. */
     readonly written: EventStore,
     readonly upcasters: Upcasters,
   ) {
-    if (written.freshReads !== undefined) this.freshReads = written.freshReads;
-    if (written.inProcess !== undefined) this.inProcess = written.inProcess;
-    if (written.checksLastEventId !== undefined) this.checksLastEventId = written.checksLastEventId;
-    if (written.liveness !== undefined) this.liveness = written.liveness;
+    this.capabilities = written.capabilities;
     const signature = upcasters.signature();
     const kindOf = (kind: string): string => (signature === '' ? kind : `${kind}|${signature}`);
     if (written.readSnapshot) {

@@ -5,6 +5,9 @@
 export { evolveWith, fold, type Decider, type DomainEvent } from './decider.ts';
 export { ANY_VERSION, type AppendResult, type ExpectedVersion, type NewEvent, type StoredEvent, type StreamAppend } from './events.ts';
 export { StoreUnavailable, type EventStore, type Snapshot } from './event-store.ts';
+// What a store can do (its one record), and how an engine writes on it, chosen once from that record.
+export { type StoreCapabilities } from './store-capabilities.ts';
+export { chooseWritePolicy, defaultWritePolicy, WRITE_POLICIES, type Deployment, type WritePolicy, type WritePolicyName } from './write-policy.ts';
 export { MemoryHostLiveness, type HostLiveness, type LapsedHost } from './host-liveness.ts';
 // The commit observer: a store's notices that the log grew, and a reader that follows the log by position.
 export { CommitSignal, ForeignWrites, type CommitListener, type CommitNotice, type OwnWrite, type Poll, type StopWatching } from './commit-signal.ts';

@@ -1,4 +1,5 @@
 import { VersionConflict } from './version-conflict.ts';
+import type { StoreCapabilities } from './store-capabilities.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 import { ANY_VERSION } from './events.ts';
 import type { EventStore, Snapshot } from './event-store.ts';
@@ -42,10 +43,11 @@ interface StreamLog {
 const DROP_AT_LEAST = 128;
 
 export class MemoryEventStore implements EventStore {
-  /** Nothing but this process writes it, so a loader may trust what it has cached. */
-  readonly inProcess = true;
-  /** Two engines may share one memory store (tests, embedders): each pipelines safely. */
-  readonly checksLastEventId = true;
+  /**
+   * Nothing but this process writes it; two engines may still share it (tests, embedders), and each
+   * pipelines safely since the last event id a write expects is checked. Reads hand out the stored events.
+   */
+  readonly capabilities: StoreCapabilities = { kind: 'memory', reach: 'process', checksLastEventId: true, freshReads: false };
   /** Held events in position order (forgotten ones are taken out in batches). */
   private log: StoredEvent[] = [];
   /** The held events of each type, in position order: a projection reads its types without the rest. */

@@ -100,7 +100,7 @@ export async function replay(written: EventStore, targets: ReplayTarget[], optio
 
   const advance = (f: Folding, run: StoredEvent[]): void => {
     if (run.length === 0) return;
-    f.agg.state = foldMany(f.target.decider, run as DomainEvent[], f.agg.state, store.freshReads === true);
+    f.agg.state = foldMany(f.target.decider, run as DomainEvent[], f.agg.state, store.capabilities.freshReads);
     f.agg.version = run[run.length - 1]!.version;
   };
 

@@ -2,12 +2,13 @@ import type { AggregateLoader } from './aggregates.ts';
 import type { Decider, DomainEvent } from './decider.ts';
 import type { EventStore } from './event-store.ts';
 import type { NewEvent, StreamAppend } from './events.ts';
+import type { UnitEntry } from './state-cache.ts';
 import type { Clock, Ids } from './ports.ts';
 
 /** What `savepoint` marked (opaque: only `rollbackTo` of the same unit reads it). */
 export type Savepoint = { readonly __savepoint: unique symbol };
 
-interface Touched {
+interface Touched extends UnitEntry {
   /** The loader's key of the aggregate. */
   key: string;
   decider: Decider<unknown, unknown, DomainEvent>;
@@ -162,46 +163,10 @@ export class UnitOfWork {
   }
 
   /**
-   * The loader learns the new states, marked pending, so the account's next call can decide on them at
-   * once; `durable` or `failed` follows when the store has answered. These three are the loader's side of
-   * one protocol whose order the engine's attempt loop owns (`pipeline/attempt-loop.ts`): pipelined,
-   * before the append is asked; otherwise once it is durable, just before `durable`.
+   * What the unit read and decided, aggregate by aggregate, for the state cache's pending protocol (which
+   * the attempt loop drives: `StateCache.pending`, `durable`, `failed`).
    */
-  settlePending(): void {
-    for (const t of this.touched) {
-      const key = t.key;
-      if (t.events.length === 0) continue;
-      this.loader.remember(key, { state: t.state, version: t.baseVersion + t.events.length, pending: true, lastId: t.events[t.events.length - 1]!.id });
-    }
-  }
-
-  /** The write is durable: its states are no longer pending; snapshots due are written. */
-  durable(): Promise<void> | undefined {
-    let snapshots: Promise<void> | undefined;
-    for (const t of this.touched) {
-      const key = t.key;
-      if (t.events.length === 0) continue;
-      const version = t.baseVersion + t.events.length;
-      this.loader.settled(key, version);
-      if (this.loader.snapshotDue(t.baseVersion, version)) {
-        const loaded = { state: t.state, version };
-        const write = () => this.loader.maybeSnapshot(t.decider, t.stream, t.baseVersion, loaded);
-        snapshots = snapshots ? snapshots.then(write) : write();
-      }
-    }
-    // A promise only when a snapshot is being written, so the common call settles with no await.
-    return snapshots;
-  }
-
-  /**
-   * The write failed: every state it put in the cache, and every pending state it read, is dropped; what
-   * it only read may have been moved by another writer (a conflict), so the next load catches up.
-   */
-  failed(): void {
-    for (const t of this.touched) {
-      const key = t.key;
-      if (t.events.length > 0 || t.pending) this.loader.forget(key);
-      else this.loader.stale(key);
-    }
+  entries(): readonly UnitEntry[] {
+    return this.touched;
   }
 }

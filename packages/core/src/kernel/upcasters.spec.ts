@@ -91,10 +91,11 @@ describe('upcasters', () => {
     expect(await evolvingStore(written, after).readSnapshot!('s', 'summed.v1')).toMatchObject({ kind: 'summed.v1', state: SNAPSHOT_EVERY });
   });
 
-  it('says the store lives in this process exactly when the store it wraps does', () => {
-    expect(evolvingStore(new MemoryEventStore(), counted()).inProcess).toBe(true);
-    const remote = { ...new MemoryEventStore(), inProcess: undefined } as unknown as MemoryEventStore;
-    expect(evolvingStore(remote, counted()).inProcess).toBeUndefined();
+  it('states the capabilities of the store it wraps', () => {
+    const inner = new MemoryEventStore();
+    expect(evolvingStore(inner, counted()).capabilities).toBe(inner.capabilities);
+    const remote = Object.assign(Object.create(inner) as MemoryEventStore, { capabilities: { ...inner.capabilities, reach: 'network' } });
+    expect(evolvingStore(remote, counted()).capabilities.reach).toBe('network');
     const up = counted();
     const once = evolvingStore(new MemoryEventStore(), up);
     expect(evolvingStore(once, up)).toBe(once);

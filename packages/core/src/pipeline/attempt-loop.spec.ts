@@ -33,14 +33,14 @@ class GatedStore extends MemoryEventStore {
 const settle = () => new Promise((r) => setImmediate(r));
 
 function loopOver(store: EventStore, pipelined: boolean, extra: { maxAttempts?: number; away?: unknown[]; back?: number[] } = {}) {
-  const loader = new AggregateLoader(store, undefined, true);
+  const loader = new AggregateLoader(store, { trustsCache: true });
   const loop = new AttemptLoop({
     store,
     loader,
     clock: { now: () => T0 },
     ids: seededIds(5),
     settings: { maxAttempts: extra.maxAttempts ?? 10 },
-    pipelined,
+    policy: { pipelines: pipelined },
     onStoreAway: (e) => extra.away?.push(e),
     onStoreBack: () => extra.back?.push(1),
   });

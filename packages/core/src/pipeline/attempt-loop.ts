@@ -3,6 +3,7 @@ import { StoreUnavailable, type EventStore } from '../kernel/event-store.ts';
 import type { Clock, Ids } from '../kernel/ports.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
+import type { WritePolicy } from '../kernel/write-policy.ts';
 import { AccountLanes } from './account-lanes.ts';
 
 /**
@@ -104,8 +105,8 @@ export interface AttemptLoopOptions {
   ids: Ids;
   /** Read at each conflict (`EngineSettings.maxAttempts`). */
   settings: { readonly maxAttempts: number };
-  /** See `EngineOptions.soleWriter`: states go to the cache, and the lane is left, before the write is durable. */
-  pipelined: boolean;
+  /** `pipelines`: states go to the cache, and the lane is left, before the write is durable. */
+  policy: Pick<WritePolicy, 'pipelines'>;
   wait?: ((ms: number) => Promise<void>) | undefined;
   onStoreAway?: ((error: unknown) => void) | undefined;
   onStoreBack?: (() => void) | undefined;
@@ -118,8 +119,8 @@ export interface AttemptLoopOptions {
  *    it reads. A judge that must queue for its account's lane says so (`LaneQueue`); the loop waits for
  *    the turn and asks again on a fresh unit, so nothing read before the wait stands.
  * 2. The unit's appends (a writing verdict) or only its read guards (a refusal); none: answered.
- * 3. Pipelined (`EngineOptions.soleWriter`): the new states go to the loader's cache marked pending
- *    (`settlePending`), so the account's next call decides on them at once.
+ * 3. Pipelined (`WritePolicy.pipelines`): the new states go to the loader's cache marked pending
+ *    (`StateCache.pending`), so the account's next call decides on them at once.
  * 4. One atomic `append`; pipelined, the lane is left as soon as it is asked (the store acknowledges
  *    writes in the order asked, and a write decided on a pending state names the event it expects).
  * 5. The append fails: every state it put in the cache, and every pending state it read, is dropped
@@ -130,8 +131,8 @@ export interface AttemptLoopOptions {
  *    drawn below a doubling bound (`retryPauseMs`), back to 1, at most `maxAttempts` times; then, or on
  *    the store away or any other error, the judge's `gaveUp` answers. The lane is always left.
  *
- * The loader's side of this protocol (remember, settled, forget, stale) is `UnitOfWork`'s
- * `settlePending`, `durable` and `failed`; nothing else calls them.
+ * The state cache's side of this protocol is `StateCache.pending`, `durable` and `failed`
+ * (`kernel/state-cache.ts`), over the unit's entries; nothing else calls them.
  */
 export class AttemptLoop {
   private readonly lanes = new AccountLanes();
@@ -148,6 +149,8 @@ export class AttemptLoop {
   async run<T>(judge: Judge<T>): Promise<T> {
     const o = this.o;
     const counted = this.counted;
+    const pipelined = o.policy.pipelines;
+    const states = o.loader.states;
     counted.runs++;
     const lane = new LaneHold(this.lanes);
     try {
@@ -164,20 +167,21 @@ export class AttemptLoop {
           const write = verdict.write;
           const appends = write ? uow.appends() : uow.guards();
           if (appends.length > 0) {
-            if (write && o.pipelined) uow.settlePending();
+            if (write && pipelined) states.pending(uow.entries());
             const written = o.store.append(appends);
             // Over a shared store that cannot name the event a write expects, the lane is held until the
             // write is settled (left in `finally`).
-            if (o.pipelined) lane.leave();
+            if (pipelined) lane.leave();
             try {
               await written;
             } catch (error) {
-              uow.failed();
+              states.failed(uow.entries());
               throw error;
             }
             if (write) {
-              if (!o.pipelined) uow.settlePending();
-              const snapshots = uow.durable();
+              const entries = uow.entries();
+              if (!pipelined) states.pending(entries);
+              const snapshots = states.durable(entries);
               if (snapshots) await snapshots;
             }
           }

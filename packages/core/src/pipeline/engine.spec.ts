@@ -3,6 +3,7 @@ import { Engine } from './engine.ts';
 import { endpointById } from '../catalogue/endpoints.ts';
 import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
+import { WRITE_POLICIES } from '../kernel/write-policy.ts';
 import { BadRequest } from '../calls/errors.ts';
 import type { Clock } from '../kernel/ports.ts';
 
@@ -126,8 +127,8 @@ describe("accountView: the operator's look at an account another process owns", 
     const store = new MemoryEventStore();
     const handlers = { 'core.validate': () => ({ body: { ok: true } }) };
     // Two processes over one store, each trusting its cache (as workers that own their accounts do).
-    const viewer = new Engine({ store, clock, ids: seededIds(1), handlers, soleWriter: true });
-    const owner = new Engine({ store, clock, ids: seededIds(2), handlers, soleWriter: true });
+    const viewer = new Engine({ store, clock, ids: seededIds(1), handlers, writePolicy: WRITE_POLICIES['account-owner'] });
+    const owner = new Engine({ store, clock, ids: seededIds(2), handlers, writePolicy: WRITE_POLICIES['account-owner'] });
     await viewer.openAccount({ username: 'alice', api_key: creds.apiKey });
     expect((await viewer.accountView('alice')).allowances.general.remaining).toBe(10000);
     for (let i = 0; i < 3; i++) expect((await owner.call({ version: '1.5', endpoint: 'core.validate', credentials: creds, params: {} })).status).toBe(200);

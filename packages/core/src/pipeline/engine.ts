@@ -11,6 +11,7 @@ import type { Clock, Ids } from '../kernel/ports.ts';
 import { Projections } from '../kernel/projection.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Upcasters } from '../kernel/upcasters.ts';
+import { defaultWritePolicy, type WritePolicy } from '../kernel/write-policy.ts';
 import { RECORDING_INDEX, RecordingIndex } from '../recording-index/recording-index.ts';
 import { ANALYSIS_QUERIES, AnalysisQueries } from '../usage/analysis-queries.ts';
 import { AttemptLoop, type AttemptCounts, type Decided, type GaveUp, type Judge } from './attempt-loop.ts';
@@ -55,16 +56,12 @@ export interface EngineOptions {
    */
   recordingIndex?: RecordingIndex;
   /**
-   * Whether this engine is the only writer of its store (default: when the store lives in this process).
-   * An account's calls are pipelined, each deciding on the pending writes of the calls before it, when
-   * the store checks the last event id a write expects (`EventStore.checksLastEventId`: memory, SQLite,
-   * PostgreSQL), or else only for a sole writer: a version number alone cannot tell a pending write lost
-   * to another process's write of the same version, so a call decided on top of it could commit. A
-   * shared store without that check (an embedder's own) holds the lane until the write is durable.
-   * A sole writer's loader also trusts its cache as over the memory store (a write made beside it, by an
-   * operator's tool, is still met: by the read guards, which then read it).
+   * How this engine writes: whether its cache is trusted without reading each stream's tail, and whether
+   * an account's calls are pipelined (`WRITE_POLICIES`). A server chooses it once from the store's
+   * capabilities and its deployment (`chooseWritePolicy`); by default, the one the store's capabilities
+   * allow when any process it reaches may write (`defaultWritePolicy`).
    */
-  soleWriter?: boolean;
+  writePolicy?: WritePolicy;
 }
 
 const DEFAULT_SETTINGS: EngineSettings = { limitingDay: 'pst', maxAttempts: 10 };
@@ -81,6 +78,8 @@ export class Engine implements EngineServices {
   readonly ids: Ids;
   readonly settings: EngineSettings;
   readonly loader: AggregateLoader;
+  /** How it writes, chosen once (`EngineOptions.writePolicy`). */
+  readonly writePolicy: WritePolicy;
   readonly recordingIndex: RecordingIndex;
   /** Every projection this engine owns, handed to each call (reset with the store). */
   readonly projections: Projections;
@@ -94,9 +93,8 @@ export class Engine implements EngineServices {
     this.clock = options.clock;
     this.ids = options.ids;
     this.settings = { ...DEFAULT_SETTINGS, ...options.settings };
-    const soleWriter = options.soleWriter ?? options.store.inProcess === true;
-    // A sole writer's cache is as current as the store, like the memory store's (see AggregateLoader).
-    this.loader = new AggregateLoader(this.store, undefined, soleWriter);
+    this.writePolicy = options.writePolicy ?? defaultWritePolicy(options.store.capabilities);
+    this.loader = new AggregateLoader(this.store, this.writePolicy);
     this.recordingIndex = options.recordingIndex ?? new RecordingIndex(this.store);
     this.projections = new Projections().with(RECORDING_INDEX, this.recordingIndex).with(ANALYSIS_QUERIES, new AnalysisQueries(this.store));
     this.services = {
@@ -117,9 +115,7 @@ export class Engine implements EngineServices {
       clock: this.clock,
       ids: this.ids,
       settings: this.settings,
-      // Other processes may write a store that checks last event ids, so there the loader reads each
-      // tail; the lanes still pipeline (a write decided on a pending state names the event it expects).
-      pipelined: soleWriter || this.store.checksLastEventId === true,
+      policy: this.writePolicy,
       wait: options.wait,
       onStoreAway: options.onStoreAway,
       onStoreBack: options.onStoreBack,

@@ -3,10 +3,12 @@ import { fc, test } from '@fast-check/vitest';
 import { Engine } from './engine.ts';
 import type { EventStore } from '../kernel/event-store.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from '../kernel/events.ts';
+import type { StoreCapabilities } from '../kernel/store-capabilities.ts';
 import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
 import { StreamCalls } from '../streams/stream-calls.ts';
 import { streamHandlers } from '../streams/stream-handlers.ts';
+import { WRITE_POLICIES, type WritePolicy } from '../kernel/write-policy.ts';
 
 const T0 = Date.parse('2026-05-01T10:00:00Z');
 
@@ -17,6 +19,8 @@ const T0 = Date.parse('2026-05-01T10:00:00Z');
  */
 class SlowStore implements EventStore {
   readonly inner = new MemoryEventStore();
+  /** As an embedder's own shared store may: it states no check of the last event id a write expects. */
+  readonly capabilities: StoreCapabilities = { kind: 'slow', reach: 'network', checksLastEventId: false, freshReads: false };
   private queue: { batch: StreamAppend[]; resolve: (r: AppendResult | Promise<AppendResult>) => void; reject: (e: unknown) => void }[] = [];
   private scheduled = false;
   appends = 0;
@@ -72,8 +76,8 @@ class SlowStore implements EventStore {
 
 const VALIDATE_COST = 5;
 
-async function engineOn(store: EventStore, limit: number, soleWriter = true) {
-  const engine = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(7), handlers: { 'core.validate': () => ({ body: {} }), 'stream.charge': streamHandlers['stream.charge']! }, soleWriter });
+async function engineOn(store: EventStore, limit: number, writePolicy: WritePolicy = WRITE_POLICIES['sole-writer']) {
+  const engine = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(7), handlers: { 'core.validate': () => ({ body: {} }), 'stream.charge': streamHandlers['stream.charge']! }, writePolicy });
   await engine.openAccount({ username: 'u', api_key: 'key-of-u', package: { credits_per_hour: limit } });
   return engine;
 }
@@ -99,7 +103,7 @@ describe('pipelined lanes: one account decides its next call before the last one
 
   it('over a store other processes may write, an account decides its next call only once the last write is settled', async () => {
     const store = new SlowStore();
-    const engine = await engineOn(store, 1e9, false);
+    const engine = await engineOn(store, 1e9, WRITE_POLICIES['shared-serial']);
     const before = store.groups;
     const answers = await Promise.all(Array.from({ length: 20 }, () => validate(engine)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
@@ -117,14 +121,14 @@ describe('pipelined lanes: one account decides its next call before the last one
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(store.reads - reads).toBe(0);
     // Another engine on the store (an operator's tool beside the server) denies the account.
-    const other = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(8), soleWriter: false });
+    const other = new Engine({ store, clock: { now: () => T0 }, ids: seededIds(8), writePolicy: WRITE_POLICIES['shared-serial'] });
     await other.deny('u', 'abuse');
     expect((await validate(engine)).status).toBe(403);
   });
 
   it('over a store other processes may write, every load reads the stream’s tail', async () => {
     const store = new SlowStore();
-    const engine = await engineOn(store, 1e9, false);
+    const engine = await engineOn(store, 1e9, WRITE_POLICIES['shared-serial']);
     expect((await validate(engine)).status).toBe(200);
     const reads = store.reads;
     expect((await validate(engine)).status).toBe(200);
@@ -167,7 +171,7 @@ describe('pipelined lanes: one account decides its next call before the last one
   it("a caller with a wrong key never queues in the account's lane (the lane is entered after authentication)", async () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => (open = r));
-    const engine = new Engine({ store: new SlowStore(), soleWriter: true, clock: { now: () => T0 }, ids: seededIds(9), handlers: { 'core.validate': async () => (await gate, { body: {} }) } });
+    const engine = new Engine({ store: new SlowStore(), writePolicy: WRITE_POLICIES['sole-writer'], clock: { now: () => T0 }, ids: seededIds(9), handlers: { 'core.validate': async () => (await gate, { body: {} }) } });
     await engine.openAccount({ username: 'u', api_key: 'key-of-u', package: { credits_per_hour: 1000 } });
     const held = validate(engine); // decides until the gate opens: holds the lane
     await new Promise((r) => setImmediate(r));
@@ -208,8 +212,8 @@ describe('pipelined lanes over a store other writers share (the store checks the
     // 29 credits: A's two calls (5 + 5) fit on A's view; B's 25 and either of A's do not.
     const shared = new MemoryEventStore();
     const { store: slowA, open } = gated(shared);
-    const b = await engineOn(shared, 29, false);
-    const a = new Engine({ store: slowA, clock: { now: () => T0 }, ids: seededIds(8), handlers: { 'core.validate': () => ({ body: {} }) }, soleWriter: false });
+    const b = await engineOn(shared, 29, WRITE_POLICIES.shared);
+    const a = new Engine({ store: slowA, clock: { now: () => T0 }, ids: seededIds(8), handlers: { 'core.validate': () => ({ body: {} }) }, writePolicy: WRITE_POLICIES.shared });
     // A decides two calls of the account; both writes wait at the gate, the second decided on the first's
     // pending charge (pipelined, since the store checks last event ids).
     const first = validate(a);
