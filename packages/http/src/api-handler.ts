@@ -4,6 +4,7 @@ import { readCredentials } from './credentials.ts';
 import { requestId } from './request-ids.ts';
 import { deprecationHeaders, route, segmentsOf, splitUrl, type Route } from './route.ts';
 import { FixedBody } from './fixed-body.ts';
+import { isoTime } from './iso-time.ts';
 import { openApiDocument } from './openapi.ts';
 import { CLIENT_GONE_STATUS, ClientGone, JSON_TYPE, errorResponse, type AccessEntry, type WireHandler, type WireRequest, type WireResponse } from './wire.ts';
 
@@ -302,17 +303,6 @@ class TargetCache {
 
 const TARGETS_KEPT = 4096;
 const METHODS_KEPT = 16;
-
-let isoMs = -1;
-let isoText = '';
-/** The ISO 8601 text of a time, kept while the millisecond lasts: a busy server answers many calls in one. */
-function isoTime(ms: number): string {
-  if (ms !== isoMs) {
-    isoMs = ms;
-    isoText = new Date(ms).toISOString();
-  }
-  return isoText;
-}
 
 function faultResponse(fault: InjectedFault, headers: Record<string, string>): WireResponse {
   if (fault.kind === 'drop') return { status: 0, headers, drop: true };
