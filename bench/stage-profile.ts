@@ -3,11 +3,14 @@
  * bench/http-profile.ts's profiled load, each sample then charged to the request's stage it belongs to.
  *
  *   node --conditions=@sdp/source --import tsx bench/stage-profile.ts [seconds] [memory|sqlite]
+ *   SDP_BUILT=DIR node --conditions=@sdp/source --import tsx bench/stage-profile.ts ...   (another checkout's build)
  *
  * A sample goes to the nearest frame on its stack that lies in a stage's code (a native such as
  * JSON.parse goes to the stage that called it); a stack with no project frame at all is the runtime's own
  * work (node:http's parser and sockets, timers) or the collector's. Where `encode` sets the rate-limit
- * headers is told apart from the rest of it by the lines' ticks. Figures are µs of sampled CPU per
+ * headers is told apart from the rest of it by the lines' ticks. A sample that stands for more than
+ * three sampling intervals is the process waiting for a CPU (the profiler's clock is the wall's), not
+ * work: it counts as three intervals. Figures are µs of sampled CPU per
  * request under the profiler, which costs some of its own: read them as shares of one request, and the
  * ratchet (`npm run bench:ratchet`) for changes.
  */
@@ -49,17 +52,20 @@ const STAGES: [string, RegExp][] = [
   ['server other', pkg('server/')],
 ];
 const RATE_HEADERS = 'rate headers (encode\'s five headers)';
+const ENCODERS = new Set(['encode', 'encodeCommon']);
 const RUNTIME = 'runtime (node:http parser, sockets, timers; no project frame)';
 
 const seconds = process.argv[2] ?? '8';
 const store = process.argv[3] ?? 'memory';
+// SDP_BUILT=DIR: the built server of another checkout (an older tree, profiled the same way); else this one's.
+const builtAt = process.env.SDP_BUILT && process.env.SDP_BUILT !== '1' ? process.env.SDP_BUILT : undefined;
 const dir = mkdtempSync(join(tmpdir(), 'sdp-stage-profile-'));
 try {
   const kept = join(dir, 'profile.json');
   const r = spawnSync(process.execPath, ['--conditions=@sdp/source', '--import', 'tsx', join(root, 'bench', 'http-profile.ts'), store, 'on', seconds], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, SDP_BUILT: '1', KEEP_PROFILE: kept },
+    env: { ...process.env, SDP_BUILT: builtAt ?? '1', KEEP_PROFILE: kept },
   });
   if (r.status !== 0) throw new Error(`http-profile failed: ${r.stdout}${r.stderr}`);
   const profile = JSON.parse(readFileSync(kept, 'utf8')) as Profile;
@@ -96,11 +102,14 @@ try {
   };
   let busy = 0;
   let at = profile.startTime;
+  const intervals = profile.timeDeltas.filter((d) => d > 0).sort((a, b) => a - b);
+  const longest = 3 * (intervals[Math.floor(intervals.length / 2)] ?? 1000);
   const selfInWindow = new Map<number, number>();
   for (let i = 0; i < profile.samples.length; i++) {
-    const dt = profile.timeDeltas[i] ?? 0;
-    at += dt;
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
     if (at < from || at > to) continue;
+    const dt = Math.min(delta, longest);
     const id = profile.samples[i]!;
     const fn = byId.get(id)!.callFrame.functionName;
     if (fn === '(idle)' || fn === '(program)') continue;
@@ -109,11 +118,11 @@ try {
     add(stage, dt, inProject(id) || stage === RUNTIME);
     selfInWindow.set(id, (selfInWindow.get(id) ?? 0) + dt);
   }
-  // encode sets the five rate-limit headers inline: its ticks on those lines are that stage's.
-  const encodeFile = readFileSync(join(root, 'packages', 'http', 'dist', 'api-handler.js'), 'utf8').split('\n');
+  // encode (and encodeCommon, the common answer's) set the five rate-limit headers inline: their ticks on those lines are that stage's.
+  const encodeFile = readFileSync(join(builtAt ?? root, 'packages', 'http', 'dist', 'api-handler.js'), 'utf8').split('\n');
   const rateLines = new Set(encodeFile.flatMap((l, i) => (/RateLimit/.test(l) ? [i + 1] : [])));
   for (const n of profile.nodes) {
-    if (n.callFrame.functionName !== 'encode' || !n.callFrame.url.includes('http/dist/api-handler') || !n.positionTicks) continue;
+    if (!ENCODERS.has(n.callFrame.functionName) || !n.callFrame.url.includes('http/dist/api-handler') || !n.positionTicks) continue;
     const all = n.positionTicks.reduce((s, t) => s + t.ticks, 0);
     const onRate = n.positionTicks.filter((t) => rateLines.has(t.line)).reduce((s, t) => s + t.ticks, 0);
     const share = all > 0 ? onRate / all : 0;

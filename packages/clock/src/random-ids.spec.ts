@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { randomIds } from './random-ids.ts';
 
 describe('randomIds', () => {
-  test.prop([fc.array(fc.integer({ min: 1, max: 64 }), { minLength: 1, maxLength: 600 })])('every id has the length asked for and only lowercase hex digits, across pool refills', (lengths) => {
+  test.prop([fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 600 })])('every id has the length asked for and only lowercase hex digits, across draws and pool refills, longer than a draw included', (lengths) => {
     const ids = randomIds();
     for (const n of lengths) expect(ids.hex(n)).toMatch(new RegExp(`^[0-9a-f]{${n}}$`));
   });

@@ -114,8 +114,22 @@ type AnswerBodies<A> = A extends unknown ? { [S in keyof A]: A[S] extends z.ZodT
 
 const BUILT = new Map<EndpointId, Map<VersionId, Terms>>();
 
+/** The last terms asked for: a server's calls mostly repeat one endpoint and version, found without a lookup. */
+let lastId: EndpointId | undefined;
+let lastVersion: VersionId | undefined;
+let lastTerms: Terms | undefined;
+
 /** The terms of an endpoint in a version, built once (on the call path: no key is built to find them). */
 export function termsOf(id: EndpointId, version: VersionId): Terms {
+  if (id === lastId && version === lastVersion) return lastTerms!;
+  const terms = builtTerms(id, version);
+  lastId = id;
+  lastVersion = version;
+  lastTerms = terms;
+  return terms;
+}
+
+function builtTerms(id: EndpointId, version: VersionId): Terms {
   let byVersion = BUILT.get(id);
   if (!byVersion) BUILT.set(id, (byVersion = new Map()));
   let t = byVersion.get(version);

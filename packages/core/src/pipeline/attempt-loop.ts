@@ -33,7 +33,8 @@ export type GaveUp = 'conflicts' | 'store-away' | 'failure';
  * a fresh unit of work reads, and what to answer when the attempts end in an error.
  */
 export interface Judge<T> {
-  judge(uow: UnitOfWork, lane: LaneHold): Promise<Verdict<T>>;
+  /** A value when the judge could answer at once (the loop then spends no turn of the microtask queue on it). */
+  judge(uow: UnitOfWork, lane: LaneHold): Verdict<T> | Promise<Verdict<T>>;
   /**
    * The answer when the attempts end in `error`: every attempt lost to another writer (`conflicts`), the
    * store away, or any other failure. Nothing was written. A command throws `error` again.
@@ -157,12 +158,14 @@ export class AttemptLoop {
       for (let attempt = 1; ; attempt++) {
         try {
           let uow = new UnitOfWork(o.loader, o.ids, o.clock);
-          let verdict = await judge.judge(uow, lane);
+          let judged = judge.judge(uow, lane);
+          let verdict = judged instanceof Promise ? await judged : judged;
           while (verdict.queued !== undefined) {
             counted.laneWaits++;
             await verdict.queued;
             uow = new UnitOfWork(o.loader, o.ids, o.clock);
-            verdict = await judge.judge(uow, lane);
+            judged = judge.judge(uow, lane);
+            verdict = judged instanceof Promise ? await judged : judged;
           }
           const write = verdict.write;
           const appends = write ? uow.appends() : uow.guards();

@@ -16,7 +16,7 @@ import type { Ids } from '../kernel/ports.ts';
 import type { Projections } from '../kernel/projection.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
-import { isStoreUnavailable, type GaveUp, type Judge, type LaneHold, type Verdict } from './attempt-loop.ts';
+import { isStoreUnavailable, type Decided, type GaveUp, type Judge, type LaneHold, type Verdict } from './attempt-loop.ts';
 import { accountLines, bindingFigures, errorAnswer, figuresAfter, figuresBefore, rateLimitStatus, reportedLine, withRate } from './rate-figures.ts';
 
 const DUMMY_SALT = '0'.repeat(32);
@@ -84,58 +84,115 @@ export class CallJudge implements Judge<CallAnswer> {
 
   /**
    * docs/contract.md#judgement-order in order, on the states `uow` reads: the answer, and whether the unit's events are
-   * written; or the queue for the account's lane when another call of the account holds it.
+   * written; or the queue for the account's lane when another call of the account holds it. A value when
+   * every step could answer at once (the states cached, the account's own key, no Idempotency-Key, a
+   * handler that answers at once), else a promise: each step hands on to the next as a value, and waits
+   * only on a step that answered with a promise. An async function here cost every call its promise and
+   * a turn of the microtask queue, about as much as a step of its own.
    */
-  async judge(uow: UnitOfWork, lane: LaneHold): Promise<Verdict<CallAnswer>> {
-    const { call, endpoint, s } = this;
-    const now = uow.now;
+  judge(uow: UnitOfWork, lane: LaneHold): Verdict<CallAnswer> | Promise<Verdict<CallAnswer>> {
+    const { call, endpoint } = this;
     const params = new Params(call.params ?? {});
     if (endpoint.caller !== 'key') return endpoint.caller === 'connection' ? this.connectionAction(uow, lane, params) : this.operatorAction(uow, lane, params);
 
     // 4. Authentication
     // Malformed credentials (control characters, over-long) are refused before any store is asked.
     const creds = call.credentials && isWellFormedUsername(call.credentials.username) && isWellFormedApiKey(call.credentials.apiKey) ? call.credentials : undefined;
-    // A state the unit holds comes back as a value, and is not awaited: a turn of the event loop per load
-    // is a sizeable share of a charged call.
-    const accountRead = creds ? uow.load(accountDecider, accountStream(creds.username)) : undefined;
-    // A load the cache answers comes back as a value; one that reads the store, as a promise.
-    const accountCached = accountRead !== undefined && !(accountRead instanceof Promise);
-    const account = accountRead instanceof Promise ? await accountRead : accountRead;
-    let identityId: string | null = null;
-    let authenticated = false;
+    if (creds === undefined) return this.notAuthenticated(uow, lane, params, undefined, undefined, false);
+    // A state the unit holds comes back as a value, and is not awaited; one that reads the store, as a promise.
+    const accountRead = uow.load(accountDecider, accountStream(creds.username));
+    if (accountRead instanceof Promise) return accountRead.then((account) => this.authenticate(uow, lane, params, creds, account, false));
+    return this.authenticate(uow, lane, params, creds, accountRead, true);
+  }
+
+  /** Step 4 on the account read: its own key admits at once; an identity's key, or a refusal, is `notAuthenticated`'s. */
+  private authenticate(uow: UnitOfWork, lane: LaneHold, params: Params, creds: Credentials, account: Account, accountCached: boolean): Verdict<CallAnswer> | Promise<Verdict<CallAnswer>> {
+    if (!account.exists) return this.notAuthenticated(uow, lane, params, creds, account, accountCached);
+    const keyHash = this.s.digests.digest(account.salt, creds.apiKey);
+    if (constantTimeEqual(keyHash, account.keyHash)) return this.admitted(uow, lane, params, account, null);
+    return this.notAuthenticated(uow, lane, params, creds, account, accountCached, keyHash);
+  }
+
+  /**
+   * Step 4 when the account's own key did not open it: one of its identities' keys (`keyHash`), or a 401
+   * after the same store reads whether the username exists or not (`readsOfARefusal`).
+   */
+  private async notAuthenticated(
+    uow: UnitOfWork,
+    lane: LaneHold,
+    params: Params,
+    creds: Credentials | undefined,
+    account: Account | undefined,
+    accountCached: boolean,
+    keyHash?: string,
+  ): Promise<Verdict<CallAnswer>> {
+    const { endpoint, s } = this;
     let identitiesCached = false;
     if (creds && account?.exists) {
-      const keyHash = s.digests.digest(account.salt, creds.apiKey);
-      if (constantTimeEqual(keyHash, account.keyHash)) authenticated = true;
-      else if (s.identities) {
+      if (keyHash !== undefined && s.identities) {
         identitiesCached = s.loader.answersFromCache(identitiesDecider, identitiesStream(creds.username));
-        identityId = await s.identities.identityForKey(uow, account, keyHash);
-        authenticated = identityId !== null;
+        const identityId = await s.identities.identityForKey(uow, account, keyHash);
+        if (identityId !== null) return this.admitted(uow, lane, params, account, identityId);
       }
     } else if (creds) {
       // An unknown username costs the same digest and comparison, so timing does not tell which names exist.
       constantTimeEqual(s.digests.digest(DUMMY_SALT, creds.apiKey), DUMMY_DIGEST);
     }
-    if (creds && !authenticated) await readsOfARefusal(s, creds.username, account?.exists === true, accountCached, identitiesCached);
-    if (!account || !authenticated) {
-      const fresh = windowAt({}, 'general', now);
-      const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
-      return { answer: errorAnswer(new Unauthorized(), rate), write: false };
-    }
+    if (creds) await readsOfARefusal(s, creds.username, account?.exists === true, accountCached, identitiesCached);
+    const now = uow.now;
+    const fresh = windowAt({}, 'general', now);
+    const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
+    return { answer: errorAnswer(new Unauthorized(), rate), write: false };
+  }
+
+  /** Authenticated (by the account's key, or an identity's: `identityId`): the lane, then step 5 on the credits read. */
+  private admitted(uow: UnitOfWork, lane: LaneHold, params: Params, account: Account, identityId: string | null): Verdict<CallAnswer> | Promise<Verdict<CallAnswer>> {
     // Queued behind the account's other calls: the loop waits for the turn and asks again from step 4.
     const queued = lane.enter(account.username);
     if (queued) return queued;
+    const creditsRead = uow.load(creditsDecider, creditsStream(account.username));
+    if (creditsRead instanceof Promise) return creditsRead.then((credits) => this.allowance(uow, account, identityId, params, credits));
+    return this.allowance(uow, account, identityId, params, creditsRead);
+  }
 
-    // 5. Denied for a violation
-    const creditsAt = creditsStream(account.username);
-    const creditsRead = uow.load(creditsDecider, creditsAt);
-    const credits = creditsRead instanceof Promise ? await creditsRead : creditsRead;
+  /**
+   * Steps 5 to 7 for a call of the account's own key, without an Idempotency-Key, charged per call (the
+   * common call): a value when the charge and the handler answer at once. Any other call is `allowanceLater`'s.
+   */
+  private allowance(uow: UnitOfWork, account: Account, identityId: string | null, params: Params, credits: Credits): Verdict<CallAnswer> | Promise<Verdict<CallAnswer>> {
+    const { call, endpoint } = this;
+    const now = uow.now;
     const reported = reportedLine(account, endpoint);
+    // 5. Denied for a violation
     if (account.denied) {
       const denied = new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
       return { answer: errorAnswer(denied, figuresBefore(credits, reported, endpoint, now)), write: false };
     }
+    if (identityId !== null || call.idempotencyKey !== undefined || endpoint.charged === 'on-effect') return this.allowanceLater(uow, account, identityId, params, credits, reported);
+    // 6. The allowance
+    const lines = accountLines(reported, endpoint);
+    if (lines.length === 0) return this.verdictOf(this.execute(uow, account, null, params, figuresBefore(credits, reported, endpoint, now), credits, reported, undefined), credits, reported, now);
+    let charged: ReturnType<UnitOfWork['execute']>;
+    try {
+      charged = uow.execute(creditsDecider, creditsStream(account.username), { type: 'ChargeCredits', at: now, endpoint: endpoint.id, lines });
+    } catch (error) {
+      return this.exhausted(error);
+    }
+    if (charged instanceof Promise) {
+      return charged.then(
+        ({ state }) => this.verdictOf(this.execute(uow, account, null, params, figuresAfter(state as Credits, reported!, endpoint.cost, now), credits, reported, undefined), credits, reported, now),
+        (error: unknown) => this.exhausted(error),
+      );
+    }
+    // 7. Charged; now validate and execute.
+    const rate = figuresAfter(charged.state as Credits, reported!, endpoint.cost, now);
+    return this.verdictOf(this.execute(uow, account, null, params, rate, credits, reported, undefined), credits, reported, now);
+  }
 
+  /** Steps 5 to 7 of a call with an Idempotency-Key, by an identity's key, or charged on effect (see `allowance`). */
+  private async allowanceLater(uow: UnitOfWork, account: Account, identityId: string | null, params: Params, credits: Credits, reported: AllowanceLine | undefined): Promise<Verdict<CallAnswer>> {
+    const { call, endpoint, s } = this;
+    const now = uow.now;
     // An idempotent repeat: the recorded answer, before anything is charged again.
     const idempotencyKey = call.idempotencyKey;
     let fingerprint: string | undefined;
@@ -168,27 +225,37 @@ export class CallJudge implements Judge<CallAnswer> {
     if (endpoint.charged === 'on-effect') return this.chargedOnEffect(uow, account, identityId, params, credits, reported, lines);
     if (lines.length > 0) {
       try {
-        const charged = uow.execute(creditsDecider, creditsAt, { type: 'ChargeCredits', at: now, endpoint: endpoint.id, lines });
+        const charged = uow.execute(creditsDecider, creditsStream(account.username), { type: 'ChargeCredits', at: now, endpoint: endpoint.id, lines });
         const { state } = charged instanceof Promise ? await charged : charged;
         rate = identityId === null ? figuresAfter(state, reported!, endpoint.cost, now) : bindingFigures(state, reported!, lines, endpoint.cost, now);
       } catch (error) {
-        if (error instanceof CreditsExhausted) {
-          return { answer: { status: rateLimitStatus(call.version), body: { error: error.message }, rate: error.figures }, write: false };
-        }
-        throw error;
+        return this.exhausted(error);
       }
     }
 
-    // 7. Charged; now validate and execute. A handler that answers at once is not awaited: no promise
-    // and no turn of the microtask queue between the charge and the answer.
+    // 7. Charged; now validate and execute. A handler that answers at once is not awaited.
     const executed = this.execute(uow, account, identityId, params, rate, credits, reported, undefined);
-    const answer = executed instanceof Promise ? await executed : executed;
-    if (answer === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, endpoint, now)) }, write: false };
-    if ('refused' in answer) return { answer: answer.refused, write: false };
-    if (idempotencyKey !== undefined) {
-      await uow.execute(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer, holdLimit: account.package.idempotency_keys });
+    const outcome = this.verdictOf(executed instanceof Promise ? await executed : executed, credits, reported, now);
+    if (idempotencyKey !== undefined && outcome.write) {
+      await uow.execute(idempotencyDecider, idempotencyStream(account.username), { type: 'RecordIdempotentCall', key: idempotencyKey, fingerprint: fingerprint!, at: now, answer: outcome.answer, holdLimit: account.package.idempotency_keys });
     }
-    return { answer, write: true };
+    return outcome;
+  }
+
+  /** A charge the allowance cannot pay: 429 (403 before API 1.2) with its figures; any other error goes on. */
+  private exhausted(error: unknown): Decided<CallAnswer> {
+    if (error instanceof CreditsExhausted) return { answer: { status: rateLimitStatus(this.call.version), body: { error: error.message }, rate: error.figures }, write: false };
+    throw error;
+  }
+
+  /** Step 7's outcome as the verdict: a 500 for an unexpected failure (nothing charged), a refusal that writes nothing, or the answer, written. */
+  private verdictOf(executed: Executed, credits: Credits, reported: AllowanceLine | undefined, now: number): Decided<CallAnswer>;
+  private verdictOf(executed: Executed | Promise<Executed>, credits: Credits, reported: AllowanceLine | undefined, now: number): Decided<CallAnswer> | Promise<Decided<CallAnswer>>;
+  private verdictOf(executed: Executed | Promise<Executed>, credits: Credits, reported: AllowanceLine | undefined, now: number): Decided<CallAnswer> | Promise<Decided<CallAnswer>> {
+    if (executed instanceof Promise) return executed.then((answer) => this.verdictOf(answer, credits, reported, now));
+    if (executed === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, this.endpoint, now)) }, write: false };
+    if ('refused' in executed) return { answer: executed.refused, write: false };
+    return { answer: executed, write: true };
   }
 
   /**
@@ -387,6 +454,9 @@ export class CallJudge implements Judge<CallAnswer> {
     return errorAnswer(error, rate, call.version);
   }
 }
+
+/** A call's credentials, as the judge reads them. */
+type Credentials = NonNullable<ApiCall['credentials']>;
 
 /** Step 7's outcome (see `CallJudge.execute`). */
 type Executed = CallAnswer | { refused: CallAnswer } | undefined;
