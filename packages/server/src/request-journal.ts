@@ -1,10 +1,18 @@
+import type { ApiCall, CallAnswer } from '@sdp/core';
 import { jsonResponse, readCredentials, type WireHandler, type WireRequest, type WireResponse } from '@sdp/http';
 import type { OperatorRoute } from './operator-api.ts';
+import { shownParams } from './journal-params.ts';
 
 /** How many requests the journal keeps: the newest, each overwriting the oldest. */
 export const JOURNAL_SIZE = 1000;
 /** A path, or a credentials header, kept at most this long: a journal of 1,000 stays under a few MB. */
 export const JOURNAL_TEXT_MAX = 512;
+/**
+ * A call's parameters are kept as decoded (a reference, nothing copied) when its URL and body came to at
+ * most this many bytes; a larger call's are kept as a copy cut to this many characters, made at once so
+ * the journal never holds a large body alive. Each entry's parameters are listed within the same bound.
+ */
+export const JOURNAL_PARAMS_MAX = 2048;
 
 /** One slot of the ring, overwritten in place: the request as it came, the answer as it went. */
 interface Slot {
@@ -16,6 +24,12 @@ interface Slot {
   status: number;
   headers: Record<string, string> | undefined;
   ms: number;
+  /** The call's parameters (the engine's own object, or a cut copy), undefined when no call was made. */
+  params: Record<string, unknown> | undefined;
+  /** Whether `params` is already a cut copy. */
+  cut: boolean;
+  /** The positions the call's events took, first and last; undefined when it wrote none. */
+  positions: readonly [number, number] | undefined;
 }
 
 /** A journal entry as `GET /_admin/requests` lists it. */
@@ -30,6 +44,12 @@ export interface JournalEntry {
   cost: number | null;
   remaining: number | null;
   ms: number;
+  /** The parameters the engine judged (query, body and path merged, credentials masked); null: no call. */
+  params: Record<string, unknown> | null;
+  /** True when `params` was cut to `JOURNAL_PARAMS_MAX` characters. */
+  paramsCut: boolean;
+  /** The global positions of the events the call wrote, one atomic append: null when it wrote none. */
+  positions: { first: number; last: number } | null;
 }
 
 /** What `GET /_admin/requests` narrows the list by; every one given must match. */
@@ -47,17 +67,31 @@ const capped = (text: string | undefined): string | undefined => (text !== undef
 /**
  * The last requests the API port answered, for the operator (`GET /_admin/requests`), as a stand-in
  * server's users ask "what did my client just send?". Noting a request only fills a preallocated slot
- * with references the request and answer already hold; the account, the charge and the path are read
- * out of them when someone lists the journal, so the request path pays no parsing or serialization.
+ * with references the request and answer already hold; the account, the charge, the path and the
+ * parameters are read out of them when someone lists the journal, so the request path pays no parsing or
+ * serialization. The engine tells it the positions a call wrote (`wrote`) and the HTTP face the call a
+ * request became (`called`), each kept by a weak reference until the answer is noted.
  */
 export class RequestJournal {
   private readonly slots: Slot[];
   private next = 0;
   private seen = 0;
+  private readonly calls = new WeakMap<WireRequest, ApiCall>();
+  private readonly written = new WeakMap<ApiCall, readonly [number, number]>();
 
   constructor(readonly size = JOURNAL_SIZE) {
-    this.slots = Array.from({ length: size }, () => ({ at: 0, method: '', url: '', authorization: undefined, auth: undefined, status: 0, headers: undefined, ms: 0 }));
+    this.slots = Array.from({ length: size }, () => ({ at: 0, method: '', url: '', authorization: undefined, auth: undefined, status: 0, headers: undefined, ms: 0, params: undefined, cut: false, positions: undefined }));
   }
+
+  /** `EngineOptions.onCallWritten`: the positions a call's events took. */
+  readonly wrote = (call: ApiCall, first: number, last: number): void => {
+    this.written.set(call, [first, last]);
+  };
+
+  /** `HttpOptions.onCall`: the call a request became, its parameters as the engine judged them. */
+  readonly called = (req: WireRequest, call: ApiCall, _answer: CallAnswer): void => {
+    this.calls.set(req, call);
+  };
 
   /** The handler with every answer noted; the answer itself is passed on untouched. */
   wrap(handler: WireHandler): WireHandler {
@@ -80,6 +114,18 @@ export class RequestJournal {
     slot.status = res.status;
     slot.headers = res.headers;
     slot.ms = ms;
+    const call = this.calls.get(req);
+    if (call === undefined) {
+      slot.params = undefined;
+      slot.cut = false;
+      slot.positions = undefined;
+    } else {
+      slot.positions = this.written.get(call);
+      const params = call.params ?? {};
+      // A large call's parameters are cut now, not held: the bound is on what the journal keeps alive.
+      slot.cut = wireBytes(req) > JOURNAL_PARAMS_MAX;
+      slot.params = slot.cut ? shownParams(params, JOURNAL_PARAMS_MAX).params : params;
+    }
     this.next = (this.next + 1) % this.size;
     this.seen++;
   }
@@ -102,7 +148,7 @@ export class RequestJournal {
   }
 
   forget(): void {
-    for (const slot of this.slots) Object.assign(slot, { authorization: undefined, auth: undefined, headers: undefined, url: '' });
+    for (const slot of this.slots) Object.assign(slot, { authorization: undefined, auth: undefined, headers: undefined, url: '', params: undefined, cut: false, positions: undefined });
     this.next = 0;
     this.seen = 0;
   }
@@ -114,6 +160,7 @@ function entryOf(slot: Slot): JournalEntry {
   const path = q < 0 ? slot.url : slot.url.slice(0, q);
   const query = q < 0 ? undefined : new URLSearchParams(slot.url.slice(q + 1));
   const account = readCredentials(slot.authorization, slot.auth)?.username ?? query?.get('username') ?? null;
+  const shown = slot.params === undefined ? undefined : shownParams(slot.params, JOURNAL_PARAMS_MAX);
   return {
     time: new Date(slot.at).toISOString(),
     method: slot.method,
@@ -124,7 +171,18 @@ function entryOf(slot: Slot): JournalEntry {
     cost: figure(slot.headers, 'X-RateLimit-Cost'),
     remaining: figure(slot.headers, 'X-RateLimit-Remaining') ?? ietfRemaining(slot.headers),
     ms: Math.round(slot.ms * 100) / 100,
+    params: shown ? shown.params : null,
+    paramsCut: slot.cut || (shown?.cut ?? false),
+    positions: slot.positions ? { first: slot.positions[0], last: slot.positions[1] } : null,
   };
+}
+
+/** The bytes a request's parameters came in: its target and its body (unknown length: unbounded). */
+function wireBytes(req: WireRequest): number {
+  if (req.body !== undefined) return req.url.length + req.body.byteLength;
+  const length = req.header('content-length');
+  if (length !== undefined) return Number.isSafeInteger(Number(length)) ? req.url.length + Number(length) : Infinity;
+  return req.header('transfer-encoding') === undefined ? req.url.length : Infinity;
 }
 
 function figure(headers: Record<string, string> | undefined, name: string): number | null {

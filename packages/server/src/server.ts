@@ -115,12 +115,15 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     // writer as a sole server is, and trusts its cached states the same way; a write made beside it (an
     // operator's change through another worker, a connection carrying another owner's account) is met
     // by the read guards, which then read it. So is a server a load balancer routes by account (--routing).
+    // Only where an operator can read it: a server without the operator API keeps no journal.
+    const journal = settings.adminToken ? new RequestJournal() : undefined;
     const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, soleWriter: soleWriter || hooks.handed !== undefined || settings.routing === 'account',
       onError: (e) => onError(e),
       yieldTurn,
       wait,
       onStoreAway: (e) => outage.wentAway(e),
       onStoreBack: () => outage.cameBack(),
+      ...(journal ? { onCallWritten: journal.wrote } : {}),
     });
 
     // Whether this start opens the demo account is known now, before anything is served; it is opened once
@@ -154,8 +157,6 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       firehoses.forgetAll();
       pushes.forgetAll();
     };
-    // Only where an operator can read it: a server without the operator API keeps no journal.
-    const journal = settings.adminToken ? new RequestJournal() : undefined;
     const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses, resetAll), ...faultRoutes(engine, faults), ...streamRoutes(liveStreams), ...consoleReadRoutes(engine, clock, writes), ...(journal ? journalRoutes(journal) : [])] });
     const apiHandler = createApiHandler(engine, {
       product: settings.product,
@@ -167,6 +168,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: log.write } : {}),
+      ...(journal ? { onCall: journal.called } : {}),
       onError,
     });
     const handler = journal ? journal.wrap(apiHandler) : apiHandler;
