@@ -18,9 +18,9 @@ describe('the request journal', () => {
     const { requests, seen, kept } = journal.list();
     expect([seen, kept]).toEqual([3, 10]);
     expect(requests.map(({ time: _, ms: __, ...rest }) => rest)).toEqual([
-      { method: 'GET', path: '/v1.5/validate', version: '1.5', account: 'carol', status: 200, cost: 5, remaining: 195, params: null, paramsCut: false, positions: null },
-      { method: 'GET', path: '/nope', version: null, account: 'bob', status: 404, cost: null, remaining: null, params: null, paramsCut: false, positions: null },
-      { method: 'POST', path: '/v1.5/validate', version: '1.5', account: 'alice', status: 200, cost: 5, remaining: 195, params: null, paramsCut: false, positions: null },
+      { n: 3, method: 'GET', path: '/v1.5/validate', version: '1.5', account: 'carol', status: 200, cost: 5, remaining: 195, params: null, paramsCut: false, positions: null },
+      { n: 2, method: 'GET', path: '/nope', version: null, account: 'bob', status: 404, cost: null, remaining: null, params: null, paramsCut: false, positions: null },
+      { n: 1, method: 'POST', path: '/v1.5/validate', version: '1.5', account: 'alice', status: 200, cost: 5, remaining: 195, params: null, paramsCut: false, positions: null },
     ]);
     expect(JSON.stringify(requests)).not.toContain('secret-key');
     expect(requests[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -103,5 +103,16 @@ describe('the request journal', () => {
       expect(JSON.stringify(entry.params).length).toBeLessThanOrEqual(JOURNAL_PARAMS_MAX + 24);
       expect(String(entry.params!.csdl)).toMatch(/^x+$/);
     }
+  });
+
+  it("leaves out the operator's successful reads (the console polls them) and the journal's clearing, but notes refused ones and every other change", () => {
+    const journal = new RequestJournal(10);
+    journal.note(request('GET', '/_admin/requests?limit=5'), answer(200), 1);
+    journal.note(request('GET', '/_console/app.js'), answer(200), 1);
+    journal.note(request('GET', '/_admin/accounts'), answer(401), 1);
+    journal.note(request('POST', '/_admin/clock'), answer(200), 1);
+    journal.note(request('DELETE', '/_admin/requests'), answer(204), 1);
+    journal.note(request('GET', '/v1.5/usage'), answer(200), 1);
+    expect(journal.list().requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /v1.5/usage 200', 'POST /_admin/clock 200', 'GET /_admin/accounts 401']);
   });
 });

@@ -16,6 +16,8 @@ export const JOURNAL_PARAMS_MAX = 2048;
 
 /** One slot of the ring, overwritten in place: the request as it came, the answer as it went. */
 interface Slot {
+  /** The request's number since the journal was last emptied, from 1. */
+  n: number;
   at: number;
   method: string;
   url: string;
@@ -34,6 +36,8 @@ interface Slot {
 
 /** A journal entry as `GET /_admin/requests` lists it. */
 export interface JournalEntry {
+  /** The request's number since the journal was last emptied (`DELETE`), from 1: `seen` at the newest. */
+  n: number;
   time: string;
   method: string;
   path: string;
@@ -80,7 +84,7 @@ export class RequestJournal {
   private readonly written = new WeakMap<ApiCall, readonly [number, number]>();
 
   constructor(readonly size = JOURNAL_SIZE) {
-    this.slots = Array.from({ length: size }, () => ({ at: 0, method: '', url: '', authorization: undefined, auth: undefined, status: 0, headers: undefined, ms: 0, params: undefined, cut: false, positions: undefined }));
+    this.slots = Array.from({ length: size }, () => ({ n: 0, at: 0, method: '', url: '', authorization: undefined, auth: undefined, status: 0, headers: undefined, ms: 0, params: undefined, cut: false, positions: undefined }));
   }
 
   /** `EngineOptions.onCallWritten`: the positions a call's events took. */
@@ -105,6 +109,10 @@ export class RequestJournal {
   }
 
   note(req: WireRequest, res: WireResponse, ms: number): void {
+    // The operator's successful reads stay out: the console polls them every second, and they would push
+    // the API's calls out of the ring. So does the clearing of the journal, which leaves it empty. Refused
+    // ones, and every other change, are noted.
+    if (res.status < 400 && isOperatorPath(req.url) && (req.method === 'GET' || (req.method === 'DELETE' && req.url.startsWith('/_admin/requests')))) return;
     const slot = this.slots[this.next]!;
     slot.at = Date.now();
     slot.method = req.method;
@@ -127,7 +135,7 @@ export class RequestJournal {
       slot.params = slot.cut ? shownParams(params, JOURNAL_PARAMS_MAX).params : params;
     }
     this.next = (this.next + 1) % this.size;
-    this.seen++;
+    slot.n = ++this.seen;
   }
 
   /** Newest first, at most `limit` of those the filter lets through; how many requests were noted in all. */
@@ -162,6 +170,7 @@ function entryOf(slot: Slot): JournalEntry {
   const account = readCredentials(slot.authorization, slot.auth)?.username ?? query?.get('username') ?? null;
   const shown = slot.params === undefined ? undefined : shownParams(slot.params, JOURNAL_PARAMS_MAX);
   return {
+    n: slot.n,
     time: new Date(slot.at).toISOString(),
     method: slot.method,
     path,
@@ -175,6 +184,11 @@ function entryOf(slot: Slot): JournalEntry {
     paramsCut: slot.cut || (shown?.cut ?? false),
     positions: slot.positions ? { first: slot.positions[0], last: slot.positions[1] } : null,
   };
+}
+
+/** `/_admin…` and `/_console…`: the operator API and the console's files. */
+function isOperatorPath(url: string): boolean {
+  return url.charCodeAt(1) === 95 /* _ */ && (url.startsWith('/_admin') || url.startsWith('/_console'));
 }
 
 /** The bytes a request's parameters came in: its target and its body (unknown length: unbounded). */
