@@ -30,7 +30,8 @@ const requestsElsewhere: string[] = [];
 
 const call = (method: string, path: string, form?: Record<string, string>) =>
   fetch(`${sdp.url}${path}`, { method, headers: { authorization: `ada:${apiKey}`, 'content-type': 'application/x-www-form-urlencoded' }, ...(form ? { body: new URLSearchParams(form) } : {}) });
-const hashIs = (hash: string) => page.waitForFunction((h) => location.hash === h, hash);
+// A function, not a string: the page's Content-Security-Policy refuses a string to evaluate.
+const hashIs = (hash: string) => page.waitForFunction((h) => (globalThis as unknown as { location: { hash: string } }).location.hash === h, hash);
 const rows = (selector = '') => page.locator(`section[aria-labelledby="requests-h"] tbody.request${selector}`);
 
 describe.skipIf(!haveChromium)('the request journal in the console, in Chromium', () => {
