@@ -1,7 +1,8 @@
 import type { WireRequest, WireResponse } from '@sdp/http';
 import { describe, expect, it } from 'vitest';
 import type { ApiCall } from '@sdp/core';
-import { JOURNAL_PARAMS_MAX, JOURNAL_TEXT_MAX, RequestJournal, journalRoutes, type JournalFilter } from './request-journal.ts';
+import fc from 'fast-check';
+import { IN_FLIGHT, JOURNAL_PARAMS_MAX, JOURNAL_TEXT_MAX, RequestJournal, journalRoutes, type JournalFilter } from './request-journal.ts';
 import { MASK } from './journal-params.ts';
 
 const request = (method: string, url: string, headers: Record<string, string> = {}): WireRequest => ({ method, url, header: (name) => headers[name], readBody: async () => null });
@@ -114,5 +115,28 @@ describe('the request journal', () => {
     journal.note(request('DELETE', '/_admin/requests'), answer(204), 1);
     journal.note(request('GET', '/v1.5/usage'), answer(200), 1);
     expect(journal.list().requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /v1.5/usage 200', 'POST /_admin/clock 200', 'GET /_admin/accounts 401']);
+  });
+
+  it('gives each request its own call\'s parameters and positions, however up to IN_FLIGHT calls interleave', () => {
+    const order = (n: number) => fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n });
+    const plan = fc.integer({ min: 1, max: 60 }).chain((n) => fc.tuple(order(n), order(n), order(n), fc.integer({ min: 0, max: IN_FLIGHT - 2 * n })));
+    fc.assert(
+      fc.property(plan, ([wrote, called, noted, unmatched]) => {
+        const journal = new RequestJournal(100);
+        const reqs = wrote.map((_, i) => request('POST', `/v1.5/validate?i=${i}`));
+        const calls = wrote.map((_, i) => apiCall({ i }));
+        // Calls no request carries (a stream action's) are told of too, and never matched.
+        for (let k = 0; k < unmatched; k++) journal.wrote(apiCall({ stray: k }), 1, 1);
+        for (const i of wrote) if (i % 3 !== 0) journal.wrote(calls[i]!, 10 * i + 1, 10 * i + 3);
+        for (const i of called) journal.called(reqs[i]!, calls[i]!, { status: 200 });
+        for (const i of noted) journal.note(reqs[i]!, answer(200), 1);
+        for (const entry of journal.list().requests) {
+          const i = entry.params!.i as number;
+          expect(entry.path).toBe('/v1.5/validate');
+          expect(entry.positions).toEqual(i % 3 === 0 ? null : { first: 10 * i + 1, last: 10 * i + 3 });
+        }
+        expect(journal.list().requests.map((e) => e.params!.i).sort()).toEqual(noted.slice(-100).sort());
+      }),
+    );
   });
 });

@@ -30,8 +30,9 @@ interface Slot {
   params: Record<string, unknown> | undefined;
   /** Whether `params` is already a cut copy. */
   cut: boolean;
-  /** The positions the call's events took, first and last; undefined when it wrote none. */
-  positions: readonly [number, number] | undefined;
+  /** The positions the call's events took, first to last; 0 when it wrote none. */
+  first: number;
+  last: number;
 }
 
 /** A journal entry as `GET /_admin/requests` lists it. */
@@ -74,27 +75,32 @@ const capped = (text: string | undefined): string | undefined => (text !== undef
  * with references the request and answer already hold; the account, the charge, the path and the
  * parameters are read out of them when someone lists the journal, so the request path pays no parsing or
  * serialization. The engine tells it the positions a call wrote (`wrote`) and the HTTP face the call a
- * request became (`called`), each kept by a weak reference until the answer is noted.
+ * request became (`called`); each is held in a small ring until it is matched, by identity, to its call and
+ * then to its request, which come a few turns later (a WeakMap per request cost microseconds in its
+ * collector's work).
  */
 export class RequestJournal {
   private readonly slots: Slot[];
   private next = 0;
   private seen = 0;
-  private readonly calls = new WeakMap<WireRequest, ApiCall>();
-  private readonly written = new WeakMap<ApiCall, readonly [number, number]>();
+  /** Calls that wrote, with their positions, until the HTTP face tells of them. */
+  private readonly written = new InFlight<ApiCall>();
+  /** Requests that became calls, with the call's parameters and positions, until they are answered. */
+  private readonly calls = new InFlight<WireRequest>();
 
   constructor(readonly size = JOURNAL_SIZE) {
-    this.slots = Array.from({ length: size }, () => ({ n: 0, at: 0, method: '', url: '', authorization: undefined, auth: undefined, status: 0, headers: undefined, ms: 0, params: undefined, cut: false, positions: undefined }));
+    this.slots = Array.from({ length: size }, () => ({ n: 0, at: 0, method: '', url: '', authorization: undefined, auth: undefined, status: 0, headers: undefined, ms: 0, params: undefined, cut: false, first: 0, last: 0 }));
   }
 
   /** `EngineOptions.onCallWritten`: the positions a call's events took. */
   readonly wrote = (call: ApiCall, first: number, last: number): void => {
-    this.written.set(call, [first, last]);
+    this.written.add(call, undefined, first, last);
   };
 
   /** `HttpOptions.onCall`: the call a request became, its parameters as the engine judged them. */
   readonly called = (req: WireRequest, call: ApiCall, _answer: CallAnswer): void => {
-    this.calls.set(req, call);
+    const w = this.written.take(call);
+    this.calls.add(req, call.params ?? {}, w < 0 ? 0 : this.written.first[w]!, w < 0 ? 0 : this.written.last[w]!);
   };
 
   /** The handler with every answer noted; the answer itself is passed on untouched. */
@@ -122,14 +128,16 @@ export class RequestJournal {
     slot.status = res.status;
     slot.headers = res.headers;
     slot.ms = ms;
-    const call = this.calls.get(req);
-    if (call === undefined) {
+    const c = this.calls.take(req);
+    if (c < 0) {
       slot.params = undefined;
       slot.cut = false;
-      slot.positions = undefined;
+      slot.first = slot.last = 0;
     } else {
-      slot.positions = this.written.get(call);
-      const params = call.params ?? {};
+      const params = this.calls.params[c]!;
+      this.calls.params[c] = undefined;
+      slot.first = this.calls.first[c]!;
+      slot.last = this.calls.last[c]!;
       // A large call's parameters are cut now, not held: the bound is on what the journal keeps alive.
       slot.cut = wireBytes(req) > JOURNAL_PARAMS_MAX;
       slot.params = slot.cut ? shownParams(params, JOURNAL_PARAMS_MAX).params : params;
@@ -156,7 +164,7 @@ export class RequestJournal {
   }
 
   forget(): void {
-    for (const slot of this.slots) Object.assign(slot, { authorization: undefined, auth: undefined, headers: undefined, url: '', params: undefined, cut: false, positions: undefined });
+    for (const slot of this.slots) Object.assign(slot, { authorization: undefined, auth: undefined, headers: undefined, url: '', params: undefined, cut: false, first: 0, last: 0 });
     this.next = 0;
     this.seen = 0;
   }
@@ -182,8 +190,56 @@ function entryOf(slot: Slot): JournalEntry {
     ms: Math.round(slot.ms * 100) / 100,
     params: shown ? shown.params : null,
     paramsCut: slot.cut || (shown?.cut ?? false),
-    positions: slot.positions ? { first: slot.positions[0], last: slot.positions[1] } : null,
+    positions: slot.first > 0 ? { first: slot.first, last: slot.last } : null,
   };
+}
+
+/** Calls answering at once that the ring keeps apart: a group commit answers many together. */
+export const IN_FLIGHT = 256;
+
+/**
+ * What was told of a call and is not yet matched, in a ring of `IN_FLIGHT`: found again by the identity of
+ * its key, newest first, and taken out. Live entries are counted, so a search stops once it has looked at
+ * every one (one or two when calls come one at a time); a key never matched (a stream action's call,
+ * which no request carries) is overwritten in time.
+ */
+class InFlight<K extends object> {
+  private readonly keys: (K | undefined)[] = new Array(IN_FLIGHT).fill(undefined);
+  readonly params: (Record<string, unknown> | undefined)[] = new Array(IN_FLIGHT).fill(undefined);
+  readonly first = new Float64Array(IN_FLIGHT);
+  readonly last = new Float64Array(IN_FLIGHT);
+  private next = 0;
+  private live = 0;
+
+  add(key: K, params: Record<string, unknown> | undefined, first: number, last: number): void {
+    const i = this.next;
+    if (this.keys[i] === undefined) this.live++;
+    this.keys[i] = key;
+    this.params[i] = params;
+    this.first[i] = first;
+    this.last[i] = last;
+    this.next = (i + 1) % IN_FLIGHT;
+  }
+
+  /**
+   * The index of `key`'s entry, now free (its fields readable until the next `add`; the caller lets go of
+   * its parameters); -1 when none.
+   */
+  take(key: K): number {
+    let looked = 0;
+    for (let k = 1; k <= IN_FLIGHT && looked < this.live; k++) {
+      const i = (this.next - k + IN_FLIGHT) % IN_FLIGHT;
+      const held = this.keys[i];
+      if (held === undefined) continue;
+      if (held === key) {
+        this.keys[i] = undefined;
+        this.live--;
+        return i;
+      }
+      looked++;
+    }
+    return -1;
+  }
 }
 
 /** `/_admin…` and `/_console…`: the operator API and the console's files. */
