@@ -50,4 +50,19 @@ describe('EngineOptions.onCallWritten: the positions a call wrote', () => {
     expect((await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: { ...creds, apiKey: 'wrong-key-01' } })).status).toBe(401);
     expect(told).toHaveLength(1);
   });
+
+  it('answers a written call as it would have when the hook throws', async () => {
+    const engine = new Engine({
+      store: new MemoryEventStore(),
+      clock: { now: () => Date.parse('2026-01-01T08:05:37Z') },
+      ids: seededIds(3),
+      handlers: { 'core.validate': () => ({ body: { ok: true } }) },
+      onCallWritten: () => {
+        throw new Error('tracer broke');
+      },
+    });
+    await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
+    const answer = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: creds, params: {} });
+    expect([answer.status, answer.rate?.remaining]).toEqual([200, 9995]);
+  });
 });

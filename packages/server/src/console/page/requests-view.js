@@ -15,7 +15,8 @@ function query(filters) {
 /** The filters as typed, sent once they read as the server reads them; a malformed one is said so, not sent. */
 function problemOf(filters) {
   if (filters.status && !/^(\d{3}|[1-5]xx)$/i.test(filters.status)) return 'status: a code (404) or a class (4xx)';
-  if (filters.since && !/^\d+$/.test(filters.since) && Number.isNaN(Date.parse(filters.since))) return 'since: a time, ISO 8601 or epoch ms';
+  const since = filters.since;
+  if (since && !/^\d+$/.test(since) && !(/^\d{4}-\d\d-\d\d/.test(since) && !Number.isNaN(Date.parse(since)))) return 'since: a time, ISO 8601 (2026-03-02T08:00:00Z) or epoch ms';
   return null;
 }
 
@@ -77,7 +78,7 @@ export function RequestsView({ snapshot, filters, setFilters, onError }) {
   };
   const names = snapshot ? snapshot.accounts.map((a) => a.username) : [];
   return html`<section aria-labelledby="requests-h">
-    <h2 id="requests-h">Requests <small>${listed ? `${listed.requests.length} shown · ${listed.seen} answered since the last clear · the newest ${listed.kept} kept` : '…'}</small></h2>
+    <h2 id="requests-h">Requests <small>${listed ? `${listed.requests.length} shown · ${listed.seen} noted since the last clear · the newest ${listed.kept} kept` : '…'}</small></h2>
     <div class="toolbar">
       <label>username <input name="username" list="journal-accounts" placeholder="any" value=${typed.username ?? ''} onInput=${set('username')} /></label>
       <datalist id="journal-accounts">${names.map((n) => html`<option value=${n} />`)}</datalist>
