@@ -83,10 +83,14 @@ describe.skipIf(!haveChromium)('the request journal in the console, in Chromium'
   });
 
   it('narrows by status and username, with the filters in the address, and a pasted address opens narrowed', async () => {
+    const historyLength = () => page.evaluate(() => (globalThis as unknown as { history: { length: number } }).history.length);
+    const entries = await historyLength();
     await page.fill('input[name="status"]', '4x');
     await page.waitForSelector('text=status: a code (404) or a class (4xx)');
     await page.fill('input[name="status"]', '4xx');
     await hashIs('#requests?status=4xx');
+    // Typed filters replace the view's history entry: Back leaves the view, not a keystroke.
+    expect(await historyLength()).toBe(entries);
     await rows('[data-status="200"]').first().waitFor({ state: 'detached' });
     expect(await rows().count()).toBe(1);
     await page.evaluate('location.hash = "#requests?username=nobody"');

@@ -76,7 +76,10 @@ function Console({ onLocked }) {
   // view follows the address when it changes (Back, Forward, a pasted link).
   useEffect(() => {
     const hash = formatHash({ view, account: resourcesOf, filters: requestFilters });
-    if (location.hash !== hash) location.hash = hash;
+    if (location.hash === hash) return;
+    // Filters typed into the journal's view replace its entry (Back leaves the view, not a keystroke).
+    if (view === 'requests' && parseHash(location.hash).view === 'requests') history.replaceState(null, '', hash);
+    else location.hash = hash;
   }, [view, resourcesOf, requestFilters]);
   useEffect(() => {
     const onHash = () => {
