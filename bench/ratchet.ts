@@ -33,6 +33,8 @@ const option = (name: string): string | undefined => {
 };
 const ROUNDS = Number(option('--rounds') ?? process.env.RATCHET_ROUNDS ?? 7);
 const LOAD_SECONDS = Number(process.env.RATCHET_LOAD_SECONDS ?? 3);
+/** More `sdp serve` options for both builds' servers in the HTTP rows (`--admin-token t`: with the request journal). */
+const SERVE_ARGS = (process.env.RATCHET_SERVE_ARGS ?? '').split(' ').filter(Boolean);
 const TOLERANCE = 0.03;
 const only = option('--only') ? new RegExp(option('--only')!) : undefined;
 const jsonFile = option('--json');
@@ -158,7 +160,7 @@ function httpRow(name: string, store: (tag: string) => string): Row {
       let s = servers.get(key(build));
       if (!s) {
         const tag = Math.random().toString(36).slice(2);
-        s = await startServerProcess(process.execPath, [join(build, 'packages', 'server', 'dist', 'cli.js'), 'serve', '--port', '0', '--store', store(tag), '--accounts', benchAccountsFile(scratch, 1), '--access-log', join(scratch, `access-${tag}.log`)], 0);
+        s = await startServerProcess(process.execPath, [join(build, 'packages', 'server', 'dist', 'cli.js'), 'serve', '--port', '0', '--store', store(tag), '--accounts', benchAccountsFile(scratch, 1), '--access-log', join(scratch, `access-${tag}.log`), ...SERVE_ARGS], 0);
         servers.set(key(build), s);
         // Warm-up: JIT, caches, the account's first allowance window.
         await validateLoad(s.url, 1, 2);

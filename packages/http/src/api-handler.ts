@@ -28,6 +28,12 @@ export interface HttpOptions {
   onAccess?: (entry: AccessEntry) => void;
   /** Told of every unexpected failure (answered 500). */
   onError?: (error: unknown) => void;
+  /**
+   * Told of every call the engine answered: the request, the call decoded from it (its parameters as the
+   * engine judged them) and the engine's answer, before the answer is encoded (the server's request
+   * journal). Keep it to storing references: it runs on every call.
+   */
+  onCall?: (req: WireRequest, call: ApiCall, answer: CallAnswer) => void;
   /** Adds `X-DataSift-Request-Id` (32 hex) to every API answer. Default true. */
   requestIds?: boolean;
   /**
@@ -91,6 +97,7 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
   const requestIds = options.requestIds ?? true;
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
   const rateStyle = options.rateLimitHeaders ?? 'x';
+  const onCall = options.onCall;
   const targets = new TargetCache(product, mounts);
 
   // The OpenAPI documents (docs/contract.md#toolbox): built from the catalogue once per version, on first ask,
@@ -199,6 +206,7 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
       // A call whose body was unreadable is not recorded under its key: the retry with a body that reads executes.
       else if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
       const answer = await engine.call(call, endpoint);
+      if (onCall !== undefined) onCall(req, call, answer);
       if (note !== null) {
         note.username = credentials && answer.status !== 401 ? credentials.username : null;
         note.cost = answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null;

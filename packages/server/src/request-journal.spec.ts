@@ -1,8 +1,12 @@
 import type { WireRequest, WireResponse } from '@sdp/http';
 import { describe, expect, it } from 'vitest';
-import { JOURNAL_TEXT_MAX, RequestJournal, journalRoutes, type JournalFilter } from './request-journal.ts';
+import type { ApiCall } from '@sdp/core';
+import fc from 'fast-check';
+import { IN_FLIGHT, JOURNAL_PARAMS_MAX, JOURNAL_TEXT_MAX, RequestJournal, journalRoutes, type JournalFilter } from './request-journal.ts';
+import { MASK } from './journal-params.ts';
 
 const request = (method: string, url: string, headers: Record<string, string> = {}): WireRequest => ({ method, url, header: (name) => headers[name], readBody: async () => null });
+const apiCall = (params: Record<string, unknown>): ApiCall => ({ version: '1.5', endpoint: 'core.validate', credentials: { username: 'alice', apiKey: 'alice-key-0123' }, params });
 const answer = (status: number, headers: Record<string, string> = {}): WireResponse => ({ status, headers });
 
 describe('the request journal', () => {
@@ -15,9 +19,9 @@ describe('the request journal', () => {
     const { requests, seen, kept } = journal.list();
     expect([seen, kept]).toEqual([3, 10]);
     expect(requests.map(({ time: _, ms: __, ...rest }) => rest)).toEqual([
-      { method: 'GET', path: '/v1.5/validate', version: '1.5', account: 'carol', status: 200, cost: 5, remaining: 195 },
-      { method: 'GET', path: '/nope', version: null, account: 'bob', status: 404, cost: null, remaining: null },
-      { method: 'POST', path: '/v1.5/validate', version: '1.5', account: 'alice', status: 200, cost: 5, remaining: 195 },
+      { n: 3, method: 'GET', path: '/v1.5/validate', version: '1.5', account: 'carol', status: 200, cost: 5, remaining: 195, params: null, paramsCut: false, positions: null },
+      { n: 2, method: 'GET', path: '/nope', version: null, account: 'bob', status: 404, cost: null, remaining: null, params: null, paramsCut: false, positions: null },
+      { n: 1, method: 'POST', path: '/v1.5/validate', version: '1.5', account: 'alice', status: 200, cost: 5, remaining: 195, params: null, paramsCut: false, positions: null },
     ]);
     expect(JSON.stringify(requests)).not.toContain('secret-key');
     expect(requests[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -59,5 +63,80 @@ describe('the request journal', () => {
     expect(paths(10, { status: (s) => s >= 400 })).toEqual(['alice /v1.5/push/log 404', 'alice /v1.5/validate 400']);
     expect(paths(10, { since: Date.now() + 60_000 })).toEqual([]);
     expect(paths(10, { since: Date.now() - 60_000 })).toHaveLength(4);
+  });
+
+  it('lists the parameters the engine judged (credentials masked) and the positions the call wrote, each call by its own request', () => {
+    const journal = new RequestJournal(10);
+    const first = request('POST', '/v1.5/validate', { 'content-length': '40' });
+    const second = request('GET', '/v1.5/stream?api_key=secret-key-000&hash=abc');
+    const firstCall = apiCall({ csdl: 'fb.content contains "tea"' });
+    const secondCall = apiCall({ api_key: 'secret-key-000', hash: 'abc' });
+    // Told in any order, as concurrent calls interleave: each entry finds its own call.
+    journal.wrote(secondCall, 7, 8);
+    journal.called(second, secondCall, { status: 200 });
+    journal.wrote(firstCall, 4, 6);
+    journal.called(first, firstCall, { status: 200 });
+    journal.note(first, answer(200), 1);
+    journal.note(second, answer(200), 1);
+    journal.note(request('GET', '/v1.5/usage'), answer(401), 1);
+    const [none, stream, validate] = journal.list().requests;
+    expect(validate).toMatchObject({ params: { csdl: 'fb.content contains "tea"' }, paramsCut: false, positions: { first: 4, last: 6 } });
+    expect(stream).toMatchObject({ params: { api_key: MASK, hash: 'abc' }, positions: { first: 7, last: 8 } });
+    expect(JSON.stringify(journal.list().requests)).not.toContain('secret-key');
+    expect(none).toMatchObject({ params: null, positions: null });
+  });
+
+  it('holds a large call\'s parameters only as a copy cut to the bound, made when it is noted', () => {
+    const journal = new RequestJournal(2);
+    const large = () => ({ csdl: 'x'.repeat(100_000), list: Array.from({ length: 10_000 }, (_, i) => i) });
+    const sized = request('POST', '/v1.5/validate', { 'content-length': String(JSON.stringify(large()).length) });
+    const chunked = request('POST', '/v1.5/validate', { 'transfer-encoding': 'chunked' });
+    for (const req of [sized, chunked]) {
+      const big = large();
+      const call = apiCall(big);
+      journal.called(req, call, { status: 200 });
+      journal.note(req, answer(200), 1);
+      // What the journal holds now is already within the bound: the call's own object is not kept.
+      big.csdl = 'changed';
+    }
+    for (const entry of journal.list().requests) {
+      expect(entry.paramsCut).toBe(true);
+      expect(JSON.stringify(entry.params).length).toBeLessThanOrEqual(JOURNAL_PARAMS_MAX + 24);
+      expect(String(entry.params!.csdl)).toMatch(/^x+$/);
+    }
+  });
+
+  it("leaves out the operator's successful reads (the console polls them) and the journal's clearing, but notes refused ones and every other change", () => {
+    const journal = new RequestJournal(10);
+    journal.note(request('GET', '/_admin/requests?limit=5'), answer(200), 1);
+    journal.note(request('GET', '/_console/app.js'), answer(200), 1);
+    journal.note(request('GET', '/_admin/accounts'), answer(401), 1);
+    journal.note(request('POST', '/_admin/clock'), answer(200), 1);
+    journal.note(request('DELETE', '/_admin/requests'), answer(204), 1);
+    journal.note(request('GET', '/v1.5/usage'), answer(200), 1);
+    expect(journal.list().requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /v1.5/usage 200', 'POST /_admin/clock 200', 'GET /_admin/accounts 401']);
+  });
+
+  it('gives each request its own call\'s parameters and positions, however up to IN_FLIGHT calls interleave', () => {
+    const order = (n: number) => fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n });
+    const plan = fc.integer({ min: 1, max: 60 }).chain((n) => fc.tuple(order(n), order(n), order(n), fc.integer({ min: 0, max: IN_FLIGHT - 2 * n })));
+    fc.assert(
+      fc.property(plan, ([wrote, called, noted, unmatched]) => {
+        const journal = new RequestJournal(100);
+        const reqs = wrote.map((_, i) => request('POST', `/v1.5/validate?i=${i}`));
+        const calls = wrote.map((_, i) => apiCall({ i }));
+        // Calls no request carries (a stream action's) are told of too, and never matched.
+        for (let k = 0; k < unmatched; k++) journal.wrote(apiCall({ stray: k }), 1, 1);
+        for (const i of wrote) if (i % 3 !== 0) journal.wrote(calls[i]!, 10 * i + 1, 10 * i + 3);
+        for (const i of called) journal.called(reqs[i]!, calls[i]!, { status: 200 });
+        for (const i of noted) journal.note(reqs[i]!, answer(200), 1);
+        for (const entry of journal.list().requests) {
+          const i = entry.params!.i as number;
+          expect(entry.path).toBe('/v1.5/validate');
+          expect(entry.positions).toEqual(i % 3 === 0 ? null : { first: 10 * i + 1, last: 10 * i + 3 });
+        }
+        expect(journal.list().requests.map((e) => e.params!.i).sort()).toEqual(noted.slice(-100).sort());
+      }),
+    );
   });
 });

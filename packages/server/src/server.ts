@@ -121,12 +121,15 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
     // How this process writes, chosen once from what the store says it is and where the settings put
     // the process (write-policy.ts in the kernel; docs/stores.md#the-capabilities-record-and-the-write-policy).
     const policy = chooseWritePolicy(store.capabilities, deploymentOf(settings, hooks));
+    // Only where an operator can read it: a server without the operator API keeps no journal.
+    const journal = settings.adminToken ? new RequestJournal() : undefined;
     const engine = createEngine({ store, clock: clock as Clock, ids: randomIds(), settings: { limitingDay: settings.limitingDay }, writePolicy: policy,
       onError: (e) => onError(e),
       yieldTurn,
       wait,
       onStoreAway: (e) => outage.wentAway(e),
       onStoreBack: () => outage.cameBack(),
+      ...(journal ? { onCallWritten: journal.wrote } : {}),
     });
 
     // Whether this start opens the demo account is known now, before anything is served; it is opened once
@@ -161,8 +164,6 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       firehoses.forgetAll();
       pushes.forgetAll();
     };
-    // Only where an operator can read it: a server without the operator API keeps no journal.
-    const journal = settings.adminToken ? new RequestJournal() : undefined;
     const operator = createOperatorApi({ engine, clock, token: settings.adminToken, bodyLimit: settings.bodyLimit, firehoses, pushes, extraRoutes: [...eventRoutes(engine, firehoses, resetAll), ...faultRoutes(engine, faults), ...streamRoutes(liveStreams), ...consoleReadRoutes(engine, clock, writes), ...(journal ? journalRoutes(journal) : [])] });
     const apiHandler = createApiHandler(engine, {
       product: settings.product,
@@ -174,6 +175,7 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
       ...(settings.rateLimitHeaders ? { rateLimitHeaders: settings.rateLimitHeaders } : {}),
       ...(settings.adminToken ? { faults: (target) => (faults.active ? faults.intercept(target) : undefined) } : {}),
       ...(log ? { onAccess: log.write } : {}),
+      ...(journal ? { onCall: journal.called } : {}),
       onError,
     });
     const handler = journal ? journal.wrap(apiHandler) : apiHandler;

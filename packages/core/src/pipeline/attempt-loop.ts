@@ -1,5 +1,6 @@
 import type { AggregateLoader } from '../kernel/aggregates.ts';
 import { StoreUnavailable, type EventStore } from '../kernel/event-store.ts';
+import type { AppendResult, StreamAppend } from '../kernel/events.ts';
 import type { Clock, Ids } from '../kernel/ports.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
@@ -42,6 +43,11 @@ export interface Judge<T> {
   gaveUp(error: unknown, why: GaveUp): T;
   /** Told once the attempts are over, answered or not (the lane is already left). */
   done?(): void;
+  /**
+   * Told when a writing verdict's append is durable, before its answer: what was appended and where.
+   * The judge reads the batch only if it needs to (the common call pays a method call, no more).
+   */
+  wrote?(batch: readonly StreamAppend[], result: AppendResult): void;
 }
 
 /**
@@ -175,13 +181,15 @@ export class AttemptLoop {
             // Over a shared store that cannot name the event a write expects, the lane is held until the
             // write is settled (left in `finally`).
             if (pipelined) lane.leave();
+            let result: AppendResult;
             try {
-              await written;
+              result = await written;
             } catch (error) {
               states.failed(uow.entries());
               throw error;
             }
             if (write) {
+              judge.wrote?.(appends, result);
               const entries = uow.entries();
               if (!pipelined) states.pending(entries);
               const snapshots = states.durable(entries);

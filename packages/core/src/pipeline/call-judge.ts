@@ -12,6 +12,7 @@ import type { ApiCall, CallAnswer, CallContext, EngineSettings, HandlerAnswer, H
 import { admitKey, callFingerprint, heldAt, idempotencyDecider, idempotencyStream, replayOf } from '../idempotency/idempotency-keys.ts';
 import { identitiesDecider, identitiesStream } from '../identities/identity.ts';
 import type { AggregateLoader } from '../kernel/aggregates.ts';
+import type { AppendResult, StreamAppend } from '../kernel/events.ts';
 import type { Ids } from '../kernel/ports.ts';
 import type { Projections } from '../kernel/projection.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
@@ -39,6 +40,8 @@ export interface CallServices {
   identities: IdentityAccess | undefined;
   readonly yieldTurn: (() => Promise<void>) | undefined;
   readonly onError: ((error: unknown, call: ApiCall) => void) | undefined;
+  /** See `EngineOptions.onCallWritten`. */
+  readonly onCallWritten: ((call: ApiCall, first: number, last: number) => void) | undefined;
   /** Idempotent calls in flight in this process (username, key and idempotency key): a repeat answers 409. */
   readonly keyedCalls: Set<string>;
 }
@@ -80,6 +83,20 @@ export class CallJudge implements Judge<CallAnswer> {
 
   done(): void {
     if (this.keyed !== undefined) this.s.keyedCalls.delete(this.keyed);
+  }
+
+  wrote(batch: readonly StreamAppend[], result: AppendResult): void {
+    const told = this.s.onCallWritten;
+    if (told === undefined) return;
+    let count = 0;
+    for (const append of batch) count += append.events.length;
+    if (count === 0) return;
+    try {
+      // One atomic append takes consecutive positions, its last at `lastPosition`.
+      told(this.call, result.lastPosition - count + 1, result.lastPosition);
+    } catch {
+      // A tracer's failure is its own: the call is written and answers as it would have.
+    }
   }
 
   /**

@@ -35,6 +35,12 @@ export interface EngineOptions {
   /** Told of every unexpected failure (a 500); the call itself charges nothing. */
   onError?: (error: unknown, call: ApiCall) => void;
   /**
+   * Told, once a call's events are durable and before it answers, the global positions they took:
+   * `first` to `last`, one atomic append (a server's request journal). Not told of a call that wrote
+   * nothing (a refusal before the charge, a replay).
+   */
+  onCallWritten?: (call: ApiCall, first: number, last: number) => void;
+  /**
    * Gives other calls a turn of the event loop (a server passes `setImmediate`); the core has no timers.
    * Without it, slices of large work follow each other at once.
    */
@@ -107,6 +113,7 @@ export class Engine implements EngineServices {
       identities: options.identities,
       yieldTurn: options.yieldTurn,
       onError: options.onError,
+      onCallWritten: options.onCallWritten,
       keyedCalls: new Set(),
     };
     this.attempts = new AttemptLoop({

@@ -37,7 +37,7 @@ function loadAssets(): { assets: Map<string, Asset>; csp: string } {
   const mapHash = createHash('sha256').update(importMap).digest('base64');
   const assets = new Map<string, Asset>();
   assets.set('', { type: TYPES.html!, body: html });
-  for (const name of ['app.js', 'views.js', 'api.js', 'writes.js', 'route.js', 'console.css']) {
+  for (const name of ['app.js', 'views.js', 'requests-view.js', 'api.js', 'writes.js', 'route.js', 'console.css']) {
     assets.set(name, { type: TYPES[name.split('.').pop()!]!, body: readFileSync(join(PAGE_DIR, name), 'utf8') });
   }
   for (const v of Object.values(VENDOR)) assets.set(v.url.slice('/_console/'.length), { type: TYPES.mjs!, body: readFileSync(v.file, 'utf8') });

@@ -3,11 +3,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { admin, ApiError, token } from './api.js';
 import { formatHash, parseHash } from './route.js';
 import { AccountsView, ClockView, EventLogView, FaultsView, ResourcesView, StreamsView, html, iso } from './views.js';
+import { RequestsView } from './requests-view.js';
 
 const VIEWS = [
   ['accounts', 'Accounts', 'a'],
   ['resources', 'Resources', 'r'],
   ['events', 'Event log', 'e'],
+  ['requests', 'Requests', 'q'],
   ['clock', 'Clock', 'c'],
   ['faults', 'Faults', 'f'],
   ['streams', 'Streams', 's'],
@@ -45,6 +47,7 @@ function Console({ onLocked }) {
   const [tick, setTick] = useState(Date.now());
   const [error, setError] = useState(null);
   const [resourcesOf, setResourcesOf] = useState(() => parseHash(location.hash).account);
+  const [requestFilters, setRequestFilters] = useState(() => parseHash(location.hash).filters);
   const polling = useRef(false);
 
   const refresh = async () => {
@@ -72,14 +75,18 @@ function Console({ onLocked }) {
   // The address follows the view and the account shown (each a history entry, so Back returns), and the
   // view follows the address when it changes (Back, Forward, a pasted link).
   useEffect(() => {
-    const hash = formatHash({ view, account: resourcesOf });
-    if (location.hash !== hash) location.hash = hash;
-  }, [view, resourcesOf]);
+    const hash = formatHash({ view, account: resourcesOf, filters: requestFilters });
+    if (location.hash === hash) return;
+    // Filters typed into the journal's view replace its entry (Back leaves the view, not a keystroke).
+    if (view === 'requests' && parseHash(location.hash).view === 'requests') history.replaceState(null, '', hash);
+    else location.hash = hash;
+  }, [view, resourcesOf, requestFilters]);
   useEffect(() => {
     const onHash = () => {
       const place = parseHash(location.hash);
       setView(place.view);
       if (place.view === 'resources') setResourcesOf(place.account);
+      if (place.view === 'requests') setRequestFilters(place.filters);
     };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
@@ -112,6 +119,7 @@ function Console({ onLocked }) {
       ${view === 'accounts' && html`<${AccountsView} ...${props} openResources=${openResources} />`}
       ${view === 'resources' && html`<${ResourcesView} ...${props} username=${resourcesOf} setUsername=${setResourcesOf} />`}
       ${view === 'events' && html`<${EventLogView} ...${props} />`}
+      ${view === 'requests' && html`<${RequestsView} ...${props} filters=${requestFilters} setFilters=${setRequestFilters} />`}
       ${view === 'clock' && html`<${ClockView} ...${props} />`}
       ${view === 'faults' && html`<${FaultsView} ...${props} />`}
       ${view === 'streams' && html`<${StreamsView} ...${props} />`}
