@@ -2,7 +2,7 @@ import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { BadRequest, DomainError, NotFound } from '../calls/errors.ts';
 import { own } from '../calls/input-limits.ts';
 import { streamNamer } from '../kernel/stream-names.ts';
-import { bucketDelete, bucketEntries, bucketGet, bucketSet, type Buckets } from './buckets.ts';
+import { bucketDelete, bucketEntries, bucketGet, bucketSet, recordWith, recordWithout, type Buckets } from './buckets.ts';
 import type { MatchedEvent } from './matched-relay.ts';
 
 /**
@@ -212,11 +212,13 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
   // (proxies, then a deep freeze) made subscribing them quadratic in earnest. Each event copies only the
   // records it changes; nothing held is ever changed in place (cached states are shared).
   evolve(state, event) {
-    const s: StreamConnections = { ...state, seq: state.seq + 1 };
+    const s = successor(state);
     switch (event.type) {
       case 'StreamConnected': {
         const d = event.data;
-        s.connections = { ...s.connections, [d.connection]: { transport: d.transport, openedAt: d.at, hashes: {}, count: 0, ...(d.host === undefined ? {} : { host: d.host }) } };
+        const c: StreamConnection = { transport: d.transport, openedAt: d.at, hashes: {}, count: 0 };
+        if (d.host !== undefined) c.host = d.host;
+        s.connections = recordWith(s.connections, d.connection, c);
         s.opens = [...recentOpens(s, d.at), d.at];
         prune(s, d.at);
         return s;
@@ -225,7 +227,7 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         const d = event.data;
         const c = own(s.connections, d.connection);
         if (!c) return s;
-        s.connections = { ...s.connections, [d.connection]: { ...c, hashes: bucketSet(c.hashes, d.hash, { since: d.at, seq: s.seq }), count: c.count + 1 } };
+        s.connections = recordWith(s.connections, d.connection, withHashes(c, bucketSet(c.hashes, d.hash, { since: d.at, seq: s.seq }), c.count + 1));
         s.live = bucketSet(s.live, d.hash, (bucketGet(s.live, d.hash) ?? 0) + 1);
         return s;
       }
@@ -234,7 +236,7 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         const c = own(s.connections, d.connection);
         const sub = c && bucketGet(c.hashes, d.hash);
         if (!c || !sub) return s;
-        s.connections = { ...s.connections, [d.connection]: { ...c, hashes: bucketDelete(c.hashes, d.hash), count: c.count - 1 } };
+        s.connections = recordWith(s.connections, d.connection, withHashes(c, bucketDelete(c.hashes, d.hash), c.count - 1));
         s.ended = endedSince(s.ended, d.at - STREAM_USAGE_KEPT_MS, [{ hash: d.hash, from: sub.since, to: d.at }]);
         leave(s, d.hash);
         pruneDelivered(s, d.at);
@@ -251,8 +253,7 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
           leave(s, hash);
         }
         s.ended = endedSince(s.ended, d.at - STREAM_USAGE_KEPT_MS, ends);
-        s.connections = { ...s.connections };
-        delete s.connections[d.connection];
+        s.connections = recordWithout(s.connections, d.connection);
         pruneDelivered(s, d.at);
         return s;
       }
@@ -294,6 +295,23 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
     return s;
   },
 };
+
+/**
+ * The state after one more event, every record shared until the event's case replaces what it changes
+ * (built field by field: a spread of the state was a large part of a reconnecting consumer's events).
+ */
+function successor(state: StreamConnections): StreamConnections {
+  const s: StreamConnections = { seq: state.seq + 1, connections: state.connections, live: state.live, ended: state.ended, delivered: state.delivered };
+  if (state.opens !== undefined) s.opens = state.opens;
+  return s;
+}
+
+/** The connection with other hashes (its other fields as they were). */
+function withHashes(c: StreamConnection, hashes: Buckets<StreamSubscription>, count: number): StreamConnection {
+  const out: StreamConnection = { transport: c.transport, openedAt: c.openedAt, hashes, count };
+  if (c.host !== undefined) out.host = c.host;
+  return out;
+}
 
 /** The opens of the hour before `at` (a new array only when some fell out of it). */
 function recentOpens(state: StreamConnections, at: number): number[] {
