@@ -44,3 +44,19 @@ function lookup(scope: TemplateScope, path: string): unknown {
   }
   return node;
 }
+
+/**
+ * A deep copy of `value`, frozen. A client's parameters without `${n}`, `${now_s}` or `${now}` are the
+ * same object on every call; frozen, the engine reads them through the endpoint's schema once and
+ * answers later calls that reading (`readParams`), as it would any caller's frozen parameters. A copy,
+ * so that what it quotes of setup answers stays the answers' own.
+ */
+export function frozenCopy<T>(value: T): T {
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = frozenCopy(v);
+    return Object.freeze(out) as T;
+  }
+  return value;
+}

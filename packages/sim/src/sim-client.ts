@@ -1,7 +1,7 @@
 import type { ManualClock } from '@sdp/clock';
 import type { ApiCall, CallAnswer, Engine } from '@sdp/core';
 import { onSchedule } from './call-times.ts';
-import { fillTemplate, hasDynamicPlaceholders, type TemplateScope } from './params-template.ts';
+import { fillTemplate, frozenCopy, hasDynamicPlaceholders, type TemplateScope } from './params-template.ts';
 import type { CallActor } from './scenario.ts';
 import type { UsageLedger } from './usage-ledger.ts';
 
@@ -61,7 +61,7 @@ export class SimClient {
       this.scope[s.as] = { status: answer.status, body: answer.body, headers: answer.headers ?? {} };
       this.setupOutcomes.push({ actor: this.actor.name, as: s.as, endpoint: s.endpoint, status: answer.status, body: answer.body });
     }
-    this.params = fillTemplate(this.actor.params, this.scope) as Record<string, unknown>;
+    this.params = frozenCopy(fillTemplate(this.actor.params, this.scope) as Record<string, unknown>);
     this.dynamic = hasDynamicPlaceholders(this.params);
     if (this.actor.body) {
       const line = JSON.stringify(fillTemplate(this.actor.body.template, this.scope));

@@ -9,8 +9,20 @@ import { MISSING, fastRead } from './wire.ts';
 export function readParams<S extends z.ZodType>(schema: S, raw: Record<string, unknown>): z.output<S> {
   const fast = fastRead(schema, raw);
   if (fast !== undefined) return fast as z.output<S>;
+  const frozen = deepFrozen(raw);
+  if (frozen) {
+    const known = readFrozen.get(raw)?.get(schema);
+    if (known !== undefined) return known as z.output<S>;
+  }
   const r = schema.safeParse(raw);
-  if (r.success) return r.data;
+  if (r.success) {
+    if (frozen) {
+      let bySchema = readFrozen.get(raw);
+      if (!bySchema) readFrozen.set(raw, (bySchema = new WeakMap()));
+      bySchema.set(schema, deepFreeze(r.data));
+    }
+    return r.data;
+  }
   // Asked again with the inputs reported (a missing parameter is told apart by them): dear on every call,
   // so only on the way to a 400.
   const again = schema.safeParse(raw, { reportInput: true });
@@ -26,4 +38,27 @@ export function issueText(issue: z.core.$ZodIssue): string {
   if (name === '') return issue.code === 'custom' ? issue.message.replace(/^: /, '') : 'The parameters must be a JSON object';
   if ((issue.code !== 'custom' && 'input' in issue && issue.input === undefined) || issue.message === MISSING) return `Missing param '${name}'`;
   return issue.message.startsWith(':') ? `${name}${issue.message}` : `${name} ${issue.message}`;
+}
+
+/**
+ * What a schema read from parameters no one can change (deeply frozen: a simulated client sends the
+ * same parameters with every call), frozen in turn. Reading is a pure function of the schema and the
+ * values, so a second call with the same frozen object is answered the first one's reading; parameters
+ * decoded from a request are never frozen, and are read every time.
+ */
+const readFrozen = new WeakMap<object, WeakMap<z.ZodType, unknown>>();
+
+/** Whether `v` and everything it holds are frozen (a primitive is). */
+function deepFrozen(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return true;
+  if (!Object.isFrozen(v)) return false;
+  for (const k of Object.keys(v)) if (!deepFrozen((v as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+/** `v`, with everything it holds, frozen (a reading shared by calls must not be changed by one of them). */
+function deepFreeze<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  return Object.isFrozen(v) ? v : Object.freeze(v);
 }

@@ -6,7 +6,9 @@ import {
   MAX_HASHES_PER_CONNECTION,
   STREAM_USAGE_KEPT_MS,
   opensPerHour,
+  ENDED_CHUNK,
   connectionHosts,
+  endedSubscriptions,
   licenceTypeOf,
   liveHashes,
   subscriptionOf,
@@ -68,7 +70,7 @@ describe('stream connections: given / when / then', () => {
       .when({ type: 'UnsubscribeStream', connection: 'c1', hash: H1, at: 5000 })
       .then([{ type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: 5000 } }]);
     expect(liveHashes(state)).toEqual([]);
-    expect(state.ended).toEqual([{ hash: H1, from: 1000, to: 5000 }]);
+    expect(endedSubscriptions(state)).toEqual([{ hash: H1, from: 1000, to: 5000 }]);
     spec().given([connected()]).when({ type: 'UnsubscribeStream', connection: 'c1', hash: H1, at: 5000 }).then([]);
   });
 
@@ -78,7 +80,7 @@ describe('stream connections: given / when / then', () => {
       .when({ type: 'CloseStreamConnection', connection: 'c1', at: 9000, reason: 'closed' })
       .then([{ type: 'StreamDisconnected', data: { connection: 'c1', at: 9000, reason: 'closed' } }]);
     expect(state.connections).toEqual({});
-    expect(state.ended.map((e) => e.hash).sort()).toEqual([H1, H2]);
+    expect(endedSubscriptions(state).map((e) => e.hash).sort()).toEqual([H1, H2]);
     spec().given([]).when({ type: 'CloseStreamConnection', connection: 'c1', at: 9000, reason: 'closed' }).then([]);
   });
 
@@ -133,7 +135,7 @@ describe('stream connections of a lost host: given / when / then', () => {
         { type: 'StreamDisconnected', data: { connection: 'c3', at: 4000, reason: 'host lost' } },
       ]);
     expect(Object.keys(state.connections).sort()).toEqual(['c2', 'c4']);
-    expect(state.ended).toEqual([{ hash: H1, from: 1000, to: 3000 }]);
+    expect(endedSubscriptions(state)).toEqual([{ hash: H1, from: 1000, to: 3000 }]);
     expect(liveHashes(state)).toEqual([H1]);
   });
 
@@ -152,7 +154,7 @@ describe('stream connections of a lost host: given / when / then', () => {
 
   it('seconds of a subscription begun after the host was last known alive count nothing, never negative', () => {
     const state = fold(streamConnectionsDecider, [on('c1', 'dead', 0), subscribed(H1, 'c1', 9000), { type: 'StreamDisconnected', data: { connection: 'c1', at: 5000, reason: 'host lost' } }]);
-    expect(state.ended).toEqual([{ hash: H1, from: 9000, to: 9000 }]);
+    expect(endedSubscriptions(state)).toEqual([{ hash: H1, from: 9000, to: 9000 }]);
     expect(streamUsage(state, 0, 60_000).has(H1)).toBe(false);
   });
 
@@ -166,7 +168,7 @@ describe('stream connections of a lost host: given / when / then', () => {
       const after = fold(streamConnectionsDecider, [...given, ...events]);
       expect(Object.values(after.connections).every((c) => c.host !== 'h1')).toBe(true);
       expect(Object.keys(after.connections).length).toBe(conns.filter((c) => c.host !== 'h1').length);
-      for (const e of after.ended) expect(e.to).toBe(Math.max(e.from, aliveAt));
+      for (const e of endedSubscriptions(after)) expect(e.to).toBe(Math.max(e.from, aliveAt));
     },
   );
 });
@@ -198,12 +200,12 @@ describe('stream usage', () => {
         events.push({ type: 'StreamUnsubscribed', data: { connection: 'c1', hash: H1, at: at + 1 } });
       }
       const state = fold(streamConnectionsDecider, events);
-      for (const e of state.ended) expect(e.to).toBeGreaterThanOrEqual(at + 1 - STREAM_USAGE_KEPT_MS);
+      for (const e of endedSubscriptions(state)) expect(e.to).toBeGreaterThanOrEqual(at + 1 - STREAM_USAGE_KEPT_MS);
       for (const minute of Object.keys(state.delivered[H1] ?? {})) expect(Number(minute)).toBeGreaterThanOrEqual(at - STREAM_USAGE_KEPT_MS - 60_000);
     },
   );
 
-  test.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 3 * STREAM_USAGE_KEPT_MS }), fc.integer({ min: 0, max: 3 * STREAM_USAGE_KEPT_MS })), { minLength: 1, maxLength: 40 })])(
+  test.prop([fc.array(fc.tuple(fc.integer({ min: 0, max: 3 * STREAM_USAGE_KEPT_MS }), fc.integer({ min: 0, max: 3 * STREAM_USAGE_KEPT_MS })), { minLength: 1, maxLength: 3 * ENDED_CHUNK })], { numRuns: 40 })(
     'ends out of time order are forgotten as each event finds them: the ends at or after its horizon, in the order they ended',
     (spans) => {
       const events: StreamEvent[] = [];
@@ -215,7 +217,36 @@ describe('stream usage', () => {
         expected.push({ hash: H1, from, to: Math.max(from, at) });
         forget(at);
       });
-      expect(fold(streamConnectionsDecider, events).ended).toEqual(expected);
+      const state = fold(streamConnectionsDecider, events);
+      expect(endedSubscriptions(state)).toEqual(expected);
+      // The chunks: none empty, none past its size, each knowing its earliest end.
+      for (const chunk of state.ended) {
+        expect(chunk.ends.length).toBeGreaterThan(0);
+        expect(chunk.ends.length).toBeLessThanOrEqual(ENDED_CHUNK);
+        expect(chunk.earliest).toBe(Math.min(...chunk.ends.map((e) => e.to)));
+      }
+    },
+  );
+
+  test.prop([fc.array(fc.record({ hashes: fc.integer({ min: 1, max: ENDED_CHUNK + 3 }), gap: fc.integer({ min: 0, max: STREAM_USAGE_KEPT_MS / 2 }) }), { minLength: 1, maxLength: 6 })], { numRuns: 20 })(
+    'a close that ends more subscriptions than a chunk holds keeps every one of them, in order, after the ends kept before it',
+    (closes) => {
+      let state = streamConnectionsDecider.initialState();
+      let at = 0;
+      let expected: { hash: string; from: number; to: number }[] = [];
+      closes.forEach(({ hashes, gap }, k) => {
+        const from = at;
+        at += gap + 1;
+        const events: StreamEvent[] = [connected(`c${k}`, from)];
+        for (let h = 0; h < hashes; h++) events.push(subscribed(`h${h}`.padEnd(32, 'x'), `c${k}`, from));
+        events.push({ type: 'StreamDisconnected', data: { connection: `c${k}`, at, reason: 'closed' } });
+        expected = expected.filter((e) => e.to >= at - STREAM_USAGE_KEPT_MS);
+        state = fold(streamConnectionsDecider, events, state);
+        const ends = endedSubscriptions(state);
+        expected.push(...ends.slice(ends.length - hashes));
+        expect(ends).toEqual(expected);
+        expect(ends.slice(ends.length - hashes).every((e) => e.from === from && e.to === at)).toBe(true);
+      });
     },
   );
 });

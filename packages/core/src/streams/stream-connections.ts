@@ -2,7 +2,7 @@ import type { Decider, DomainEvent } from '../kernel/decider.ts';
 import { BadRequest, DomainError, NotFound } from '../calls/errors.ts';
 import { own } from '../calls/input-limits.ts';
 import { streamNamer } from '../kernel/stream-names.ts';
-import { bucketDelete, bucketEntries, bucketGet, bucketSet, type Buckets } from './buckets.ts';
+import { bucketDelete, bucketEntries, bucketGet, bucketSet, recordWith, recordWithout, type Buckets } from './buckets.ts';
 import type { MatchedEvent } from './matched-relay.ts';
 
 /**
@@ -42,13 +42,29 @@ export interface EndedSubscription {
   to: number;
 }
 
+/**
+ * Up to `ENDED_CHUNK` ended subscriptions in the order they ended, with the earliest end among them. A
+ * client that reconnects every minute ends thousands of subscriptions a day, and a state is never
+ * changed in place: one list made every close copy the day's ends. In chunks a close copies the last
+ * chunk and the list of chunks, and a prune drops the chunks that are wholly past and cuts only those
+ * whose `earliest` says something in them is.
+ */
+export interface EndedChunk {
+  earliest: number;
+  ends: EndedSubscription[];
+}
+
+/** Ended subscriptions a chunk holds at most. */
+export const ENDED_CHUNK = 128;
+
 export interface StreamConnections {
   /** Events folded so far: the order of subscriptions and matches (the stream's version). */
   seq: number;
   connections: Record<string, StreamConnection>;
   /** Live subscriptions by hash: how many connections hold each (what is matched, and counted). */
   live: Buckets<number>;
-  ended: EndedSubscription[];
+  /** Ended subscriptions, oldest first, in chunks (`endedSubscriptions` reads them as one list). */
+  ended: EndedChunk[];
   /** Interactions delivered by hash, then by minute (Unix ms of its start), then by licence type. */
   delivered: Record<string, Record<string, Licences>>;
   /**
@@ -136,7 +152,8 @@ function connectionOf(state: StreamConnections, id: string): StreamConnection {
 
 export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand, StreamEvent> = {
   // v2: the opens of the last hour are kept (v1 states and snapshots had none; the events are the same).
-  name: 'streams.v2',
+  // v3: ended subscriptions in chunks (`EndedChunk`); v2 held them as one list.
+  name: 'streams.v3',
   initialState: () => ({ seq: 0, connections: {}, live: {}, ended: [], delivered: {}, opens: [] }),
   decide(command, state) {
     switch (command.type) {
@@ -195,11 +212,13 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
   // (proxies, then a deep freeze) made subscribing them quadratic in earnest. Each event copies only the
   // records it changes; nothing held is ever changed in place (cached states are shared).
   evolve(state, event) {
-    const s: StreamConnections = { ...state, seq: state.seq + 1 };
+    const s = successor(state);
     switch (event.type) {
       case 'StreamConnected': {
         const d = event.data;
-        s.connections = { ...s.connections, [d.connection]: { transport: d.transport, openedAt: d.at, hashes: {}, count: 0, ...(d.host === undefined ? {} : { host: d.host }) } };
+        const c: StreamConnection = { transport: d.transport, openedAt: d.at, hashes: {}, count: 0 };
+        if (d.host !== undefined) c.host = d.host;
+        s.connections = recordWith(s.connections, d.connection, c);
         s.opens = [...recentOpens(s, d.at), d.at];
         prune(s, d.at);
         return s;
@@ -208,7 +227,7 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         const d = event.data;
         const c = own(s.connections, d.connection);
         if (!c) return s;
-        s.connections = { ...s.connections, [d.connection]: { ...c, hashes: bucketSet(c.hashes, d.hash, { since: d.at, seq: s.seq }), count: c.count + 1 } };
+        s.connections = recordWith(s.connections, d.connection, withHashes(c, bucketSet(c.hashes, d.hash, { since: d.at, seq: s.seq }), c.count + 1));
         s.live = bucketSet(s.live, d.hash, (bucketGet(s.live, d.hash) ?? 0) + 1);
         return s;
       }
@@ -217,7 +236,7 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
         const c = own(s.connections, d.connection);
         const sub = c && bucketGet(c.hashes, d.hash);
         if (!c || !sub) return s;
-        s.connections = { ...s.connections, [d.connection]: { ...c, hashes: bucketDelete(c.hashes, d.hash), count: c.count - 1 } };
+        s.connections = recordWith(s.connections, d.connection, withHashes(c, bucketDelete(c.hashes, d.hash), c.count - 1));
         s.ended = endedSince(s.ended, d.at - STREAM_USAGE_KEPT_MS, [{ hash: d.hash, from: sub.since, to: d.at }]);
         leave(s, d.hash);
         pruneDelivered(s, d.at);
@@ -234,8 +253,7 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
           leave(s, hash);
         }
         s.ended = endedSince(s.ended, d.at - STREAM_USAGE_KEPT_MS, ends);
-        s.connections = { ...s.connections };
-        delete s.connections[d.connection];
+        s.connections = recordWithout(s.connections, d.connection);
         pruneDelivered(s, d.at);
         return s;
       }
@@ -278,6 +296,23 @@ export const streamConnectionsDecider: Decider<StreamConnections, StreamCommand,
   },
 };
 
+/**
+ * The state after one more event, every record shared until the event's case replaces what it changes
+ * (built field by field: a spread of the state was a large part of a reconnecting consumer's events).
+ */
+function successor(state: StreamConnections): StreamConnections {
+  const s: StreamConnections = { seq: state.seq + 1, connections: state.connections, live: state.live, ended: state.ended, delivered: state.delivered };
+  if (state.opens !== undefined) s.opens = state.opens;
+  return s;
+}
+
+/** The connection with other hashes (its other fields as they were). */
+function withHashes(c: StreamConnection, hashes: Buckets<StreamSubscription>, count: number): StreamConnection {
+  const out: StreamConnection = { transport: c.transport, openedAt: c.openedAt, hashes, count };
+  if (c.host !== undefined) out.host = c.host;
+  return out;
+}
+
 /** The opens of the hour before `at` (a new array only when some fell out of it). */
 function recentOpens(state: StreamConnections, at: number): number[] {
   const opens = state.opens ?? [];
@@ -314,78 +349,51 @@ function prune(s: StreamConnections, at: number): void {
   pruneDelivered(s, at);
 }
 
-/**
- * What is known of an `ended` array a state holds: its earliest end, and whether its ends are in time
- * order (as a log written as time passes makes them). A day of ends is thousands of entries for a client
- * that reconnects every minute, and every open and close asks what to forget: with this, an open answers
- * at once and a close cuts a sorted day with one search and one copy, where scanning every entry, twice,
- * was most of a simulated consumer's time. Kept beside the state, not in it (states are plain JSON, and
- * the same whether folded here or read from a snapshot); an array is never changed once a state holds it,
- * and an array met without it (a snapshot's) is scanned once.
- */
-interface EndsOrder {
-  earliest: number;
-  sorted: boolean;
+/** Whether some end in `ended` is before `horizon`. */
+function endsBefore(ended: EndedChunk[], horizon: number): boolean {
+  for (let i = 0; i < ended.length; i++) if (ended[i]!.earliest < horizon) return true;
+  return false;
 }
-const endsOrder = new WeakMap<EndedSubscription[], EndsOrder>();
 
-function orderOf(ended: EndedSubscription[]): EndsOrder {
-  let o = endsOrder.get(ended);
-  if (!o) {
-    o = { earliest: Infinity, sorted: true };
-    for (let i = 0; i < ended.length; i++) {
-      const to = ended[i]!.to;
-      if (to < o.earliest) o.earliest = to;
-      if (i > 0 && to < ended[i - 1]!.to) o.sorted = false;
+/**
+ * The ends at or after `horizon`, in the order they ended, followed by `added`: the chunks with nothing
+ * before the horizon are shared as they are, a chunk with something before it is cut, and what is added
+ * goes into a copy of the last chunk and new chunks after it. What is added is never before the horizon
+ * (it ends at the event's time or later), so pruning before adding keeps what pruning after did.
+ */
+function endedSince(ended: EndedChunk[], horizon: number, added: EndedSubscription[]): EndedChunk[] {
+  let out: EndedChunk[] = ended;
+  if (endsBefore(ended, horizon)) {
+    out = [];
+    for (const chunk of ended) {
+      if (chunk.earliest >= horizon) out.push(chunk);
+      else {
+        const ends = chunk.ends.filter((e) => e.to >= horizon);
+        if (ends.length > 0) out.push(chunkOf(ends));
+      }
     }
-    endsOrder.set(ended, o);
   }
-  return o;
-}
-
-const endsBefore = (ended: EndedSubscription[], horizon: number): boolean => orderOf(ended).earliest < horizon;
-
-/**
- * The ends kept at `horizon` followed by the event's own `added`, as one new array made at its size: one
- * copy of a day of ends a close, where a copy, a filter and the copy a push grows an array by made three.
- * What is added is never before the horizon (it ends at the event's time or later), so pruning before
- * adding keeps what pruning after did.
- */
-function endedSince(ended: EndedSubscription[], horizon: number, added: EndedSubscription[]): EndedSubscription[] {
-  const o = orderOf(ended);
-  const pruned = o.earliest < horizon;
-  // Ends out of time order (a lost host's, ended when it was last seen) are filtered, and what is known of
-  // the result is found when next asked; ends in order are cut where the first one kept is.
-  const base = pruned && !o.sorted ? ended.filter((e) => e.to >= horizon) : ended;
-  const from = base === ended && pruned ? firstEndAtOrAfter(ended, horizon) : 0;
-  const out: EndedSubscription[] = new Array(base.length - from + added.length);
+  if (added.length === 0) return out;
+  if (out === ended) out = ended.slice();
   let k = 0;
-  for (let i = from; i < base.length; i++) out[k++] = base[i]!;
-  for (const e of added) out[k++] = e;
-  if (base !== ended) return out;
-  let earliest = pruned ? (ended[from]?.to ?? Infinity) : o.earliest;
-  let sorted = o.sorted;
-  let last = ended[ended.length - 1]?.to ?? -Infinity;
-  for (const e of added) {
-    if (e.to < earliest) earliest = e.to;
-    if (e.to < last) sorted = false;
-    last = e.to;
+  const last = out[out.length - 1];
+  if (last && last.ends.length < ENDED_CHUNK) {
+    const room = Math.min(ENDED_CHUNK - last.ends.length, added.length);
+    out[out.length - 1] = chunkOf(last.ends.concat(added.slice(0, room)), last.earliest);
+    k = room;
   }
-  endsOrder.set(out, { earliest, sorted });
+  for (; k < added.length; k += ENDED_CHUNK) out.push(chunkOf(added.slice(k, k + ENDED_CHUNK)));
   return out;
 }
 
-/** The index of the first end at or after `at` in ends in time order. */
-function firstEndAtOrAfter(ended: EndedSubscription[], at: number): number {
-  let lo = 0;
-  let hi = ended.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ended[mid]!.to < at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/** A chunk of `ends`, its earliest end found (below `earliest`, when the chunk's earlier ends are known). */
+function chunkOf(ends: EndedSubscription[], earliest = Infinity): EndedChunk {
+  for (const e of ends) if (e.to < earliest) earliest = e.to;
+  return { earliest, ends };
 }
+
+/** The account's ended subscriptions kept for `/usage`, in the order they ended. */
+export const endedSubscriptions = (state: StreamConnections): EndedSubscription[] => state.ended.flatMap((c) => c.ends);
 
 /** Forgets delivered counts older than `/usage` can ask for. */
 function pruneDelivered(s: StreamConnections, at: number): void {
@@ -454,7 +462,7 @@ export function streamUsage(state: StreamConnections, from: number, to: number):
     const hi = Math.min(b, to);
     if (hi > lo) ms.set(hash, (ms.get(hash) ?? 0) + (hi - lo));
   };
-  for (const e of state.ended) add(e.hash, e.from, e.to);
+  for (const chunk of state.ended) for (const e of chunk.ends) add(e.hash, e.from, e.to);
   for (const c of Object.values(state.connections)) for (const [hash, sub] of bucketEntries(c.hashes)) add(hash, sub.since, to);
   for (const [hash, n] of ms) entry(hash).seconds = Math.floor(n / 1000);
   for (const [hash, byMinute] of Object.entries(state.delivered)) {
