@@ -4,7 +4,8 @@
  * recordings, every filter 1,000 conditions of one operator, then ingests one interaction of the
  * largest allowed size (64 KiB of JSON) while another account calls `/validate` one call after another.
  * Prints the other account's slowest and median call during the ingestion, and the ingestion's time.
- * `node --conditions=@sdp/source --import tsx bench/matching-latency.ts [near|any|substr|dense-near|pairs-near] [hashes]`
+ * `regex` puts each filter at the regular-expression budget instead (six conditions, five of them patterns).
+ * `node --conditions=@sdp/source --import tsx bench/matching-latency.ts [near|any|substr|dense-near|pairs-near|regex] [hashes]`
  */
 import WebSocket from 'ws';
 import { DEFAULT_PACKAGE, matchedStreamHashes } from '@sdp/core';
@@ -32,6 +33,10 @@ function filterText(n: number): string {
         while (left >= 44 - i) left -= 44 - i++;
         return `fb.content contains_near "d${i},d${i + 1 + left}:1"`;
       }
+      case 'regex':
+        // The regular-expression budget (`FILTER_LIMITS.regexBudget`, 4,000 instructions) in one return block:
+        // four `a.{900}b` (904 each) and one `a.{380}b` (384), none of which ever matches the text below.
+        return k < 4 ? `fb.content regex_partial "a.{900}b"` : k === 4 ? `fb.content regex_partial "a.{380}b"` : `fb.content contains "q${n}r${k}"`;
       case 'dense-near':
         // Words that occur thousands of times, never close enough.
         return `fb.content contains_near "a,b:${(k % 2) + 1}"`;
@@ -39,12 +44,15 @@ function filterText(n: number): string {
         return `fb.content contains_near "w${k % 500},q${n}r${k}:3"`;
     }
   };
-  return Array.from({ length: 1000 }, (_, k) => cond(k)).join(' OR ');
+  return Array.from({ length: kind === 'regex' ? 6 : 1000 }, (_, k) => cond(k)).join(' OR ');
 }
 
 /** Close to 64 KiB of JSON once mapped. */
 const text =
-  kind === 'dense-near'
+  kind === 'regex'
+    ? // One `b` lets every pattern past re2js's prefilter; an `a` every other character keeps hundreds of threads alive.
+      'b' + 'ac'.repeat(16_300)
+    : kind === 'dense-near'
     ? 'a x x b x x '.repeat(2600)
     : kind === 'pairs-near'
     ? Array.from({ length: 8500 }, (_, k) => `d${k % 45}`).join(' ')

@@ -4,5 +4,6 @@ export { loadFilter, namedFilter, registerFilter, compileAndRegister } from './f
 export { filterRegistryDecider, filterStream, type RegisteredFilter, type FilterEvent, type FilterCommand } from './filter-registry.ts';
 export { filterHandlers, compileQueryFilter } from './handlers.ts';
 export { FILTER_LIMITS, WORK_PER_TURN } from './limits.ts';
+export { matchInTurns } from './paced-match.ts';
 export type { DpuBreakdown } from './cost.ts';
 export type { Definition, Expr, Condition, Operator } from './ast.ts';

@@ -198,7 +198,16 @@ export class RegexRun {
           default:
             continue;
         }
-        if (ok) this.add(nextq, outs[pc]!, nextFlag);
+        if (!ok) continue;
+        const out = outs[pc]!;
+        // Most instructions lead straight to a rune (a run of characters): no empty transitions to follow.
+        if (ops[out]! >= RUNE) {
+          const k = nextq.sparse[out]!;
+          if (k >= nextq.size || nextq.dense[k] !== out) {
+            nextq.sparse[out] = nextq.size;
+            nextq.dense[nextq.size++] = out;
+          }
+        } else this.add(nextq, out, nextFlag);
       }
       runq.size = 0;
       if (width === 0) return this.done(false, pos, beganAt);
