@@ -3,10 +3,12 @@
  * subscribes the most stream hashes it has matched (`matchedStreamHashes`, 100) and runs its 10
  * recordings, every filter 1,000 conditions of one operator, then ingests one interaction of the
  * largest allowed size (64 KiB of JSON) while another account calls `/validate` one call after another.
- * Prints the other account's slowest and median call during the ingestion, and the ingestion's time.
+ * Prints the other account's slowest and median call during the ingestion, the ingestion's time, and
+ * how long the event loop was held at a time meanwhile (the server runs in this process).
  * `regex` puts each filter at the regular-expression budget instead (six conditions, five of them patterns).
  * `node --conditions=@sdp/source --import tsx bench/matching-latency.ts [near|any|substr|dense-near|pairs-near|regex] [hashes]`
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { DEFAULT_PACKAGE, matchedStreamHashes } from '@sdp/core';
 import { defaultSettings } from '../packages/server/src/settings.ts';
@@ -112,6 +114,9 @@ try {
   }
   quiet.sort((a, b) => a - b);
   let done = false;
+  // How long the event loop was held at a time during the ingestion (the server runs in this process).
+  const held = monitorEventLoopDelay({ resolution: 10 });
+  held.enable();
   const t0 = performance.now();
   const ingestion = fetch(`${sdp.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: `ada:${ada.key}` }, body }).then(async (r) => {
     await r.text();
@@ -128,6 +133,7 @@ try {
     times.push(performance.now() - t);
   }
   const ingested = await ingestion;
+  held.disable();
   times.sort((a, b) => a - b);
   console.log(
     JSON.stringify({
@@ -143,6 +149,8 @@ try {
       other_failed: failed,
       other_median_ms: +(times[Math.floor(times.length / 2)] ?? 0).toFixed(1),
       other_max_ms: +(times.at(-1) ?? 0).toFixed(1),
+      loop_delay_p50_ms: +(held.percentile(50) / 1e6).toFixed(1),
+      loop_delay_max_ms: +(held.max / 1e6).toFixed(1),
     }),
   );
   ws.close();
