@@ -71,6 +71,20 @@ describe('matching in steps (matchSteps, matchInTurns)', () => {
     expect(steps.length).toBeGreaterThanOrEqual(Math.floor(whole.work / WORK_PER_TURN));
   });
 
+  it('takes included definitions (`stream`, `tags`) in steps too, with their tags', () => {
+    const rules = compileFilter('tag "far" { fb.content regex_partial "a.{299}b" } tag "near" { fb.content regex_partial "c.{2}a" }');
+    const inner = compileFilter('fb.content regex_exact "(ac)*b?" OR fb.content contains "kettle"');
+    const f = compileFilter(`tags "${rules.hash}" tag "own" { fb.content wildcard "ac*" } return { stream "${inner.hash}" and fb.content exists }`);
+    for (const content of ['ac'.repeat(3_000) + 'b', 'ac'.repeat(3_000), 'b' + 'ac'.repeat(3_000)]) {
+      const i = post(content);
+      const { result, steps } = driven(f, i, WORK_PER_TURN - 1_000);
+      expect(result).toEqual(f.match(i, new Map()));
+      expect(steps.length).toBeGreaterThan(1);
+      expect(Math.max(...steps)).toBeLessThanOrEqual(WORK_PER_TURN + CONDITION_WORK + content.length);
+    }
+    expect(f.match(post('ac'.repeat(3_000) + 'b')).tags).toEqual(['far', 'near', 'own']);
+  });
+
   it('pauses inside a wildcard item over one long token', () => {
     const f = compileFilter('fb.content wildcard "a*b*a*b*a*b*c"');
     const i = post('ab'.repeat(20_000));
