@@ -4,7 +4,7 @@ import type { EngineSettings } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
-import { matchInTurns, namedFilter, type WorkMeter } from '../filters/index.ts';
+import { matchInTurns, namedFilter, type CompiledFilter, type WorkMeter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
@@ -39,7 +39,9 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   const state = await uow.load(recordingsDecider, recordingsStream(account.username));
   const running = runningRecordings(state);
   if (running.length === 0 || interactions.length === 0) return { accepted: interactions.length, recorded: 0 };
-  const filters = await Promise.all(running.map((r) => namedFilter(uow, r.hash)));
+  // One after another: a filter compiled afresh ends the turn (`loadFilterInTurn`).
+  const filters: CompiledFilter[] = [];
+  for (const r of running) filters.push(await namedFilter(uow, r.hash, ctx.yieldTurn));
   const byDay = new Map<string, OfferedInteraction[]>();
   let day: LimitingDay | undefined;
   // Filters of several recordings often read the same text: one memo (emptied for each interaction)
