@@ -76,6 +76,8 @@ export function* matchInSlices(re: LinearRegex, text: string, whole: boolean, me
     return whole ? re.whole(text) : re.find(text);
   }
   const run = re.start(text, whole);
+  // Starting may search the text once for literals every match needs (re2js's prefilter).
+  meter.work += text.length;
   for (;;) {
     // A slice may read one unit past what it is given (a surrogate pair), so it is given one less.
     if (WORK_PER_TURN - meter.work < 2 * n) yield;

@@ -57,7 +57,21 @@ export const dfaBudget = (instructions: number): number => DFA_BYTES_PER_INSTRUC
 interface Re2Internals extends Re2Program {
   prog: Re2Program['prog'] & { numInst(): number };
   lazyDFA: { stateBudget: number; memBudget: number } | null;
+  prefilter: { eval(input: PrefilterInput, pos: number): boolean } | null;
 }
+
+/** What re2js's prefilter asks of a UTF-16 input (as its `MachineUTF16Input` answers). */
+interface PrefilterInput {
+  hasString(prefilter: { str: string }, pos: number): boolean;
+  hasAnyString(prefilter: { automaton16(): { searchUTF16(text: string, from: number, to: number): boolean } }, pos: number): boolean;
+}
+const utf16Input = (text: string): PrefilterInput => ({
+  hasString: (prefilter, pos) => {
+    const at = text.indexOf(prefilter.str, pos);
+    return at !== -1 && at <= text.length - prefilter.str.length;
+  },
+  hasAnyString: (prefilter, pos) => prefilter.automaton16().searchUTF16(text, pos, text.length),
+});
 type DfaConstructor = new (prog: unknown, maxMem: number) => NonNullable<Re2Internals['lazyDFA']>;
 // re2js exports no DFA class nor a memory option for single patterns (only RE2Set takes `maxMem`); its
 // constructor is reached through a compiled pattern. `linear-regex.spec.ts` fails should an upgrade move it.
@@ -100,7 +114,13 @@ export function compileLinearRegex(pattern: string, options: { caseInsensitive?:
   return {
     find: (text) => re.test(text),
     whole: (text) => re.testExact(text),
-    start: (text, whole) => new RegexRun((program ??= flatten(re2)), text, whole),
+    start: (text, whole) => {
+      const run = new RegexRun((program ??= flatten(re2)), text, whole);
+      // re2js's own first look for `find` (`Prefilter`): literals every match contains, searched with
+      // indexOf; one missing, nothing matches, and most texts are answered so.
+      if (!whole && re2.prefilter && !re2.prefilter.eval(utf16Input(text), 0)) run.ruledOut();
+      return run;
+    },
     instructions,
     cacheBytes: () => (re2.lazyDFA ? re2.lazyDFA.stateBudget - re2.lazyDFA.memBudget : 0),
     release: fresh,

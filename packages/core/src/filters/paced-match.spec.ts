@@ -95,7 +95,7 @@ describe('matching in steps (matchSteps, matchInTurns)', () => {
   });
 
   it('runs a small match in one go, a heavy one in turns, and never pauses without a way to', async () => {
-    const heavy = compileFilter('fb.content regex_partial "a.{900}b" OR fb.content regex_partial "x.{900}b"');
+    const heavy = compileFilter('fb.content regex_partial "a.{900}b" OR fb.content regex_partial "c.{900}b"');
     const big = post('b' + 'ac'.repeat(2_000));
     const small = post('ac b');
     let turns = 0;

@@ -60,7 +60,7 @@ describe('a match run in slices (RegexRun)', () => {
     'reads no more than it is given a slice (one more for a surrogate pair), and reads a text it does not match to the end',
     (units, n) => {
       const re = compileLinearRegex('a.{20}b');
-      const t = '😀' + 'ac'.repeat(n);
+      const t = 'b😀' + 'ac'.repeat(n);
       const r = sliced(re, t, false, [units]);
       expect(r.answer).toBe(false);
       expect(r.maxRead).toBeLessThanOrEqual(units + 1);
@@ -96,6 +96,12 @@ describe('a match run in slices (RegexRun)', () => {
     expect(re2.prog.numLb).toBe(0);
     expect(typeof re2.cond).toBe('number');
     expect(typeof re2.prefix).toBe('string');
+    // The prefilter `LinearRegex.start` asks first, through an input of its own (`utf16Input`).
+    const pf = (RE2JS.compile('(abc|abd)x.*yz').re2() as unknown as { prefilter: { eval: unknown } | null }).prefilter;
+    expect(typeof pf?.eval).toBe('function');
+    const ruledOut = compileLinearRegex('(abc|abd)x.*yz').start('abcx'.repeat(100), false);
+    expect(ruledOut.advance(1)).toBe(false);
+    expect(ruledOut.read).toBe(0);
     const ops = re2.prog.inst.map((i) => i.op);
     // fail, a folded rune, a class, an empty-width assertion, any-not-newline, alt, match.
     expect(ops[0]).toBe(5);

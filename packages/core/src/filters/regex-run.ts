@@ -135,6 +135,11 @@ export class RegexRun {
     if (p.cond === -1) this.answer = false;
   }
 
+  /** Settles the answer as no match before reading: re2js's prefilter found a literal every match needs missing. */
+  ruledOut(): void {
+    this.answer = false;
+  }
+
   advance(units: number): boolean | undefined {
     if (this.answer !== undefined) return this.answer;
     const { p, text, whole } = this;
