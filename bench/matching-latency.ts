@@ -3,9 +3,13 @@
  * subscribes the most stream hashes it has matched (`matchedStreamHashes`, 100) and runs its 10
  * recordings, every filter 1,000 conditions of one operator, then ingests one interaction of the
  * largest allowed size (64 KiB of JSON) while another account calls `/validate` one call after another.
- * Prints the other account's slowest and median call during the ingestion, and the ingestion's time.
- * `node --conditions=@sdp/source --import tsx bench/matching-latency.ts [near|any|substr|dense-near|pairs-near] [hashes]`
+ * Prints the other account's slowest and median call during the ingestion, the ingestion's time, and
+ * how long the event loop was held at a time meanwhile (the server runs in this process).
+ * `regex` puts each filter at the regular-expression budget instead (six conditions, five of them patterns).
+ * `node --conditions=@sdp/source --import tsx bench/matching-latency.ts [near|any|substr|dense-near|pairs-near|regex] [hashes]`
  */
+import { request } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { DEFAULT_PACKAGE } from '@sdp/core';
 import { matchedStreamHashes } from '@sdp/core/internal';
@@ -33,6 +37,10 @@ function filterText(n: number): string {
         while (left >= 44 - i) left -= 44 - i++;
         return `fb.content contains_near "d${i},d${i + 1 + left}:1"`;
       }
+      case 'regex':
+        // The regular-expression budget (`FILTER_LIMITS.regexBudget`, 4,000 instructions) in one return block:
+        // four `a.{900}b` (904 each) and one `a.{380}b` (384), none of which ever matches the text below.
+        return k < 4 ? `fb.content regex_partial "a.{900}b"` : k === 4 ? `fb.content regex_partial "a.{380}b"` : `fb.content contains "q${n}r${k}"`;
       case 'dense-near':
         // Words that occur thousands of times, never close enough.
         return `fb.content contains_near "a,b:${(k % 2) + 1}"`;
@@ -40,12 +48,15 @@ function filterText(n: number): string {
         return `fb.content contains_near "w${k % 500},q${n}r${k}:3"`;
     }
   };
-  return Array.from({ length: 1000 }, (_, k) => cond(k)).join(' OR ');
+  return Array.from({ length: kind === 'regex' ? 6 : 1000 }, (_, k) => cond(k)).join(' OR ');
 }
 
 /** Close to 64 KiB of JSON once mapped. */
 const text =
-  kind === 'dense-near'
+  kind === 'regex'
+    ? // One `b` lets every pattern past re2js's prefilter; an `a` every other character keeps hundreds of threads alive.
+      'b' + 'ac'.repeat(16_300)
+    : kind === 'dense-near'
     ? 'a x x b x x '.repeat(2600)
     : kind === 'pairs-near'
     ? Array.from({ length: 8500 }, (_, k) => `d${k % 45}`).join(' ')
@@ -105,19 +116,34 @@ try {
   }
   quiet.sort((a, b) => a - b);
   let done = false;
+  // How long the event loop was held at a time during the ingestion (the server runs in this process).
+  const held = monitorEventLoopDelay({ resolution: 10 });
+  held.enable();
   const t0 = performance.now();
-  const ingestion = fetch(`${sdp.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: `ada:${ada.key}` }, body }).then(async (r) => {
-    await r.text();
-    done = true;
-    return { status: r.status, ms: performance.now() - t0 };
+  // node:http rather than fetch: an ingestion at the regex budget may take minutes on a loaded machine,
+  // past fetch's fixed wait for the response's headers.
+  const ingestion = new Promise<{ status: number; ms: number }>((resolve, reject) => {
+    const req = request(`${sdp.url}/v1.5/ingest/${source.id}`, { method: 'POST', headers: { authorization: `ada:${ada.key}` } }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        done = true;
+        resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
   });
   const times: number[] = [];
+  // A call the server drops (its keep-alive timer fires late when the loop was held for seconds) counts
+  // with the time it took to fail.
+  let failed = 0;
   while (!done) {
     const t = performance.now();
-    await validate();
+    await validate().catch(() => failed++);
     times.push(performance.now() - t);
   }
   const ingested = await ingestion;
+  held.disable();
   times.sort((a, b) => a - b);
   console.log(
     JSON.stringify({
@@ -130,8 +156,11 @@ try {
       quiet_median_ms: +quiet[10]!.toFixed(1),
       quiet_max_ms: +quiet.at(-1)!.toFixed(1),
       other_calls: times.length,
+      other_failed: failed,
       other_median_ms: +(times[Math.floor(times.length / 2)] ?? 0).toFixed(1),
       other_max_ms: +(times.at(-1) ?? 0).toFixed(1),
+      loop_delay_p50_ms: +(held.percentile(50) / 1e6).toFixed(1),
+      loop_delay_max_ms: +(held.max / 1e6).toFixed(1),
     }),
   );
   ws.close();

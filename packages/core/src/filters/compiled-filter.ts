@@ -33,6 +33,12 @@ export interface CompiledFilter extends IncludedFilter {
    */
   match(i: Interaction, memo?: Map<string, unknown>, meter?: WorkMeter): MatchResult;
   /**
+   * `match` taken in steps: the same result, pausing (yielding) wherever `meter` reaches
+   * `WORK_PER_TURN`, inside a long pattern match too; the driver gives the event loop a turn and sets the
+   * meter back to 0 at each pause. `matchInTurns` (`paced-match.ts`) drives it.
+   */
+  matchSteps(i: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter): Generator<void, MatchResult, void>;
+  /**
    * Drops its automata's DFA caches (bounded, but kept between matches): a caller done with a batch
    * leaves memory as it found it.
    */
@@ -152,8 +158,11 @@ export function compileFilter(text: string, opts: { kind?: FilterKind } = {}): C
     tagRuleCount: counts.tagRules + includedTags,
     regexInstructions: counts.regexInstructions + includedRegex,
     match: evaluator.match,
+    matchSteps: evaluator.matchSteps,
     test: evaluator.test,
     applyTags: evaluator.applyTags as (s: Scope, out: TagOutput) => void,
+    testSteps: evaluator.testSteps,
+    applyTagsSteps: evaluator.applyTagsSteps,
     cost: () => (cost ??= costOf(definition, (h) => resolve(h)?.cost().dpu)),
     releaseCaches: () => {
       automata ??= conditionsOf(definition).flatMap((c) => (usesAutomata(c) ? conditionAutomata(c, kind) : []));

@@ -1,8 +1,9 @@
 import type { Definition } from './ast.ts';
 import type { WorkMeter } from './linear-regex.ts';
+import { compileExprSteps } from './expression-steps.ts';
 import { compileExpr } from './expressions.ts';
 import type { FilterKind } from './parser.ts';
-import type { Resolve, Scope, TagOutput, Test } from './scope.ts';
+import type { Resolve, Scope, Steps, TagOutput, Test } from './scope.ts';
 import { scoringWinners } from './scoring.ts';
 import { compileTagRules } from './tag-rules.ts';
 import type { Interaction } from './target-reader.ts';
@@ -32,6 +33,10 @@ export interface Evaluator {
   test: Test;
   applyTags(s: Scope, out: TagOutput): void;
   match(i: Interaction, memo?: Map<string, unknown>, meter?: WorkMeter): MatchResult;
+  testSteps: Steps;
+  applyTagsSteps(s: Scope & { meter: WorkMeter }, out: TagOutput): Generator<void, void, void>;
+  /** `match` taken in steps (`Steps`): the same result, pausing wherever `meter` reaches `WORK_PER_TURN`. */
+  matchSteps(i: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter): Generator<void, MatchResult, void>;
 }
 
 /** Answers without tags are all alike: one of each (frozen) serves every interaction a filter judges. */
@@ -40,21 +45,43 @@ const MATCH_NO_TAGS: MatchResult = Object.freeze({ matched: true, tags: Object.f
 
 export function compileDefinition(d: Definition, kind: FilterKind, resolve: Resolve): Evaluator {
   const test: Test = d.body ? compileExpr(d.body, kind, resolve) : () => false;
-  const applyTags = d.tags.length > 0 ? compileTagRules(d.tags, kind, resolve) : () => {};
+  const rules = d.tags.length > 0 ? compileTagRules(d.tags, kind, resolve) : undefined;
+  const applyTags = rules ? rules.apply : () => {};
   const hasTags = d.tags.length > 0;
+  // Compiled only once an interaction needs matching in steps (most filters never do).
+  let bodySteps: Steps | undefined;
+  const testSteps: Steps = d.body
+    ? (s) => (bodySteps ??= compileExprSteps(d.body!, kind, resolve))(s)
+    : function* () {
+        return false;
+      };
+  const applyTagsSteps = rules ? rules.applySteps : function* (): Generator<void, void, void> {};
+  const result = (out: TagOutput): MatchResult => {
+    const r: MatchResult = { matched: true, tags: out.tags };
+    if (out.tree) r.tagTree = out.tree;
+    if (out.scores) r.categories = scoringWinners(out.scores);
+    return r;
+  };
   return {
     test,
     applyTags,
+    testSteps,
+    applyTagsSteps,
     match(i, memo, meter) {
       const s: Scope = { i, memo, meter };
       if (!test(s)) return NO_MATCH;
       if (!hasTags) return MATCH_NO_TAGS;
       const out: TagOutput = { tags: [], seen: new Set(), tree: undefined, scores: undefined };
       applyTags(s, out);
-      const result: MatchResult = { matched: true, tags: out.tags };
-      if (out.tree) result.tagTree = out.tree;
-      if (out.scores) result.categories = scoringWinners(out.scores);
-      return result;
+      return result(out);
+    },
+    *matchSteps(i, memo, meter) {
+      const s = { i, memo, meter };
+      if (!(yield* testSteps(s))) return NO_MATCH;
+      if (!hasTags) return MATCH_NO_TAGS;
+      const out: TagOutput = { tags: [], seen: new Set(), tree: undefined, scores: undefined };
+      yield* applyTagsSteps(s, out);
+      return result(out);
     },
   };
 }

@@ -3,7 +3,7 @@ import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds, type Clock } from '../kernel/ports.ts';
 import { createEngine } from '../platform.ts';
 import { forgetCompiledFilters } from './compiled-filter.ts';
-import { compileAndRegister, loadFilter } from './filter-store.ts';
+import { compileAndRegister, loadFilter, loadFilterInTurn } from './filter-store.ts';
 
 describe('loading compiled filters by hash', () => {
   it('rebuilds a recorded definition and the ones it includes from the store alone', async () => {
@@ -29,5 +29,21 @@ describe('loading compiled filters by hash', () => {
     const engine = createEngine({ store: new MemoryEventStore(), clock: { now: () => 0 }, ids: seededIds(2) });
     expect(await engine.command((uow) => loadFilter(uow, '0'.repeat(32)))).toBeUndefined();
     expect(await engine.command((uow) => loadFilter(uow, 'not-a-hash'))).toBeUndefined();
+  });
+
+  it('ends the turn after compiling a definition the caches forgot, and only then', async () => {
+    const engine = createEngine({ store: new MemoryEventStore(), clock: { now: () => 0 }, ids: seededIds(3) });
+    const hash = await engine.command(async (uow) => (await compileAndRegister(uow, 'fb.content regex_partial "a.{900}b"', { register: true })).hash);
+    let turns = 0;
+    const yieldTurn = async (): Promise<void> => {
+      turns++;
+    };
+    expect((await engine.command((uow) => loadFilterInTurn(uow, hash, yieldTurn)))?.hash).toBe(hash);
+    expect(turns).toBe(0);
+    forgetCompiledFilters();
+    expect((await engine.command((uow) => loadFilterInTurn(uow, hash, yieldTurn)))?.hash).toBe(hash);
+    expect(turns).toBe(1);
+    expect(await engine.command((uow) => loadFilterInTurn(uow, '0'.repeat(32), yieldTurn))).toBeUndefined();
+    expect(turns).toBe(1);
   });
 });

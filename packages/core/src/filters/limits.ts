@@ -34,8 +34,9 @@ export const FILTER_LIMITS = {
 
 /**
  * Matching work (`WorkMeter`: every operator's characters or tokens read × what it looks for, and
- * `CONDITION_WORK` a test) after which a caller matching a batch gives the event loop a turn between
- * filters: 500,000 units, a few milliseconds of text operators or patterns on the machines measured. With
+ * `CONDITION_WORK` a test) after which a caller matching a batch gives the event loop a turn, between
+ * filters or inside one, a long pattern match included (`matchInTurns`): 500,000 units, a few
+ * milliseconds of text operators or patterns on the machines measured. With
  * 1 M, another account's call waited up to 80–160 ms behind one 64 KiB ingestion matched against 110
  * filters of 1,000 conditions; with this, 35–65 ms (`bench/matching-latency.ts`, the 2-core machine
  * loaded by other work).

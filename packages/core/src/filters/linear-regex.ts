@@ -1,4 +1,5 @@
 import { RE2JS, RE2JSException } from 're2js';
+import { flatten, RegexRun, type Program, type Re2Program } from './regex-run.ts';
 
 /**
  * Tenants' regular expressions run on RE2's automaton (re2js, pure JavaScript): matching time grows with
@@ -16,6 +17,11 @@ export interface LinearRegex {
   find(text: string): boolean;
   /** Whether the pattern spans the whole text (`regex_exact`). */
   whole(text: string): boolean;
+  /**
+   * The same test (`find`, or `whole` when `whole`), to be run a slice at a time (`RegexRun.advance`), so
+   * that a caller can give the event loop turns inside one long match. Same answers, slower per character.
+   */
+  start(text: string, whole: boolean): RegexRun;
   /** Instructions of the compiled program: the per-character factor of every match. */
   readonly instructions: number;
   /** Bytes the DFA cache holds now, as re2js accounts them (never above `dfaBudget(instructions)`). */
@@ -48,10 +54,24 @@ export class RegexTooLarge extends Error {
 export const DFA_BYTES_PER_INSTRUCTION = 256;
 export const dfaBudget = (instructions: number): number => DFA_BYTES_PER_INSTRUCTION * instructions;
 
-interface Re2Internals {
-  prog: { numInst(): number };
+interface Re2Internals extends Re2Program {
+  prog: Re2Program['prog'] & { numInst(): number };
   lazyDFA: { stateBudget: number; memBudget: number } | null;
+  prefilter: { eval(input: PrefilterInput, pos: number): boolean } | null;
 }
+
+/** What re2js's prefilter asks of a UTF-16 input (as its `MachineUTF16Input` answers). */
+interface PrefilterInput {
+  hasString(prefilter: { str: string }, pos: number): boolean;
+  hasAnyString(prefilter: { automaton16(): { searchUTF16(text: string, from: number, to: number): boolean } }, pos: number): boolean;
+}
+const utf16Input = (text: string): PrefilterInput => ({
+  hasString: (prefilter, pos) => {
+    const at = text.indexOf(prefilter.str, pos);
+    return at !== -1 && at <= text.length - prefilter.str.length;
+  },
+  hasAnyString: (prefilter, pos) => prefilter.automaton16().searchUTF16(text, pos, text.length),
+});
 type DfaConstructor = new (prog: unknown, maxMem: number) => NonNullable<Re2Internals['lazyDFA']>;
 // re2js exports no DFA class nor a memory option for single patterns (only RE2Set takes `maxMem`); its
 // constructor is reached through a compiled pattern. `linear-regex.spec.ts` fails should an upgrade move it.
@@ -90,9 +110,17 @@ export function compileLinearRegex(pattern: string, options: { caseInsensitive?:
     re2.lazyDFA = new DFA(re2.prog, dfaBudget(instructions));
   };
   fresh();
+  let program: Program | undefined;
   return {
     find: (text) => re.test(text),
     whole: (text) => re.testExact(text),
+    start: (text, whole) => {
+      const run = new RegexRun((program ??= flatten(re2)), text, whole);
+      // re2js's own first look for `find` (`Prefilter`): literals every match contains, searched with
+      // indexOf; one missing, nothing matches, and most texts are answered so.
+      if (!whole && re2.prefilter && !re2.prefilter.eval(utf16Input(text), 0)) run.ruledOut();
+      return run;
+    },
     instructions,
     cacheBytes: () => (re2.lazyDFA ? re2.lazyDFA.stateBudget - re2.lazyDFA.memBudget : 0),
     release: fresh,

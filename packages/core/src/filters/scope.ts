@@ -17,10 +17,20 @@ export interface Scope {
 /** A compiled condition or expression: does the interaction in scope match? */
 export type Test = (s: Scope) => boolean;
 
+/**
+ * The same test taken in steps (`expression-steps.ts`): it pauses (yields) whenever the scope's meter
+ * has reached `WORK_PER_TURN`, inside a pattern's match too, and whoever drives it gives the event loop a
+ * turn and sets the meter back to 0 before going on. Its answer is the test's.
+ */
+export type Steps = (s: Scope & { meter: WorkMeter }) => Generator<void, boolean, void>;
+
 /** What an evaluator needs of another compiled definition (`stream` and `tags` inclusion). */
 export interface IncludedFilter {
   test(s: Scope): boolean;
   applyTags(s: Scope, out: TagOutput): void;
+  /** `test` and `applyTags` taken in steps (`Steps`). */
+  testSteps: Steps;
+  applyTagsSteps(s: Scope & { meter: WorkMeter }, out: TagOutput): Generator<void, void, void>;
   tagRuleCount: number;
   /** Instructions of its automata, its inclusions' counted each time they are named (`limits.ts`). */
   regexInstructions: number;

@@ -1,10 +1,18 @@
 import type { TagRule } from './ast.ts';
+import { compileExprSteps } from './expression-steps.ts';
 import { compileExpr } from './expressions.ts';
+import type { WorkMeter } from './linear-regex.ts';
 import type { FilterKind } from './parser.ts';
-import type { IncludedFilter, Resolve, Scope, TagOutput, Test } from './scope.ts';
+import type { IncludedFilter, Resolve, Scope, Steps, TagOutput, Test } from './scope.ts';
 import { targetReader, type Interaction } from './target-reader.ts';
 import { tokensOf } from './target-tokens.ts';
 import { singleWords } from './word-sets.ts';
+
+/** A definition's tag rules compiled: applied in one go, or in steps (`Steps`) with the same tags. */
+export interface TagRules {
+  apply(s: Scope, out: TagOutput): void;
+  applySteps(s: Scope & { meter: WorkMeter }, out: TagOutput): Generator<void, void, void>;
+}
 
 /**
  * Tag rules applied in order: named tags, namespaced tags, scores; included sets where they stand.
@@ -12,7 +20,7 @@ import { singleWords } from './word-sets.ts';
  * single-word `contains`/`contains_any` are indexed by word: the text is read once and only the rules
  * whose words occur fire, still in rule order.
  */
-export function compileTagRules(rules: TagRule[], kind: FilterKind, resolve: Resolve): (s: Scope, out: TagOutput) => void {
+export function compileTagRules(rules: TagRule[], kind: FilterKind, resolve: Resolve): TagRules {
   type Fire = (out: TagOutput) => void;
   const fires: Array<Fire | null> = [];
   const tests: Array<Test | null> = [];
@@ -53,12 +61,22 @@ export function compileTagRules(rules: TagRule[], kind: FilterKind, resolve: Res
     if (inc) inc(s, out);
     else if (!tests[k] || tests[k]!(s)) fires[k]!(out);
   };
-  if (groups.size === 0) {
-    return (s, out) => {
-      for (const k of always) run(k, s, out);
-    };
-  }
-  return (s, out) => {
+  // The rules' tests in steps, compiled when an interaction first needs them.
+  let steps: Array<Steps | null> | undefined;
+  const runSteps = function* (k: number, s: Scope & { meter: WorkMeter }, out: TagOutput): Generator<void, void, void> {
+    const r = rules[k]!;
+    if (r.type === 'include') {
+      const bound = resolve(r.hash);
+      if (bound) yield* bound.applyTagsSteps(s, out);
+      return;
+    }
+    if (!tests[k]) return fires[k]!(out);
+    steps ??= rules.map((x, j) => (x.type === 'include' || !tests[j] ? null : compileExprSteps(x.body, kind, resolve)));
+    if (yield* steps[k]!(s)) fires[k]!(out);
+  };
+  /** The rules to run for this interaction, in rule order: every tested rule, and the indexed ones whose words occur. */
+  const order = (s: Scope): number[] => {
+    if (groups.size === 0) return always;
     const hits: number[] = [];
     for (const [key, g] of groups) {
       const lists = tokensOf(s, key, g.readI, g.cs);
@@ -71,17 +89,27 @@ export function compileTagRules(rules: TagRule[], kind: FilterKind, resolve: Res
     }
     hits.sort((a, b) => a - b);
     // Merge the two ascending lists, skipping repeated hits.
+    const out: number[] = [];
     let h = 0;
     let last = -1;
     for (let a = 0; a <= always.length; a++) {
       const next = a < always.length ? always[a]! : Infinity;
       while (h < hits.length && hits[h]! < next) {
         const k = hits[h++]!;
-        if (k !== last) run(k, s, out);
+        if (k !== last) out.push(k);
         last = k;
       }
-      if (next !== Infinity) run(next, s, out);
+      if (next !== Infinity) out.push(next);
     }
+    return out;
+  };
+  return {
+    apply(s, out) {
+      for (const k of order(s)) run(k, s, out);
+    },
+    *applySteps(s, out) {
+      for (const k of order(s)) yield* runSteps(k, s, out);
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import type { EngineSettings } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
-import { namedFilter, WORK_PER_TURN, type WorkMeter } from '../filters/index.ts';
+import { matchInTurns, namedFilter, type CompiledFilter, type WorkMeter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
@@ -39,15 +39,17 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   const state = await uow.load(recordingsDecider, recordingsStream(account.username));
   const running = runningRecordings(state);
   if (running.length === 0 || interactions.length === 0) return { accepted: interactions.length, recorded: 0 };
-  const filters = await Promise.all(running.map((r) => namedFilter(uow, r.hash)));
+  // One after another: a filter compiled afresh ends the turn (`loadFilterInTurn`).
+  const filters: CompiledFilter[] = [];
+  for (const r of running) filters.push(await namedFilter(uow, r.hash, ctx.yieldTurn));
   const byDay = new Map<string, OfferedInteraction[]>();
   let day: LimitingDay | undefined;
   // Filters of several recordings often read the same text: one memo (emptied for each interaction)
   // tokenizes it once for all of them.
   const memo = running.length > 1 ? new Map<string, unknown>() : undefined;
   // One interaction's text against heavy filters can cost what a thousand plain ones do, so the loop
-  // pauses by work (what every operator scanned, `WorkMeter`) and not only by count: between recordings'
-  // filters, once WORK_PER_TURN is spent, other accounts' calls get a turn.
+  // pauses by work (what every operator scanned, `WorkMeter`) and not only by count: once WORK_PER_TURN
+  // is spent, between filters or inside a long pattern match (`matchInTurns`), other accounts' calls get a turn.
   const meter: WorkMeter = { work: 0 };
   try {
     for (const interaction of interactions) {
@@ -59,11 +61,8 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
       for (let k = 0; k < running.length; k++) {
         const r = running[k]!;
         if (service !== undefined && r.service !== service) continue;
-        const result = filters[k]!.match(interaction, memo, meter);
-        if (meter.work >= WORK_PER_TURN && ctx.yieldTurn) {
-          meter.work = 0;
-          await ctx.yieldTurn();
-        }
+        const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
+        const result = matching instanceof Promise ? await matching : matching;
         if (!result.matched) continue;
         const match: RecordingMatch = { recording: r.id, tags: [...result.tags] };
         if (result.tagTree) match.tagTree = result.tagTree;

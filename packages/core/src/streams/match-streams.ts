@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { AccountPackage } from '../accounting/package.ts';
 import type { CompiledFilter, Interaction } from '../filters/index.ts';
-import { loadFilter, WORK_PER_TURN, type WorkMeter } from '../filters/index.ts';
+import { loadFilterInTurn, matchInTurns, type WorkMeter } from '../filters/index.ts';
 import { liveHashes, streamConnectionsDecider, streamConnectionsStream } from './stream-connections.ts';
 import { matchedRelayDecider, matchedRelayStream, relayBytesPerWindow, type StreamMatch } from './matched-relay.ts';
 
@@ -50,7 +50,8 @@ export async function offerToStreams(ctx: StreamMatchContext, interactions: read
   const unmatched = live.length > limit ? ordered.slice(limit) : undefined;
   const filters: { hash: string; filter: CompiledFilter }[] = [];
   for (const hash of hashes) {
-    const filter = await loadFilter(ctx.uow, hash);
+    // A filter compiled afresh ends the turn (`loadFilterInTurn`).
+    const filter = await loadFilterInTurn(ctx.uow, hash, ctx.yieldTurn);
     if (filter) filters.push({ hash, filter });
   }
   const memo = filters.length > 1 ? new Map<string, unknown>() : undefined;
@@ -62,12 +63,9 @@ export async function offerToStreams(ctx: StreamMatchContext, interactions: read
       memo?.clear();
       let matched: string[] | undefined;
       for (const { hash, filter } of filters) {
-        const result = filter.match(interaction, memo, meter);
-        // Filters are paid by the work they did, not by count: other accounts' calls get a turn (as for recordings).
-        if (meter.work >= WORK_PER_TURN && ctx.yieldTurn) {
-          meter.work = 0;
-          await ctx.yieldTurn();
-        }
+        // Filters are paid by the work they do, not by count: other accounts' calls get turns (as for recordings).
+        const matching = matchInTurns(filter, interaction, memo, meter, ctx.yieldTurn);
+        const result = matching instanceof Promise ? await matching : matching;
         if (result.matched) (matched ??= []).push(hash);
       }
       if (matched) items.push({ hashes: matched, interaction });
