@@ -1,4 +1,5 @@
-import { StreamCalls, createEngine } from '@sdp/core';
+import { createEngine } from '@sdp/core';
+import { StreamCalls } from '@sdp/core/internal';
 import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { consoleReadRoutes } from '../packages/server/src/console/console-reads.ts';

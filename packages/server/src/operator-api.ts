@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { DomainError, StreamCalls, type CallAnswer, type Engine } from '@sdp/core';
+import { DomainError, type CallAnswer, type Engine } from '@sdp/core';
+import { StreamCalls } from '@sdp/core/internal';
 import { type Clock } from '@sdp/core/kernel';
 import { ClockError, type ManualClock } from '@sdp/clock';
 import type { FirehoseKeeper } from './firehose-keeper.ts';
