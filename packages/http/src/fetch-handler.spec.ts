@@ -148,6 +148,7 @@ describe('createFetchHandler: encoding', () => {
       expect(r.headers.get('x-api-version')).toMatch(/^1\.[0-5]$/);
       if (status === 405) expect(r.headers.get('allow')).toBe('POST, OPTIONS');
       if (status === 401) expect(r.headers.get('x-ratelimit-remaining')).toBe('10000');
+      if (status === 401) expect(r.headers.get('x-ratelimit-cost'), 'a 401 is charged nothing').toBe('0');
       if (status === 404) expect(r.headers.get('x-ratelimit-cost')).toBeNull();
     }
   });

@@ -101,6 +101,8 @@ describe.each(stores)('what a call is charged is what its headers say, on the %s
       const limit = Number(answer.headers.get('x-ratelimit-limit'));
       const served = answer.status < 300 || (answer.status >= 400 && answer.status < 500 && answer.status !== 401);
       const charged = cost !== null && served && !taskCreate ? Number(cost) : 0;
+      // A 401 is charged nothing, and its cost header says so.
+      if (answer.status === 401 && cost !== null) expect(cost, `${req.method} ${req.url}`).toBe('0');
       const what = `${req.method} ${req.url} → ${answer.status} ${text.slice(0, 160)}`;
       expect(answer.status, what).toBeLessThan(500);
       expect({ general: before.general - after.general, analyze: before.analyze - after.analyze }, what).toEqual({

@@ -18,7 +18,7 @@ import type { Projections } from '../kernel/projection.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
 import { isStoreUnavailable, type Decided, type GaveUp, type Judge, type LaneHold, type Verdict } from './attempt-loop.ts';
-import { accountLines, bindingFigures, errorAnswer, figuresAfter, figuresBefore, rateLimitStatus, reportedLine, withRate } from './rate-figures.ts';
+import { accountLines, bindingFigures, errorAnswer, figuresAfter, figuresBefore, figuresUncharged, rateLimitStatus, reportedLine, withRate } from './rate-figures.ts';
 
 const DUMMY_SALT = '0'.repeat(32);
 const DUMMY_DIGEST = '0'.repeat(64);
@@ -158,7 +158,8 @@ export class CallJudge implements Judge<CallAnswer> {
     if (creds) await readsOfARefusal(s, creds.username, account?.exists === true, accountCached, identitiesCached);
     const now = uow.now;
     const fresh = windowAt({}, 'general', now);
-    const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, endpoint.cost, now);
+    // Cost 0: nothing is charged, and the headers say what was charged (a client reads cost > remaining as a rate limit).
+    const rate = endpoint.allowance === 'none' ? undefined : figuresOf(fresh, DEFAULT_PACKAGE.credits_per_hour, 0, now);
     return { answer: errorAnswer(new Unauthorized(), rate), write: false };
   }
 
@@ -183,7 +184,7 @@ export class CallJudge implements Judge<CallAnswer> {
     // 5. Denied for a violation
     if (account.denied) {
       const denied = new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
-      return { answer: errorAnswer(denied, figuresBefore(credits, reported, endpoint, now)), write: false };
+      return { answer: errorAnswer(denied, figuresUncharged(credits, reported, now)), write: false };
     }
     if (identityId !== null || call.idempotencyKey !== undefined || endpoint.charged === 'on-effect') return this.allowanceLater(uow, account, identityId, params, credits, reported);
     // 6. The allowance

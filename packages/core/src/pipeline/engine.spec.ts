@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Engine } from './engine.ts';
-import { endpointById } from '../catalogue/endpoints.ts';
+import { ENDPOINTS, endpointById } from '../catalogue/endpoints.ts';
 import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
 import { WRITE_POLICIES } from '../kernel/write-policy.ts';
@@ -61,6 +61,20 @@ describe('engine.call: the order of judgement (docs/contract.md#judgement-order)
     expect(await store.head()).toBe(head);
   });
 
+  it('reports cost 0 on a 401 for every endpoint that reports an allowance: its headers say what it was charged, nothing', async () => {
+    const { engine, store } = setup();
+    await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
+    const head = await store.head();
+    for (const e of ENDPOINTS.filter((x) => x.allowance !== 'none' && x.cost > 0)) {
+      for (const credentials of [undefined, { username: 'bob', apiKey: 'bob-key-0001' }, { username: 'alice', apiKey: 'wrong-key-1' }]) {
+        const a = await engine.call({ version: '1.5', endpoint: e.id, ...(credentials ? { credentials } : {}) }, e);
+        expect(a.status, e.id).toBe(401);
+        expect(a.rate, e.id).toMatchObject({ cost: 0, remaining: 10000, limit: 10000 });
+      }
+    }
+    expect(await store.head()).toBe(head);
+  });
+
   it('answers 401 to the old key once the key is replaced, and 200 to the new one', async () => {
     const { engine } = setup();
     await engine.openAccount({ username: 'alice', api_key: creds.apiKey });
@@ -78,6 +92,8 @@ describe('engine.call: the order of judgement (docs/contract.md#judgement-order)
     const a = await engine.call({ version: '1.5', endpoint: 'core.validate', credentials: creds });
     expect(a.status).toBe(403);
     expect(a.rate?.remaining).toBe(10000);
+    // Nothing charged, cost 0: a denial never reads as a rate limit (cost over remaining), however little remains.
+    expect(a.rate?.cost).toBe(0);
   });
 
   it('refuses with 403 before v1.2 and 429 from v1.2 when the cost exceeds what remains', async () => {

@@ -32,6 +32,14 @@ export function figuresBefore(credits: Credits, reported: AllowanceLine | undefi
   return reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, endpoint.cost, now) : undefined;
 }
 
+/**
+ * The figures of a refusal before the allowance is consulted (a denied account): cost 0, since nothing is
+ * charged and a client reads cost over remaining as a rate limit, which this is not.
+ */
+export function figuresUncharged(credits: Credits, reported: AllowanceLine | undefined, now: number): RateFigures | undefined {
+  return reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, 0, now) : undefined;
+}
+
 // What an allowance reports after a charge, for the call path and the stream alike.
 export { bindingFigures, figuresAfter } from '../accounting/binding-figures.ts';
 
