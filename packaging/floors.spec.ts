@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { CORE_FLOORS, KERNEL_ONLY, PACKAGE_FLOORS } from './floors.ts';
+import { CORE_FLOORS, KERNEL_ONLY, PACKAGE_FLOORS, WRITE_SIDE_READERS } from './floors.ts';
 
 const repo = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const packagesDir = join(repo, 'packages');
@@ -91,6 +91,15 @@ describe('the floors', () => {
       .filter((e) => !e.to.startsWith(kernel + '/'))
       .map((e) => `${show(e.from)} -> ${show(e.to)}`);
     expect(beyond).toEqual([]);
+  });
+
+  it('only the testing kit imports the write side (@sdp/core/deciders) outside core', () => {
+    const writers = files
+      .filter((f) => packageOf(f) !== 'core' && !WRITE_SIDE_READERS.includes(packageOf(f)))
+      .filter((f) => importsOf(f).includes('@sdp/core/deciders'))
+      .map(show);
+    expect(writers).toEqual([]);
+    expect(files.some((f) => WRITE_SIDE_READERS.includes(packageOf(f)) && importsOf(f).includes('@sdp/core/deciders'))).toBe(true);
   });
 
   it("core's folders import only their own folder and floors below", () => {

@@ -17,6 +17,13 @@ export const PACKAGE_FLOORS: readonly (readonly string[])[] = [
 export const KERNEL_ONLY: readonly string[] = ['clock', 'store-sqlite', 'store-postgres'];
 
 /**
+ * Packages whose published sources may import the write side (`@sdp/core/deciders`): the testing kit,
+ * which drives deciders by hand. Every other package decides through the engine and reads through the
+ * read models and the typed log, so no decider's state is read or written beside the judge.
+ */
+export const WRITE_SIDE_READERS: readonly string[] = ['testing'];
+
+/**
  * Core's folders. The kernel knows nothing of the platform; what a call carries and how it fails sits on
  * it; then the catalogue and the limiting day, each endpoint's contract (its parameters and answers as
  * schemas), the account and its credits, the handler contract, the

@@ -1,5 +1,4 @@
-import { ENDPOINTS, type Engine } from '@sdp/core';
-import { accountStream } from '@sdp/core/deciders';
+import { ENDPOINTS, accountOfStream, type Engine } from '@sdp/core';
 import { type EventStore } from '@sdp/core/kernel';
 
 export interface DemoAccount {
@@ -39,5 +38,5 @@ export async function openDemoAccount(engine: Engine): Promise<DemoAccount> {
 export async function onlyUntouchedDemo(store: EventStore): Promise<boolean> {
   if ((await store.head()) !== 1) return false;
   const [only] = await store.readAll(0, 1);
-  return only !== undefined && only.type === 'AccountOpened' && only.stream === accountStream(DEMO_USERNAME);
+  return only !== undefined && only.type === 'AccountOpened' && accountOfStream(only.stream) === DEMO_USERNAME;
 }

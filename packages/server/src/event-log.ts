@@ -1,5 +1,5 @@
-import { DomainError, PLATFORM_AGGREGATES } from '@sdp/core';
-import { matchedRelayDecider } from '@sdp/core/deciders';
+import { DomainError } from '@sdp/core';
+import { RELAY_STREAM_PREFIX } from '@sdp/core/internal';
 import { type EventStore, type NewEvent, type StoredEvent, type StreamAppend } from '@sdp/core/kernel';
 
 /** Events read from the store per round trip while exporting. */
@@ -31,9 +31,9 @@ function eventLine(e: StoredEvent): string {
  * Streams whose events are not portable state: the relay of matched interactions. No decision folds it,
  * the stream host drops its events from the log minutes after they are written (`EventStore.dropTypes`,
  * which leaves gaps in its versions), and the processes that follow it read the log live from their own
- * head, so a relay's past is never read again. Named by the aggregate the platform registers for it.
+ * head, so a relay's past is never read again. Named by the prefix the core's relay writes under.
  */
-const TRANSIENT_PREFIXES: readonly string[] = PLATFORM_AGGREGATES.filter((a) => a.decider === matchedRelayDecider).map((a) => a.prefix);
+const TRANSIENT_PREFIXES: readonly string[] = [RELAY_STREAM_PREFIX];
 
 /**
  * True for an event of the log that an import leaves out (docs/portable-state.md): a relay's. By stream,
