@@ -108,6 +108,39 @@ describe("a newcomer's first start", () => {
     expect(await exited(server.child)).toBe(0);
   }, 60_000);
 
+  it("under npm start's shell, stops once that shell is killed (kill with npm's PID), and frees the port", async () => {
+    // As npm runs a start script: `sh -c` with npm's lifecycle variables; `& wait` keeps the shell the parent, as npm's does.
+    const serve = `'${process.execPath}' --conditions=@sdp/source --import tsx packages/server/src/cli.ts serve --port 0 --store memory: --access-log off`;
+    const shell = spawn('sh', ['-c', `${serve} & echo "server pid $!"; wait`], {
+      cwd: root,
+      env: { ...process.env, SDP_PORT: undefined, SDP_STORE: undefined, SDP_ADMIN_TOKEN: undefined, npm_lifecycle_event: 'start' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(shell);
+    let out = '';
+    shell.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    shell.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    for (let waited = 0; !/listening on http/.test(out) && waited < 30_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    const url = /listening on (\S+)/.exec(out)?.[1];
+    const pid = Number(/server pid (\d+)/.exec(out)?.[1]);
+    expect(url, out).toBeDefined();
+    expect((await fetch(`${url}/_health`)).status).toBe(200);
+    // npm passes SIGTERM to its shell, which ends without passing it on: the server's parent is gone.
+    shell.kill('SIGTERM');
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let waited = 0; alive() && waited < 20_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    if (alive()) process.kill(pid, 'SIGKILL');
+    expect(out).toContain('npm start ended: finishing in-flight requests, then closing the store');
+    await expect(fetch(`${url}/_health`)).rejects.toThrow();
+  }, 60_000);
+
   it('a first start that fails (its port busy) says which port and how to choose another, creates nothing: the next start is the first, and shows the demo key', async () => {
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));

@@ -1,4 +1,5 @@
 import { seeDocs, type Command } from './command.ts';
+import { stopWhenNpmStartEnds } from './npm-start-parent.ts';
 import { startServer } from './server.ts';
 import { defaultSettings, flagsHelp, readSettings, SERVE_SETTINGS, type ServerSettings } from './settings.ts';
 import { isWorker, runWorker, startPrimary, type StartReport } from './workers.ts';
@@ -22,12 +23,12 @@ ${seeDocs('docs/server.md')}`,
     if (settings.workers > 1) {
       const primary = await startPrimary(settings, (line) => process.stderr.write(line + '\n')).catch(explainBusyPort);
       // Before the lines a supervisor waits for: a signal sent the moment it reads them stops cleanly.
-      onSignals(() => primary.stop());
+      onSignals(() => primary.stop(), env);
       printStart(out, settings, { ...primary, clockNow: Date.now() });
       return;
     }
     const running = await startServer(settings).catch(explainBusyPort);
-    onSignals(() => running.close());
+    onSignals(() => running.close(), env);
     printStart(out, settings, { ...running, clockNow: running.clock.now() });
   },
 };
@@ -72,8 +73,11 @@ function printStart(out: (line: string) => void, settings: ServerSettings, start
   if (started.streamUrl) out(`stream on ${started.streamUrl}`);
 }
 
-/** SIGINT or SIGTERM: stop cleanly; a second signal, or a stop still running after 10 s, exits at once. */
-function onSignals(close: () => Promise<void>): void {
+/**
+ * SIGINT or SIGTERM, or the end of the `npm start` that ran it: stop cleanly; a second signal, or a stop
+ * still running after 10 s, exits at once.
+ */
+function onSignals(close: () => Promise<void>, env: Record<string, string | undefined>): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -97,4 +101,5 @@ function onSignals(close: () => Promise<void>): void {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  stopWhenNpmStartEnds(env, () => stop('npm start ended'));
 }
