@@ -4,12 +4,14 @@
  * installs the tarballs into a temporary project outside the repository, and there, with plain Node (no
  * tsx, no bundler): the embedding recipes (node:http on SQLite, Express, Fastify, Hono), the installed
  * `sdp` bin, a strict TypeScript consumer, a misspelt endpoint id that must not compile, and the testing
- * kit's README property under vitest. Then publint and arethetypeswrong on every package.
+ * kit's README property under vitest. The embedder's minimal set (core, clock, the SQLite store) goes into
+ * a blank project of its own, is measured (packages, MB, seconds), and runs docs/embedding.md's first
+ * recipe and a require() of @sdp/core there. Then publint and arethetypeswrong on every package.
  *
  * `node consumer/run.mjs [--json FILE]` after `npm run build` (`npm run test:consumer` does both).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +27,7 @@ const project = join(work, 'project');
 mkdirSync(tarballs);
 
 const results = [];
-const figures = { packed: {}, installSeconds: 0, installToFirstAnswerSeconds: 0 };
+const figures = { packed: {}, installSeconds: 0, installToFirstAnswerSeconds: 0, minimal: undefined };
 const say = (line) => process.stdout.write(line + '\n');
 
 /** One check: runs, and is recorded as passed or failed with what it printed. */
@@ -131,17 +133,49 @@ await check('the installed sdp serve answers its first call', async () => {
 const nodeTest = (file) => () => run(process.execPath, ['--test', '--test-reporter=dot', file], project);
 await check('recipes: node:http on SQLite, node:http with the stream, Express (express.json() at /api), Fastify, Hono', nodeTest('check-recipes.mjs'));
 await check('installed sdp: --help, --version, serve --help, serve and its curl line', nodeTest('cli.mjs'));
-await check("docs/embedding.md's first recipe, as printed, runs twice with plain node", () => {
+
+// The embedder's minimal set (docs/embedding.md#installing): a project `npm init -y` made, with only the
+// three tarballs the first recipe imports. Its size is measured here; a dependency another package
+// needs shows as a failure to run the recipe.
+const minimal = join(work, 'minimal');
+await check('the minimal set alone (@sdp/core, @sdp/clock, @sdp/store-sqlite) in a blank project: installed and measured', () => {
+  mkdirSync(minimal);
+  run('npm', ['init', '-y'], minimal);
+  const fresh = Boolean(process.env.SDP_CONSUMER_FRESH_NATIVE);
+  if (!fresh) {
+    // better-sqlite3 at the workspace's version, installed without its build script; the workspace's
+    // compiled addon is copied in after (a compile takes minutes and says nothing about our packages).
+    const manifest = JSON.parse(readFileSync(join(minimal, 'package.json'), 'utf8'));
+    manifest.overrides = { 'better-sqlite3': JSON.parse(readFileSync(join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')).version };
+    writeFileSync(join(minimal, 'package.json'), JSON.stringify(manifest, null, 2));
+  }
+  const started = Date.now();
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...(fresh ? [] : ['--ignore-scripts']), tgz['@sdp/core'], tgz['@sdp/clock'], tgz['@sdp/store-sqlite']], minimal);
+  const seconds = (Date.now() - started) / 1000;
+  if (!fresh) cpSync(join(root, 'node_modules/better-sqlite3/build'), join(minimal, 'node_modules/better-sqlite3/build'), { recursive: true });
+  const installed = Object.keys(JSON.parse(readFileSync(join(minimal, 'package-lock.json'), 'utf8')).packages).filter((k) => k !== '');
+  const ours = installed.filter((k) => /(^|\/)node_modules\/@sdp\//.test(k));
+  if (ours.length !== 3) throw new Error(`@sdp packages installed: ${ours.join(', ')}`);
+  figures.minimal = { packages: installed.length, thirdParty: installed.length - ours.length, megabytes: Math.round(bytesUnder(join(minimal, 'node_modules')) / 1e5) / 10, installSeconds: seconds, compiledNative: fresh };
+  say(`minimal set: ${figures.minimal.packages} packages (${figures.minimal.thirdParty} third-party), ${figures.minimal.megabytes} MB in node_modules, installed in ${seconds.toFixed(1)} s${fresh ? ' (better-sqlite3 built)' : ' (better-sqlite3 not compiled: the workspace build copied in)'}`);
+});
+await check("docs/embedding.md's first recipe, as printed, runs twice with plain node on the minimal set", () => {
   // The page's "An engine in a few lines" block, written where the page says to put it.
   const page = readFileSync(join(root, 'docs/embedding.md'), 'utf8');
   const section = page.slice(page.indexOf('## An engine in a few lines'));
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
   if (!code) throw new Error('no ts block under "An engine in a few lines"');
-  writeFileSync(join(project, 'index.mjs'), code);
+  writeFileSync(join(minimal, 'index.mjs'), code);
   for (const round of [1, 2]) {
-    const out = run(process.execPath, ['index.mjs'], project);
+    const out = run(process.execPath, ['index.mjs'], minimal);
     if (!/^200 /.test(out)) throw new Error(`run ${round} printed: ${out}`);
   }
+});
+await check("CommonJS: require('@sdp/core') in the minimal set gives the module, or on an older Node says to use import", () => {
+  const r = spawnSync(process.execPath, ['-e', "console.log(typeof require('@sdp/core').createEngine)"], { cwd: minimal, encoding: 'utf8' });
+  if (process.features.require_module) {
+    if (r.status !== 0 || r.stdout.trim() !== 'function') throw new Error(`${r.stdout}${r.stderr}`);
+  } else if (r.status === 0 || !/is an ES module: load it with import/.test(r.stderr)) throw new Error(`${r.stdout}${r.stderr}`);
 });
 const tsc = join(project, 'node_modules/typescript/bin/tsc');
 await check('a strict nodenext TypeScript consumer compiles against the declarations', () => run(process.execPath, [tsc, '-p', 'tsconfig.json'], project));
@@ -159,6 +193,17 @@ await check("the testing kit's README property under vitest", () => run(process.
 await check('the install lines the docs print, run as printed in the project', () =>
   run(process.execPath, ['--test', '--test-reporter=dot', 'docs-commands.mjs'], project, { env: { ...process.env, SDP_REPO: root, SDP_TARBALLS: tarballs } }),
 );
+
+/** The bytes of the files under a folder, links not followed. */
+function bytesUnder(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += bytesUnder(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
 
 /** issue 28: the served document, as a user generates a client from it (openapi-client.ts says what it calls). */
 async function openApiClient() {

@@ -36,7 +36,6 @@ const EXCLUDED: { pattern: RegExp; reason: string }[] = [
   { pattern: /^npm install$/, reason: 'installs the clone this test runs in (CI\'s `npm ci`); it must not change the shared node_modules' },
   { pattern: /^npm test$|^npm run test:e2e$/, reason: 'the suites this test belongs to' },
   { pattern: /^SDP_DOC_IMAGES=1 npx vitest run /, reason: 'redraws docs/images from console.browser.spec.ts, which `npm run test:e2e` runs' },
-  { pattern: /^npm run pack$/, reason: 'builds and packs every package; the consumer suite (`npm run test:consumer`) packs them and runs the install lines in a blank project' },
   { pattern: /^npm install (-D )?((\/path\/to\/sdp\/packed\/\S+\.tgz ?)+|fast-check @fast-check\/vitest vitest)$/, reason: 'installs into a blank project: the consumer suite (consumer/project/docs-commands.mjs) runs it there' },
   { pattern: /127\.0\.0\.1:8080\/(_admin|v1\.5)\//, reason: 'the worked example of docs/push.md and the stream lines of README.md and docs/stream.md: push-example.e2e.spec.ts and stream-doc-example.e2e.spec.ts run them against a server, the ports and the demo key substituted, each shown answer checked' },
   { pattern: /^HASH=|^SOURCE=|^ID=/, reason: 'the same examples (push-example.e2e.spec.ts, stream-doc-example.e2e.spec.ts), as above' },
@@ -234,6 +233,11 @@ async function runBlock(runnable: { command: string; note: string }[], clone: st
       const r = runCommand(line, clone);
       heard(r.out);
       expect(r.status, `${line}\n${r.out}`).toBe(0);
+      // What the install lines after it name: a tarball of every package in the clone's packed/.
+      if (line === 'npm run pack') {
+        const packed = readdirSync(join(clone, 'packed')).map((f) => f.replace(/-\d+\.\d+\.\d+\.tgz$/, ''));
+        expect(packed.sort()).toEqual(readdirSync(join(root, 'packages')).map((p) => `sdp-${p}`).sort());
+      }
     }
   } finally {
     if (server) {
