@@ -85,21 +85,27 @@ const CORKED_BYTES = 16 * 1024;
  * Frames to a WebSocket, each told whether it was delivered. A message's frame is made once however many
  * connections it goes to (`OutText.frame`) and written to the socket as it is: the host's `ws` server
  * compresses nothing, so its sender writes each frame of its own (a close, a pong) to the socket the
- * moment it is made, and a frame written beside it keeps its place. Corked (a page of matches), the
- * frames reach the socket in one write (one system call) for each `CORKED_BYTES`, not one a frame.
+ * moment it is made, and a frame written beside it keeps its place.
  *
- * Delivery callbacks wait in send order behind one callback for every frame: a write with a callback of
- * its own cost a tick of its own, where writes sharing one are answered together (the socket answers
- * writes in the order they were made, errors included). The queue is read from its head (an array's
- * shift moves every entry behind it: thousands, for a consumer that falls behind) and compacted once its
- * read part is the larger half.
+ * Delivery callbacks wait in send order behind one callback for every write that carries some: a write
+ * with a callback of its own cost a tick of its own, where writes sharing one are answered together
+ * (the socket answers writes in the order they were made, errors included). The queue is read from its
+ * head (an array's shift moves every entry behind it: thousands, for a consumer that falls behind) and
+ * compacted once its read part is the larger half.
+ *
+ * Corked (a page of matches), frames reach the socket in one write (one system call) for each
+ * `CORKED_BYTES`, not one a frame, and each such part is one entry of the queue: its last frame is held
+ * back until the part is written, to carry the part's one callback.
  */
-function webSocketSink(socket: () => WebSocket | undefined, raw: Duplex): MessageSink {
-  let sent: Delivered[] = [];
+export function webSocketSink(socket: () => WebSocket | undefined, raw: Duplex): MessageSink {
+  let sent: (Delivered | Delivered[])[] = [];
   let answered = 0;
   let corked = false;
   /** Bytes of frames written since the socket was corked: not yet written to it, so not unread. */
   let corkedBytes = 0;
+  /** Corked: the last frame, not yet handed to the socket, and what the part written so far is to be told. */
+  let held: Buffer | undefined;
+  let part: Delivered[] = [];
   const onSent = (error?: Error | null): void => {
     const done = sent[answered];
     if (done === undefined) return;
@@ -108,7 +114,18 @@ function webSocketSink(socket: () => WebSocket | undefined, raw: Duplex): Messag
       sent = sent.slice(answered);
       answered = 0;
     }
-    done(!error);
+    if (typeof done === 'function') return done(!error);
+    for (const d of done) d(!error);
+  };
+  /** Hands the held frame to the socket, with the part's callback if it has anything to tell. */
+  const release = (): void => {
+    if (held === undefined) return;
+    const frame = held;
+    held = undefined;
+    if (part.length === 0) return void raw.write(frame);
+    sent.push(part);
+    part = [];
+    raw.write(frame, onSent);
   };
   return {
     write: (out, done) => {
@@ -118,11 +135,15 @@ function webSocketSink(socket: () => WebSocket | undefined, raw: Duplex): Messag
       const frame = (out.frame ??= textFrame(out.text));
       if (corked) {
         // Counted once the socket took it. A large page goes out in parts: what waits corked stays
-        // small beside the connection's bound on unread bytes, which it does not count.
-        if (done) sent.push(done);
-        raw.write(frame, done ? onSent : undefined);
-        corkedBytes += frame.length;
-        if (corkedBytes >= CORKED_BYTES) {
+        // small beside the connection's bound on unread bytes, which does not count it.
+        if (held !== undefined) {
+          raw.write(held);
+          corkedBytes += held.length;
+        }
+        held = frame;
+        if (done) part.push(done);
+        if (corkedBytes + frame.length >= CORKED_BYTES) {
+          release();
           corkedBytes = 0;
           raw.uncork();
           raw.cork();
@@ -146,11 +167,14 @@ function webSocketSink(socket: () => WebSocket | undefined, raw: Duplex): Messag
       raw.cork();
     },
     uncork: () => {
+      release();
       corked = false;
       corkedBytes = 0;
       raw.uncork();
     },
     close: () => {
+      // What was sent before the close goes before its frame.
+      release();
       const ws = socket();
       ws?.close(1000);
       setTimeout(() => ws?.terminate(), 1000).unref();
