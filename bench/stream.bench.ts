@@ -135,17 +135,27 @@ async function againstBareWs(): Promise<BenchReport> {
   const sdp = await sdpSide();
   const bare = await bareSide();
   const best = { sdp: 0, bare: 0 };
+  // CPU of the process over a side's round (the other side idles meanwhile), per delivery: steadier than
+  // the rates on a machine others share.
+  const cpu = { sdp: Infinity, bare: Infinity };
+  const cpuNow = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
   for (let round = 0; round < 3; round++) {
-    best.sdp = Math.max(best.sdp, await sdp.round());
-    best.bare = Math.max(best.bare, await bare.round());
+    for (const side of ['sdp', 'bare'] as const) {
+      const from = cpuNow();
+      best[side] = Math.max(best[side], await (side === 'sdp' ? sdp : bare).round());
+      cpu[side] = Math.min(cpu[side], (cpuNow() - from) / (PEER_ROUND * 10));
+    }
   }
   await sdp.close();
   await bare.close();
   return {
     title: `stream: ${PEER_ROUND * 10} deliveries a round to 100 connections x ${PEER_SUBS} of ${PEER_HASHES} hashes, against a bare ws broadcast of the same frames`,
-    baseline: { name: 'bare ws: a map of hash to sockets, the same frames, deliveries/s', opsPerSec: best.bare },
-    subjects: [{ name: 'sdp: ingestion, matching, the relay, fan-out by hash, deliveries/s', opsPerSec: best.sdp }],
-    notes: ['a frame is an interaction wrapped with its hash (about 200 bytes); clients count frames in the same process'],
+    baseline: { name: 'bare ws: a map of hash to sockets, the same frames, deliveries/s', opsPerSec: best.bare, extra: { 'CPU µs/delivery': cpu.bare.toFixed(2) } },
+    subjects: [{ name: 'sdp: ingestion, matching, the relay, fan-out by hash, deliveries/s', opsPerSec: best.sdp, extra: { 'CPU µs/delivery': cpu.sdp.toFixed(2) } }],
+    notes: ['a frame is an interaction wrapped with its hash (about 200 bytes); clients count frames in the same process; CPU µs/delivery: the least of the rounds, CPU of the whole process over a round (server and clients share it; for sdp, ingestion too)'],
   };
 }
 

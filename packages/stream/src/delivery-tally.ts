@@ -79,3 +79,42 @@ export class DeliveryTally {
     this.byAccount.clear();
   }
 }
+
+/** What a counter counts deliveries on: a connection's own figure, and the account it belongs to. */
+export interface CountedConnection {
+  delivered: number;
+  readonly username: string;
+}
+
+/**
+ * Counts what one page of matches sent one connection, as the transport takes it: every message shares
+ * one callback (`next` returns it), and the transport answers a connection's messages in the order they
+ * were written, each once, so the n-th answer is the n-th message's. One object a connection and page,
+ * not a callback a message: callbacks held until the socket takes their frame were once most of the
+ * fan-out's garbage.
+ */
+export class DeliveryCounter {
+  private readonly hashes: string[] = [];
+  private readonly types: (string | undefined)[] = [];
+  private answered = 0;
+  private readonly done = (ok: boolean): void => {
+    const i = this.answered++;
+    if (!ok) return;
+    this.conn.delivered++;
+    this.tally.add(this.conn.username, this.hashes[i]!, this.types[i], this.at, this.realNow);
+  };
+
+  constructor(
+    private readonly conn: CountedConnection,
+    private readonly at: number,
+    private readonly tally: DeliveryTally,
+    private readonly realNow: () => number,
+  ) {}
+
+  /** The callback of the next message written for `hash` (an interaction of licence `type`). */
+  next(hash: string, type: string | undefined): (ok: boolean) => void {
+    this.hashes.push(hash);
+    this.types.push(type);
+    return this.done;
+  }
+}

@@ -1,7 +1,7 @@
 import { licenceTypeOf, type MatchedEvent } from '@sdp/core/internal';
 import { accountOfStream } from '@sdp/core';
-import type { DeliveryTally } from './delivery-tally.ts';
-import type { Delivered, LiveConnection } from './live-connection.ts';
+import { DeliveryCounter, type DeliveryTally } from './delivery-tally.ts';
+import type { Delivered, LiveConnection, OutText } from './live-connection.ts';
 import { messageText } from './stream-answers.ts';
 import { relayNoticeMessages, slowFailure } from './stream-messages.ts';
 
@@ -11,11 +11,14 @@ const MAX_HELD = 10_000;
 /**
  * Who receives what an account matched: an index from each subscribed hash to its connections on this
  * process, kept as subscriptions begin and end, so delivering a match costs the connections that get it
- * and nothing for those that do not. Each interaction's JSON is made once, and each message text once
- * for the wrapped and once for the bare form, whatever the number of connections that get it.
+ * and nothing for those that do not. Each interaction's JSON is made once, and each message (its text,
+ * its WebSocket frame) once for the wrapped and once for the bare form, whatever the number of
+ * connections that get it.
  */
 export class FanOut {
   private readonly byAccount = new Map<string, Map<string, Set<LiveConnection>>>();
+  /** Connections sent something in the page being delivered (corked, with a counter), until `endPage`. */
+  private readonly touched: LiveConnection[] = [];
 
   constructor(
     private readonly tally: DeliveryTally,
@@ -48,7 +51,11 @@ export class FanOut {
     this.byAccount.clear();
   }
 
-  /** Sends one match event to the subscriptions it is for (those begun at or before the version it was decided on). */
+  /**
+   * Sends one match event to the subscriptions it is for (those begun at or before the version it was
+   * decided on). What it sends a connection waits, corked, until `endPage`: a page of the log reaches
+   * each connection in one write of its socket.
+   */
   deliver(stored: MatchedEvent & { stream: string; version: number }, now: number): void {
     const hashes = this.byAccount.get(accountOfStream(stored.stream) ?? '');
     if (!hashes) return;
@@ -60,41 +67,53 @@ export class FanOut {
     for (const [hash, message] of relayNoticeMessages(stored.data)) {
       for (const conn of hashes.get(hash) ?? []) if (!conn.closed) conn.send(message, now);
     }
-    // One counter per connection for all it is sent of this event (not a callback each: held until the
-    // socket takes its frame, thousands of them were most of the fan-out's garbage).
-    const counters = new Map<LiveConnection, DeliveryCounter>();
     for (const item of stored.data.items) {
       let json: string | undefined;
       let type: string | undefined | null = null;
       for (const hash of item.hashes) {
         const conns = hashes.get(hash);
         if (!conns) continue;
-        let bare: string | undefined;
-        let wrapped: string | undefined;
+        let bare: OutText | undefined;
+        let wrapped: OutText | undefined;
         for (const conn of conns) {
           const sub = conn.subs.get(hash);
           if (!sub || conn.closed) continue;
           if (sub.seq !== undefined && seq < sub.seq) continue;
           json ??= JSON.stringify(item.interaction);
           if (type === null) type = licenceTypeOf(item.interaction);
-          const text = conn.wrapped ? (wrapped ??= messageText(hash, item.interaction, json, true)) : (bare ??= messageText(hash, item.interaction, json, false));
+          const out = conn.wrapped
+            ? (wrapped ??= { text: messageText(hash, item.interaction, json, true) })
+            : (bare ??= { text: messageText(hash, item.interaction, json, false) });
           if (sub.seq === undefined) {
             // Held while the subscription is decided; a decision that takes for ever (the store away)
             // does not make the server hold for ever: past the bound the connection is cut as slow.
             // Sent later than the rest, so counted on its own.
-            sub.held.push({ seq, text, done: this.counted(conn, hash, type, now) });
+            sub.held.push({ seq, out, done: this.counted(conn, hash, type, now) });
             if (sub.held.length > MAX_HELD) {
               conn.send(slowFailure(), now);
               this.cut(conn, 'slow consumer');
             }
             continue;
           }
-          let counter = counters.get(conn);
-          if (!counter) counters.set(conn, (counter = new DeliveryCounter(conn, now, this.tally, this.realNow)));
-          conn.sendText(text, now, counter.next(hash, type));
+          let counter = conn.counter;
+          if (counter === undefined) {
+            conn.counter = counter = new DeliveryCounter(conn, now, this.tally, this.realNow);
+            this.touched.push(conn);
+            conn.cork();
+          }
+          conn.sendOut(out, now, counter.next(hash, type));
         }
       }
     }
+  }
+
+  /** The page of match events is delivered: what waited corked goes to each socket, in one write each. */
+  endPage(): void {
+    for (const conn of this.touched) {
+      conn.counter = undefined;
+      conn.uncork();
+    }
+    this.touched.length = 0;
   }
 
   /** A delivery counted on its own once the transport took it (on the connection, and for the account's licences). */
@@ -104,35 +123,5 @@ export class FanOut {
       conn.delivered++;
       this.tally.add(conn.username, hash, type, at, this.realNow);
     };
-  }
-}
-
-/**
- * Counts what one match event sent to one connection, as the transport takes it: every message shares
- * one callback (`next` returns it), and the transport answers a connection's messages in the order they
- * were written, each once, so the n-th answer is the n-th message's.
- */
-class DeliveryCounter {
-  private readonly hashes: string[] = [];
-  private readonly types: (string | undefined)[] = [];
-  private answered = 0;
-  private readonly done: Delivered = (ok) => {
-    const i = this.answered++;
-    if (!ok) return;
-    this.conn.delivered++;
-    this.tally.add(this.conn.username, this.hashes[i]!, this.types[i], this.at, this.realNow);
-  };
-
-  constructor(
-    private readonly conn: LiveConnection,
-    private readonly at: number,
-    private readonly tally: DeliveryTally,
-    private readonly realNow: () => number,
-  ) {}
-
-  next(hash: string, type: string | undefined): Delivered {
-    this.hashes.push(hash);
-    this.types.push(type);
-    return this.done;
   }
 }

@@ -1,27 +1,43 @@
 import type { StreamTransport, StreamCredentials } from '@sdp/core/internal';
+import type { DeliveryCounter } from './delivery-tally.ts';
 import type { StreamMessage } from './stream-messages.ts';
 import { slowFailure, slowWarning } from './stream-messages.ts';
+
+/**
+ * A message on its way out: its text, and its WebSocket frame once a WebSocket made it. A match sent to
+ * many connections is one of these for all of them, so its frame is built once, not once a connection.
+ */
+export interface OutText {
+  readonly text: string;
+  frame?: Buffer;
+}
 
 /** Where a connection's messages go: a WebSocket, or a chunked HTTP response. */
 export interface MessageSink {
   /**
-   * Writes one message's text (a WebSocket frame, or one chunk `<text>\n`). `done`, when given, is told
-   * once whether the message left for the client (taken by the socket, or read from the body) or never will.
+   * Writes one message (a WebSocket frame, or one chunk `<text>\n`). `done`, when given, is told once
+   * whether the message left for the client (taken by the socket, or read from the body) or never will.
    */
-  write(text: string, done?: Delivered): void;
-  /** Bytes written but not yet taken by the client. */
+  write(out: OutText, done?: Delivered): void;
+  /** Bytes written but not yet taken by the client (what waits corked is not written yet). */
   buffered(): number;
   /** Ends the transport (after what was written, if the client still reads). */
   close(): void;
+  /**
+   * Holds what is written until `uncork`, then hands it to the socket in one write (a WebSocket: a page
+   * of matches is one system call a connection, not one a frame). Absent where writes are paced anyway.
+   */
+  cork?(): void;
+  uncork?(): void;
 }
 
 /** Told whether a message was delivered: `true` once the transport took it, `false` when it never will. */
 export type Delivered = (ok: boolean) => void;
 
-/** A match held for a subscription being decided: the aggregate version it was decided on, its text. */
+/** A match held for a subscription being decided: the aggregate version it was decided on, its message. */
 export interface HeldMatch {
   seq: number;
-  text: string;
+  out: OutText;
   done: Delivered;
 }
 
@@ -50,9 +66,12 @@ export class LiveConnection {
   delivered = 0;
   lastSent: number;
   closed = false;
+  /** What the fan-out counts of the page of matches it is writing to this connection (set by it, for the page). */
+  counter: DeliveryCounter | undefined;
+  private corked = false;
   private warned = false;
   /** Messages decided before the transport is open (the 101 or the 200 not yet sent), sent by `ready`. */
-  private early: { text: string; done: Delivered | undefined }[] | undefined = [];
+  private early: { out: OutText; done: Delivered | undefined }[] | undefined = [];
   private queue: Promise<void> = Promise.resolve();
   private pending = 0;
 
@@ -76,17 +95,17 @@ export class LiveConnection {
   }
 
   send(message: StreamMessage, now: number): void {
-    this.sendText(JSON.stringify(message), now);
+    this.sendOut({ text: JSON.stringify(message) }, now);
   }
 
   /** `done` is told whether the message was delivered (never, when the connection has closed). */
-  sendText(text: string, now: number, done?: Delivered): void {
+  sendOut(out: OutText, now: number, done?: Delivered): void {
     if (this.closed) return done?.(false);
     if (this.early) {
-      this.early.push({ text, done });
+      this.early.push({ out, done });
       return;
     }
-    this.sink.write(text, done);
+    this.sink.write(out, done);
     this.lastSent = now;
     this.checkHeld();
   }
@@ -99,11 +118,11 @@ export class LiveConnection {
     if (this.closed) return;
     const buffered = this.sink.buffered();
     if (buffered > this.bufferBytes) {
-      this.sink.write(JSON.stringify(slowFailure()));
+      this.sink.write({ text: JSON.stringify(slowFailure()) });
       this.onSlow(this);
     } else if (buffered > this.bufferBytes / 2 && !this.warned) {
       this.warned = true;
-      this.sink.write(JSON.stringify(slowWarning()));
+      this.sink.write({ text: JSON.stringify(slowWarning()) });
     } else if (buffered <= this.bufferBytes / 4) this.warned = false;
   }
 
@@ -124,7 +143,23 @@ export class LiveConnection {
   ready(now: number): void {
     const early = this.early;
     this.early = undefined;
-    for (const { text, done } of early ?? []) this.sendText(text, now, done);
+    for (const { out, done } of early ?? []) this.sendOut(out, now, done);
+  }
+
+  /** Holds what is sent until `uncork` (a transport open and able to); `true` if this corked it. */
+  cork(): boolean {
+    if (this.corked || this.closed || this.early || !this.sink.cork) return false;
+    this.corked = true;
+    this.sink.cork();
+    return true;
+  }
+
+  /** What was held goes to the transport; the bound on unread bytes is checked on what it did not take. */
+  uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.sink.uncork!();
+    this.checkHeld();
   }
 
   closeSink(): void {

@@ -22,7 +22,7 @@ describe('the stream host’s match feed', () => {
   it('reads nothing after commits while paused (a server nobody streams from), and resumes where it paused, losing nothing', async () => {
     const { store, inner, reads } = counting();
     const delivered: StoredEvent[] = [];
-    const feed = new MatchFeed(store, (e) => void delivered.push(e), (e) => { throw e; });
+    const feed = new MatchFeed(store, (page) => void delivered.push(...page), (e) => { throw e; });
     await inner.append([{ stream: 'streams:a', expectedVersion: ANY_VERSION, events: [matched(1)] }]);
     feed.start();
     await feed.caughtUp();

@@ -18,15 +18,14 @@ export class MatchFeed {
 
   constructor(
     private readonly store: EventStore,
-    private readonly deliver: (event: StoredEvent) => void,
+    /** Handed each page read, in the log's order. */
+    private readonly deliver: (page: StoredEvent[]) => void,
     private readonly onError: (error: unknown) => void,
   ) {}
 
   /** Follows the log from where it stopped (from the head, the first time). Idempotent. */
   start(): void {
-    this.follower ??= followLog(this.store, (events) => {
-      for (const event of events) this.deliver(event);
-    }, { types: [MATCHED_TYPE, DISCONNECTED_TYPE], after: this.resumeAfter, onError: this.onError });
+    this.follower ??= followLog(this.store, (events) => this.deliver(events), { types: [MATCHED_TYPE, DISCONNECTED_TYPE], after: this.resumeAfter, onError: this.onError });
   }
 
   /**

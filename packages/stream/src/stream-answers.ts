@@ -38,7 +38,7 @@ export function pacedChunks(res: ServerResponse): MessageSink {
   };
   res.once('close', () => setImmediate(pump));
   return {
-    write: (text, done) => {
+    write: ({ text }, done) => {
       if (ending) return done?.(false);
       queue.push({ chunk: text + '\n', done });
       queued += text.length + 1;
@@ -122,7 +122,7 @@ export function streamedBody(onCancel: () => void): { body: ReadableStream<Uint8
   return {
     body,
     sink: {
-      write: (text, done) => {
+      write: ({ text }, done) => {
         if (!open || ending) return done?.(false);
         const bytes = encoder.encode(text + '\n');
         if (wanted) {

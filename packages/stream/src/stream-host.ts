@@ -509,17 +509,24 @@ export class StreamHost {
     const local = conn.subs.get(hash);
     if (!local || local.held.length === 0) return;
     const now = this.clock.now();
-    for (const h of local.held) conn.sendText(h.text, now, h.done);
+    for (const h of local.held) conn.sendOut(h.out, now, h.done);
     local.held = [];
   }
 
   // ---- delivery ----
 
-  private deliver(stored: StoredEvent): void {
-    const event = asPlatformEvent(stored);
-    if (event?.type === 'StreamDisconnected') return this.endedElsewhere(event.data.connection, event.data.reason);
-    if (event?.type !== MATCHED_TYPE) return;
-    this.fanOut.deliver(event as MatchedEvent & { stream: string; version: number }, this.clock.now());
+  /** A page the feed read: its matches reach each connection in one write (the fan-out corks them meanwhile). */
+  private deliver(page: StoredEvent[]): void {
+    const now = this.clock.now();
+    try {
+      for (const stored of page) {
+        const event = asPlatformEvent(stored);
+        if (event?.type === 'StreamDisconnected') this.endedElsewhere(event.data.connection, event.data.reason);
+        else if (event?.type === MATCHED_TYPE) this.fanOut.deliver(event as MatchedEvent & { stream: string; version: number }, now);
+      }
+    } finally {
+      this.fanOut.endPage();
+    }
   }
 
   /**

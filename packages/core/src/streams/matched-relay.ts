@@ -72,7 +72,19 @@ export const relayBytesPerWindow = (pkg: { credits_per_hour: number }): number =
  * interaction matched by many hashes is mostly hashes), plus a row's share of the store's overhead.
  */
 export const RELAY_ITEM_OVERHEAD = 64;
-export const matchBytes = (item: StreamMatch): number => utf8Length(JSON.stringify(item)) + RELAY_ITEM_OVERHEAD;
+
+/**
+ * What each match was found to cost, by the match: the relay's decision and the fold of the event it
+ * writes read the same items, which were serialised once for each. Held weakly: a match no longer
+ * referenced is forgotten with it.
+ */
+const knownBytes = new WeakMap<StreamMatch, number>();
+
+export const matchBytes = (item: StreamMatch): number => {
+  let bytes = knownBytes.get(item);
+  if (bytes === undefined) knownBytes.set(item, (bytes = utf8Length(JSON.stringify(item)) + RELAY_ITEM_OVERHEAD));
+  return bytes;
+};
 
 /** What a relay command comes to: what is carried, what is dropped, and what is said of it. */
 export interface RelayPlan {
