@@ -19,6 +19,13 @@ export function listItems(a: Argument | null): string[] {
   return a && a.kind === 'list' ? a.items : [];
 }
 
+/** A phrase's longest token ('' for no token: found in any text, so it rules nothing out). */
+function longest(phrase: string[]): string {
+  let out = '';
+  for (const t of phrase) if (t.length > out.length) out = t;
+  return out;
+}
+
 /** What reading a target's values costs: the length of each text, one for anything else. */
 function valueWork(v: unknown): number {
   if (typeof v === 'string') return v.length + 1;
@@ -72,20 +79,35 @@ function conditionTest(c: Condition, kind: FilterKind): Test {
     for (let k = 0; k < lists.length; k++) if (pred(lists[k]!, places[k], s.meter)) return true;
     return false;
   };
+  // A phrase's tokens are pieces of the text they came from (folded the same way), so a phrase can
+  // occur only where its longest token is a substring of one of the target's texts. Most interactions
+  // hold none of a filter's words: one search of the text (folded once per interaction and target,
+  // shared in the memo as the tokens are) rules them out without tokenizing them.
+  const found = (s: Scope, probe: string): boolean => {
+    const texts = textsOf(s, textKey, readI, cs);
+    for (let k = 0; k < texts.length; k++) {
+      if (s.meter) s.meter.work += texts[k]!.length;
+      if (texts[k]!.includes(probe)) return true;
+    }
+    return false;
+  };
   switch (c.op) {
     case 'exists':
       return (s) => present(readI(s.i));
     case 'contains': {
       const phrase = tokenize(fold((a as { value: string }).value));
-      return anyPlaces((t, places, meter) => {
+      const probe = longest(phrase);
+      const inTokens = anyPlaces((t, places, meter) => {
         const r = hasPhraseAt(t, places, phrase);
         if (meter) meter.work += r.read;
         return r.found;
       });
+      return (s) => found(s, probe) && inTokens(s);
     }
     case 'contains_any': {
       const phrases = listItems(a).map((x) => tokenize(fold(x))).filter((p) => p.length > 0);
-      return anyPlaces((t, places, meter) => {
+      const probes = phrases.map(longest);
+      const inTokens = anyPlaces((t, places, meter) => {
         for (const p of phrases) {
           const r = hasPhraseAt(t, places, p);
           if (meter) meter.work += r.read;
@@ -93,10 +115,15 @@ function conditionTest(c: Condition, kind: FilterKind): Test {
         }
         return false;
       });
+      return (s) => {
+        for (let k = 0; k < probes.length; k++) if (found(s, probes[k]!)) return inTokens(s);
+        return false;
+      };
     }
     case 'contains_all': {
       const phrases = listItems(a).map((x) => tokenize(fold(x))).filter((p) => p.length > 0);
-      return anyPlaces((t, places, meter) => {
+      const probes = phrases.map(longest);
+      const inTokens = anyPlaces((t, places, meter) => {
         for (const p of phrases) {
           const r = hasPhraseAt(t, places, p);
           if (meter) meter.work += r.read;
@@ -104,6 +131,10 @@ function conditionTest(c: Condition, kind: FilterKind): Test {
         }
         return true;
       });
+      return (s) => {
+        for (let k = 0; k < probes.length; k++) if (!found(s, probes[k]!)) return false;
+        return inTokens(s);
+      };
     }
     case 'contains_near': {
       const near = a as Extract<Argument, { kind: 'near' }>;

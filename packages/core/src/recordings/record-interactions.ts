@@ -8,7 +8,7 @@ import { matchInTurns, namedFilter, type CompiledFilter, type WorkMeter } from '
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
-import { offerToStreams } from '../streams/match-streams.ts';
+import { streamMatching } from '../streams/match-streams.ts';
 
 /** What recording needs of a call: a `CallContext` has it, and so has an operator's unit of work. */
 export interface RecordingContext {
@@ -34,53 +34,62 @@ export interface RecordResult {
  */
 export async function recordInteractions(ctx: RecordingContext, interactions: Interaction[]): Promise<RecordResult> {
   const { uow, account, now } = ctx;
-  // Whatever enters the platform reaches the account's live stream subscriptions too, in the same write.
-  await offerToStreams(ctx, interactions);
+  // Whatever enters the platform reaches the account's live stream subscriptions too, in the same
+  // write, judged in the same pass as for the recordings (one memo: each text folded and tokenized once).
+  const streams = await streamMatching(ctx, interactions);
   const state = await uow.load(recordingsDecider, recordingsStream(account.username));
-  const running = runningRecordings(state);
-  if (running.length === 0 || interactions.length === 0) return { accepted: interactions.length, recorded: 0 };
+  const running = interactions.length === 0 ? [] : runningRecordings(state);
   // One after another: a filter compiled afresh ends the turn (`loadFilterInTurn`).
   const filters: CompiledFilter[] = [];
   for (const r of running) filters.push(await namedFilter(uow, r.hash, ctx.yieldTurn));
   const byDay = new Map<string, OfferedInteraction[]>();
   let day: LimitingDay | undefined;
-  // Filters of several recordings often read the same text: one memo (emptied for each interaction)
-  // tokenizes it once for all of them.
-  const memo = running.length > 1 ? new Map<string, unknown>() : undefined;
+  // Filters often read the same text: one memo (emptied for each interaction) tokenizes it once for all of them.
+  const memo = running.length + (streams?.filters ?? 0) > 1 ? new Map<string, unknown>() : undefined;
   // One interaction's text against heavy filters can cost what a thousand plain ones do, so the loop
   // pauses by work (what every operator scanned, `WorkMeter`) and not only by count: once WORK_PER_TURN
   // is spent, between filters or inside a long pattern match (`matchInTurns`), other accounts' calls get a turn.
   const meter: WorkMeter = { work: 0 };
   try {
-    for (const interaction of interactions) {
-      if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
-      const service = serviceOf(interaction);
-      // Most interactions match nothing: no list for them.
-      let matches: RecordingMatch[] | undefined;
-      memo?.clear();
-      for (let k = 0; k < running.length; k++) {
-        const r = running[k]!;
-        if (service !== undefined && r.service !== service) continue;
-        const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
-        const result = matching instanceof Promise ? await matching : matching;
-        if (!result.matched) continue;
-        const match: RecordingMatch = { recording: r.id, tags: [...result.tags] };
-        if (result.tagTree) match.tagTree = result.tagTree;
-        if (result.categories?.length) match.categories = [...result.categories];
-        (matches ??= []).push(match);
+    if (running.length > 0 || streams) {
+      for (const interaction of interactions) {
+        if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
+        memo?.clear();
+        if (streams) {
+          const offered = streams.offer(interaction, memo, meter);
+          if (offered) await offered;
+        }
+        if (running.length === 0) continue;
+        const service = serviceOf(interaction);
+        // Most interactions match nothing: no list for them.
+        let matches: RecordingMatch[] | undefined;
+        for (let k = 0; k < running.length; k++) {
+          const r = running[k]!;
+          if (service !== undefined && r.service !== service) continue;
+          const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
+          const result = matching instanceof Promise ? await matching : matching;
+          if (!result.matched) continue;
+          const match: RecordingMatch = { recording: r.id, tags: [...result.tags] };
+          if (result.tagTree) match.tagTree = result.tagTree;
+          if (result.categories?.length) match.categories = [...result.categories];
+          (matches ??= []).push(match);
+        }
+        if (!matches) continue;
+        const at = indexTimeOf(interaction, now);
+        if (at < now - RETENTION_MS) continue;
+        if (!day || at < day.start || at >= day.end) day = limitingDayOf(at, ctx.settings.limitingDay);
+        let list = byDay.get(day.key);
+        if (!list) byDay.set(day.key, (list = []));
+        list.push({ at, interaction, matches });
       }
-      if (!matches) continue;
-      const at = indexTimeOf(interaction, now);
-      if (at < now - RETENTION_MS) continue;
-      if (!day || at < day.start || at >= day.end) day = limitingDayOf(at, ctx.settings.limitingDay);
-      let list = byDay.get(day.key);
-      if (!list) byDay.set(day.key, (list = []));
-      list.push({ at, interaction, matches });
     }
   } finally {
     // Automata keep DFA caches between matches (bounded by their size); a batch done, they go.
+    streams?.release();
     for (const f of filters) f.releaseCaches();
   }
+  if (streams) await streams.stage();
+  if (running.length === 0) return { accepted: interactions.length, recorded: 0 };
   const accountLimit = dailyAccountLimit(account.package.index_capacity_per_month);
   let recorded = 0;
   for (const [key, items] of byDay) {

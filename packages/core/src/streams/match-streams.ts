@@ -1,6 +1,6 @@
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { AccountPackage } from '../accounting/package.ts';
-import type { CompiledFilter, Interaction } from '../filters/index.ts';
+import type { CompiledFilter, Interaction, MatchResult } from '../filters/index.ts';
 import { loadFilterInTurn, matchInTurns, type WorkMeter } from '../filters/index.ts';
 import { liveHashes, streamConnectionsDecider, streamConnectionsStream } from './stream-connections.ts';
 import { matchedRelayDecider, matchedRelayStream, relayBytesPerWindow, type StreamMatch } from './matched-relay.ts';
@@ -26,6 +26,90 @@ export const STREAM_HASHES_PER_RECORDING = 10;
 export const matchedStreamHashes = (pkg: Pick<AccountPackage, 'concurrent_recordings'>): number => pkg.concurrent_recordings * STREAM_HASHES_PER_RECORDING;
 
 /**
+ * The account's stream hashes, ready to judge the interactions of one write: what `offerToStreams` does
+ * in one go, taken apart so that recording can judge each interaction for its recordings and for the
+ * hashes in one pass, with one memo (its text folded and tokenized once for both).
+ */
+export interface StreamMatching {
+  /** Judges one interaction against every hash (the memo is the caller's for this interaction). */
+  offer(interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter): void | Promise<void>;
+  /** Stages what matched as one `StreamInteractionsMatched` (nothing when nothing matched); answers how many matched. */
+  stage(): Promise<number>;
+  /** Drops the filters' DFA caches, as a batch done does. */
+  release(): void;
+  /** How many filters `offer` runs (a memo pays off from two). */
+  readonly filters: number;
+}
+
+/**
+ * Loads the account's live hashes and their filters for a write of interactions; `undefined` when
+ * there is nothing to offer (no interactions, or nothing subscribed: one cached load).
+ */
+export async function streamMatching(ctx: StreamMatchContext, interactions: readonly Interaction[]): Promise<StreamMatching | undefined> {
+  if (interactions.length === 0) return undefined;
+  const stream = streamConnectionsStream(ctx.account.username);
+  const loaded = ctx.uow.load(streamConnectionsDecider, stream);
+  const state = loaded instanceof Promise ? await loaded : loaded;
+  const live = liveHashes(state);
+  if (live.length === 0) return undefined;
+  const limit = matchedStreamHashes(ctx.account.package);
+  // Past the figure, the same hashes are matched at every write whatever order the state keeps them in.
+  const ordered = live.length > limit ? [...live].sort() : live;
+  const hashes = live.length > limit ? ordered.slice(0, limit) : live;
+  const unmatched = live.length > limit ? ordered.slice(limit) : undefined;
+  const names: string[] = [];
+  const filters: CompiledFilter[] = [];
+  for (const hash of hashes) {
+    // A filter compiled afresh ends the turn (`loadFilterInTurn`).
+    const filter = await loadFilterInTurn(ctx.uow, hash, ctx.yieldTurn);
+    if (filter) {
+      names.push(hash);
+      filters.push(filter);
+    }
+  }
+  const items: StreamMatch[] = [];
+  // Kept across `offer`s: the hashes an interaction matched, from the filter after the pause.
+  const sweep = async (interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter, from: number, matched: string[] | undefined, paused: Promise<MatchResult>) => {
+    if ((await paused).matched) (matched ??= []).push(names[from]!);
+    for (let k = from + 1; k < filters.length; k++) {
+      const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
+      const result = matching instanceof Promise ? await matching : matching;
+      if (result.matched) (matched ??= []).push(names[k]!);
+    }
+    if (matched) items.push({ hashes: matched, interaction });
+  };
+  return {
+    filters: filters.length,
+    offer(interaction, memo, meter) {
+      let matched: string[] | undefined;
+      for (let k = 0; k < filters.length; k++) {
+        // Filters are paid by the work they do, not by count: other accounts' calls get turns (as for recordings).
+        const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
+        if (matching instanceof Promise) return sweep(interaction, memo, meter, k, matched, matching);
+        if (matching.matched) (matched ??= []).push(names[k]!);
+      }
+      if (matched) items.push({ hashes: matched, interaction });
+    },
+    async stage() {
+      if (items.length > 0 || unmatched) {
+        await ctx.uow.execute(matchedRelayDecider, matchedRelayStream(ctx.account.username), {
+          type: 'RelayStreamMatches',
+          at: ctx.now,
+          seq: state.seq,
+          items,
+          budget: relayBytesPerWindow(ctx.account.package),
+          ...(unmatched ? { unmatched } : {}),
+        });
+      }
+      return items.length;
+    },
+    release() {
+      for (const f of filters) f.releaseCaches();
+    },
+  };
+}
+
+/**
  * Offers interactions entering the account's platform to the hashes its stream connections are
  * subscribed to: each hash's compiled filter decides (the same linear-time matcher recordings use), and
  * what matched is staged as one `StreamInteractionsMatched` on the account's relay in `ctx.uow`, so it
@@ -34,54 +118,23 @@ export const matchedStreamHashes = (pkg: Pick<AccountPackage, 'concurrent_record
  * orders it against subscriptions. The relay decides what of it fits the account's byte budget
  * (`relayBytesPerWindow`); hashes past `matchedStreamHashes` (the last in hash order) are not matched,
  * and the relay says so. Returns how many interactions matched some hash. An account with nothing
- * subscribed costs one cached load.
+ * subscribed costs one cached load. (Recording judges its interactions for the hashes itself, in the
+ * same pass as for its recordings: `streamMatching`.)
  */
 export async function offerToStreams(ctx: StreamMatchContext, interactions: readonly Interaction[]): Promise<number> {
-  if (interactions.length === 0) return 0;
-  const stream = streamConnectionsStream(ctx.account.username);
-  const loaded = ctx.uow.load(streamConnectionsDecider, stream);
-  const state = loaded instanceof Promise ? await loaded : loaded;
-  const live = liveHashes(state);
-  if (live.length === 0) return 0;
-  const limit = matchedStreamHashes(ctx.account.package);
-  // Past the figure, the same hashes are matched at every write whatever order the state keeps them in.
-  const ordered = live.length > limit ? [...live].sort() : live;
-  const hashes = live.length > limit ? ordered.slice(0, limit) : live;
-  const unmatched = live.length > limit ? ordered.slice(limit) : undefined;
-  const filters: { hash: string; filter: CompiledFilter }[] = [];
-  for (const hash of hashes) {
-    // A filter compiled afresh ends the turn (`loadFilterInTurn`).
-    const filter = await loadFilterInTurn(ctx.uow, hash, ctx.yieldTurn);
-    if (filter) filters.push({ hash, filter });
-  }
-  const memo = filters.length > 1 ? new Map<string, unknown>() : undefined;
+  const matching = await streamMatching(ctx, interactions);
+  if (!matching) return 0;
+  const memo = matching.filters > 1 ? new Map<string, unknown>() : undefined;
   const meter: WorkMeter = { work: 0 };
-  const items: StreamMatch[] = [];
   try {
     for (const interaction of interactions) {
       if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
       memo?.clear();
-      let matched: string[] | undefined;
-      for (const { hash, filter } of filters) {
-        // Filters are paid by the work they do, not by count: other accounts' calls get turns (as for recordings).
-        const matching = matchInTurns(filter, interaction, memo, meter, ctx.yieldTurn);
-        const result = matching instanceof Promise ? await matching : matching;
-        if (result.matched) (matched ??= []).push(hash);
-      }
-      if (matched) items.push({ hashes: matched, interaction });
+      const offered = matching.offer(interaction, memo, meter);
+      if (offered) await offered;
     }
   } finally {
-    for (const { filter } of filters) filter.releaseCaches();
+    matching.release();
   }
-  if (items.length > 0 || unmatched) {
-    await ctx.uow.execute(matchedRelayDecider, matchedRelayStream(ctx.account.username), {
-      type: 'RelayStreamMatches',
-      at: ctx.now,
-      seq: state.seq,
-      items,
-      budget: relayBytesPerWindow(ctx.account.package),
-      ...(unmatched ? { unmatched } : {}),
-    });
-  }
-  return items.length;
+  return matching.stage();
 }
