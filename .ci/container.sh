@@ -107,7 +107,6 @@ case "$CAFILE" in '' | null | undefined) CAFILE="${NODE_EXTRA_CA_CERTS:-/etc/ssl
 # The base is made again only when one of its inputs changed, so podman's layer cache (npm ci) holds.
 KEY="$( (
   echo "$SUITE $ARCH $REGISTRY"
-  cat "$ROOTFS/.complete"
   stat -c %Y "$ROOTFS/.complete"
   sha256sum "$NODE_BIN" "$CAFILE"
   cat "$PREFIX/lib/node_modules/npm/package.json"
@@ -161,14 +160,21 @@ echo "== container: podman ${GLOBAL[*]} run ${RUN[*]} works here"
 
 # --- Our image: from here a failure fails CI. ---
 OLD="$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)"
-build() {
+build() { # each line of the log with the seconds since the build began
+  local t=$SECONDS
   podman "${GLOBAL[@]}" build --network host "${RUN[@]}" -f packaging/container/Containerfile \
-    --build-arg BASE_IMAGE="$BASE" -t "$IMAGE" .
+    --build-arg BASE_IMAGE="$BASE" -t "$IMAGE" . 2>&1 |
+    while IFS= read -r line; do printf '%4d s  %s\n' $((SECONDS - t)) "$line"; done
 }
 TAIL=80 step build build || fail "podman build -f packaging/container/Containerfile (the end of its log above)"
+# When each step of the Containerfile began, to see where the time goes.
+grep -E '^ *[0-9]+ s  (\[[0-9/]+\] )?STEP ' "$LOG/build.log" | cut -c1-110 | sed 's/^/   | /'
 NEW="$(podman image inspect --format '{{.Id}}' "$IMAGE")"
-# The image this one replaces; its build stage's layers stay as the cache of the next build.
+# What earlier runs left: the image this one replaces, and their build stages and bases (untagged, with
+# our label). This run's build stage stays: its npm ci layer is the next build's cache.
 if [ -n "$OLD" ] && [ "$OLD" != "$NEW" ]; then podman rmi "$OLD" >/dev/null 2>&1 || true; fi
+podman images --noheading --filter dangling=true --filter label=sdp.base --format '{{.CreatedAt}} {{.ID}}' |
+  sort -r | tail -n +2 | awk '{ print $NF }' | xargs -r podman rmi >/dev/null 2>&1 || true
 
 json_array() { node -e 'console.log(JSON.stringify(process.argv.slice(1)))' -- "$@"; }
 state image "$IMAGE" podman "$(json_array "${GLOBAL[@]}")" run "$(json_array "${RUN[@]}")"
