@@ -28,7 +28,7 @@ function builtImage(): Built | { skip: string } {
     return { skip: 'no image built here (as root on Debian, `bash .ci/container.sh` builds one)' };
   }
   const state = JSON.parse(readFileSync(STATE, 'utf8')) as Partial<Built> & { skipped?: string };
-  if (state.skipped !== undefined) return { skip: `.ci/container.sh could not build here: ${state.skipped}` };
+  if (state.skipped !== undefined) return { skip: `.ci/container.sh built no image: ${state.skipped}` };
   const built = state as Built;
   const exists = spawnSync('podman', [...built.podman, 'image', 'exists', built.image]);
   if (exists.status !== 0) {
