@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumHere, openWatchedPage } from '../../test/browser-page.ts';
 import { defaultSettings } from '../settings.ts';
 import { startServer, type RunningSdp } from '../server.ts';
 
@@ -11,25 +12,22 @@ import { startServer, type RunningSdp } from '../server.ts';
  * while the test makes API calls beside it. Screenshots go to reports/console/ (kept by CI); with
  * SDP_DOC_IMAGES=1 they also refresh docs/images/ for docs/console.md.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const REPORTS = join(ROOT, 'reports/console');
 const DOC_IMAGES = process.env.SDP_DOC_IMAGES === '1' ? join(ROOT, 'docs/images') : undefined;
 const T0 = Date.parse('2026-03-02T08:05:37Z');
 const TOKEN = 'console-browser-token';
 
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI) throw new Error('CI is set but /usr/bin/chromium is missing: run .ci/chromium.sh');
-if (!haveChromium) console.warn('skipping the console-in-Chromium tests: /usr/bin/chromium is not installed (run .ci/chromium.sh)');
+const haveChromium = chromiumHere('the console-in-Chromium tests');
 
 let sdp: RunningSdp;
 let browser: Browser;
 let page: Page;
 let apiKey = '';
 let recordingId = '';
-const requestsElsewhere: string[] = [];
-const pageErrors: string[] = [];
+let requestsElsewhere: string[] = [];
+let pageErrors: string[] = [];
+let watch: (other: Page) => void;
 
 async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(REPORTS, `${name}.png`) });
@@ -47,15 +45,7 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     mkdirSync(REPORTS, { recursive: true });
     if (DOC_IMAGES) mkdirSync(DOC_IMAGES, { recursive: true });
     sdp = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: T0, adminToken: TOKEN, accessLog: 'off' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(m.text());
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(sdp.url)) requestsElsewhere.push(r.url());
-    });
+    ({ browser, page, pageErrors, requestsElsewhere, watch } = await openWatchedPage(sdp.url));
   });
   afterAll(async () => {
     await browser?.close();
@@ -215,7 +205,7 @@ describe.skipIf(!haveChromium)('the console in Chromium', () => {
     // A new tab of its own: nothing in its storage until the link brings the token.
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const linked = await context.newPage();
-    linked.on('pageerror', (e) => pageErrors.push(String(e)));
+    watch(linked);
     try {
       await linked.goto(`${sdp.url}/_console/#token=${encodeURIComponent(TOKEN)}`);
       await linked.waitForSelector('tr[data-account="console-dev"]');

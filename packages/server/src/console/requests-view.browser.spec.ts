@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumHere, openWatchedPage } from '../../test/browser-page.ts';
 import { defaultSettings } from '../settings.ts';
 import { startServer, type RunningSdp } from '../server.ts';
 
@@ -11,22 +12,19 @@ import { startServer, type RunningSdp } from '../server.ts';
  * test makes API calls beside it. Its screenshot goes to reports/console/, and with SDP_DOC_IMAGES=1 to
  * docs/images/ for docs/console.md.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const REPORTS = join(ROOT, 'reports/console');
 const DOC_IMAGES = process.env.SDP_DOC_IMAGES === '1' ? join(ROOT, 'docs/images') : undefined;
 const TOKEN = 'journal-browser-token';
 
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI) throw new Error('CI is set but /usr/bin/chromium is missing: run .ci/chromium.sh');
+const haveChromium = chromiumHere('the request journal in Chromium');
 
 let sdp: RunningSdp;
 let browser: Browser;
 let page: Page;
 let apiKey = '';
-const pageErrors: string[] = [];
-const requestsElsewhere: string[] = [];
+let pageErrors: string[] = [];
+let requestsElsewhere: string[] = [];
 
 const call = (method: string, path: string, form?: Record<string, string>) =>
   fetch(`${sdp.url}${path}`, { method, headers: { authorization: `ada:${apiKey}`, 'content-type': 'application/x-www-form-urlencoded' }, ...(form ? { body: new URLSearchParams(form) } : {}) });
@@ -42,15 +40,7 @@ describe.skipIf(!haveChromium)('the request journal in the console, in Chromium'
     apiKey = ((await opened.json()) as { api_key: string }).api_key;
     // The opening of the account is in the journal (a change the operator made); the test starts without it.
     await fetch(`${sdp.url}/_admin/requests`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(m.text());
-    });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(sdp.url)) requestsElsewhere.push(r.url());
-    });
+    ({ browser, page, pageErrors, requestsElsewhere } = await openWatchedPage(sdp.url));
   });
   afterAll(async () => {
     await browser?.close();
