@@ -2,7 +2,8 @@
 // access log) with the same memory store and answer headers. The project's server minus this is what
 // its HTTP face and log cost; this minus bare node:http is what engine.call costs. Runs built code.
 import { createServer } from 'node:http';
-import { MemoryEventStore, createEngine, endpointById, forgettableCharge } from '@sdp/core';
+import { createEngine, endpointById, forgettableCharge } from '@sdp/core';
+import { MemoryEventStore } from '@sdp/core/kernel';
 import { SystemClock, randomIds } from '@sdp/clock';
 
 const [username, apiKey] = ['bench0', 'bench-key-00000000000000000000001' + '0'];

@@ -2,7 +2,8 @@
 // the same engine as engine-direct.mjs, without the server around it (no access log, no write log, no
 // keepers). Beside engine-direct it is what @sdp/http costs; beside `sdp serve` what the server adds.
 // Runs built code.
-import { MemoryEventStore, createEngine, forgettableCharge } from '@sdp/core';
+import { createEngine, forgettableCharge } from '@sdp/core';
+import { MemoryEventStore } from '@sdp/core/kernel';
 import { SystemClock, randomIds } from '@sdp/clock';
 import { createApiHandler, listen } from '@sdp/http';
 

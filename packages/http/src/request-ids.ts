@@ -21,10 +21,20 @@ export function requestId(): string {
 }
 
 function hexOf(bytes: Uint8Array): string {
-  const digits = new Uint8Array(bytes.length * 2);
-  for (let i = 0; i < bytes.length; i++) {
-    digits[2 * i] = HEX[bytes[i]! >> 4]!;
-    digits[2 * i + 1] = HEX[bytes[i]! & 15]!;
-  }
+  const digits = new Uint16Array(bytes.length);
+  for (let i = 0; i < bytes.length; i++) digits[i] = DIGIT_PAIRS[bytes[i]!]!;
   return ASCII.decode(digits);
+}
+
+/**
+ * Each byte's two hex digits as one 16-bit unit, its bytes in the order the text reads them (written
+ * through a byte view, so whatever the machine's byte order): one store a byte instead of two.
+ */
+const DIGIT_PAIRS = new Uint16Array(256);
+{
+  const pairBytes = new Uint8Array(DIGIT_PAIRS.buffer);
+  for (let b = 0; b < 256; b++) {
+    pairBytes[2 * b] = HEX[b >> 4]!;
+    pairBytes[2 * b + 1] = HEX[b & 15]!;
+  }
 }

@@ -327,3 +327,18 @@ describe('settings that shape the wire', () => {
     for (const l of lines) expect(new Date(l.time).toISOString()).toBe(l.time);
   });
 });
+
+describe("the console's write log (docs/console.md)", () => {
+  it('records the position range of each write the API makes, on a server with an operator token', async () => {
+    const opened = await json(await admin('POST', '/accounts', { username: 'wl-ann' }));
+    const before = (await json(await admin('GET', '/writes'))).writes as [number, number][];
+    const r = await api('/v1.5/validate', { method: 'POST', user: ['wl-ann', opened.api_key], headers: { 'content-type': 'application/json' }, body: JSON.stringify({ csdl: 'interaction.content contains "x"' }) });
+    expect(r.status).toBe(200);
+    const after = (await json(await admin('GET', '/writes'))).writes as [number, number][];
+    expect(after).toHaveLength(before.length + 1);
+    // The call's one write (its charge) comes after every write before it.
+    const [first, last] = after[after.length - 1]!;
+    expect(first).toBe(last);
+    expect(first).toBeGreaterThan(before.length > 0 ? before[before.length - 1]![1] : 0);
+  });
+});

@@ -106,7 +106,9 @@ export async function startServer(settings: ServerSettings, hooks: StartHooks = 
   const clock = settings.clock === 'manual' ? new ManualClock(settings.clockStartMs ?? Date.now(), { yieldTurn }) : new SystemClock();
   const { store, description } = await openStore(settings.store);
   const writes = new WriteLog();
-  const stopRecordingWrites = recordWrites(store, clock, writes);
+  // Only the console reads the write log, and it is served only with an operator token: without one, the
+  // store is not watched for it (a promise reaction and a notice per append, for nobody).
+  const stopRecordingWrites = settings.adminToken ? recordWrites(store, clock, writes) : () => {};
   let http: RunningServer | undefined;
   let streamServer: RunningServer | undefined;
   let streams: StreamHost | undefined;

@@ -132,7 +132,8 @@ export class GroupCommit {
    */
   private appendNow(batch: StreamAppend[]): AppendResult {
     const heads = this.heads;
-    const actual: number[] = [];
+    // Sized up front: an empty array's first push allocates room for sixteen, on every append.
+    const actual: number[] = new Array(batch.length);
     let data: string[] | undefined;
     for (let i = 0; i < batch.length; i++) {
       const { stream, expectedVersion, events, expectedLastId } = batch[i]!;
@@ -141,10 +142,10 @@ export class GroupCommit {
       if (expectedVersion !== ANY_VERSION && expectedVersion !== version) throw new VersionConflict(stream, expectedVersion, version);
       // Right version, another writer's event at it: what the writer decided on never became durable.
       if (expectedLastId !== undefined && version > 0 && heads.lastIdOf(stream, version) !== expectedLastId) throw new VersionConflict(stream, expectedVersion, version);
-      actual.push(version);
+      actual[i] = version;
       for (const e of events) (data ??= []).push(JSON.stringify(e.data ?? null));
     }
-    const versions: number[] = [];
+    const versions: number[] = new Array(batch.length);
     let position = heads.head();
     const pending = this.pending;
     let k = 0;
@@ -152,7 +153,7 @@ export class GroupCommit {
       const { stream, events } = batch[i]!;
       let version = actual[i]!;
       for (const e of events) pending.push(++position, stream, ++version, e.id, e.type, data![k++], e.time, e.schemaVersion ?? 1);
-      versions.push(version);
+      versions[i] = version;
       if (events.length > 0) heads.wrote(stream, version, events[events.length - 1]!.id);
     }
     heads.movedHead(position);

@@ -72,7 +72,11 @@ export class UnitOfWork {
     const events = decider.decide(command, t.state as S);
     for (const e of events) {
       t.state = t.decider.evolve(t.state, e);
-      t.events.push({ id: this.ids.hex(32), type: e.type, data: e.data, time: this.now });
+      const staged: NewEvent = { id: this.ids.hex(32), type: e.type, data: e.data, time: this.now };
+      // A unit stages one event on most aggregates it writes: a one-element array, where the first push
+      // onto an empty one allocates room for sixteen.
+      if (t.events.length === 0) t.events = [staged];
+      else t.events.push(staged);
     }
     return { state: t.state as S, events };
   }
@@ -123,8 +127,13 @@ export class UnitOfWork {
    * guarded) with nothing staged.
    */
   savepoint(): Savepoint {
-    const mark: unknown[] = [];
-    for (const t of this.touched) mark.push(t.state, t.events.length);
+    // Sized up front: an empty array's first push allocates room for sixteen, on every call.
+    const touched = this.touched;
+    const mark: unknown[] = new Array(touched.length * 2);
+    for (let i = 0; i < touched.length; i++) {
+      mark[2 * i] = touched[i]!.state;
+      mark[2 * i + 1] = touched[i]!.events.length;
+    }
     return mark as unknown as Savepoint;
   }
 
@@ -150,15 +159,23 @@ export class UnitOfWork {
    * is written and the call is decided again on the states as they now are.
    */
   appends(): StreamAppend[] {
-    const out: StreamAppend[] = [];
-    for (const t of this.touched) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: t.events, expectedLastId: t.lastId });
+    const touched = this.touched;
+    const out: StreamAppend[] = new Array(touched.length);
+    for (let i = 0; i < touched.length; i++) {
+      const t = touched[i]!;
+      out[i] = { stream: t.stream, expectedVersion: t.baseVersion, events: t.events, expectedLastId: t.lastId };
+    }
     return out;
   }
 
   /** Only the guards of `appends`: what a call that writes nothing checks before it answers. */
   guards(): StreamAppend[] {
-    const out: StreamAppend[] = [];
-    for (const t of this.touched) out.push({ stream: t.stream, expectedVersion: t.baseVersion, events: [], expectedLastId: t.lastId });
+    const touched = this.touched;
+    const out: StreamAppend[] = new Array(touched.length);
+    for (let i = 0; i < touched.length; i++) {
+      const t = touched[i]!;
+      out[i] = { stream: t.stream, expectedVersion: t.baseVersion, events: [], expectedLastId: t.lastId };
+    }
     return out;
   }
 
