@@ -102,7 +102,8 @@ describe('the access log', () => {
   it('writes every line in order when the process exits without close, just after handing a full batch to the thread pool', () => {
     const file = join(dir, 'exit.log');
     // Lines of 125-130 bytes: the batch fills between `before` and `count`. The thread pool's one thread
-    // is busy hashing when it fills, so that batch's write has not happened when the process exits.
+    // is busy hashing when it fills (for about half a second, longer than any fixed pause at exit), so that
+    // batch's write has not happened when the process exits.
     const before = Math.floor(BATCH_BYTES / 140);
     const count = Math.ceil(BATCH_BYTES / 120);
     const write = (from: number, to: number) =>
@@ -112,7 +113,7 @@ describe('the access log', () => {
       `const log = openAccessLog(${JSON.stringify(file)});`,
       `await new Promise((r) => setTimeout(r, 50));`,
       write(0, before),
-      `(await import('node:crypto')).pbkdf2('x', 'y', 40000, 32, 'sha256', () => {});`,
+      `(await import('node:crypto')).pbkdf2('x', 'y', 400000, 32, 'sha256', () => {});`,
       write(before, count),
       `process.exit(0);`,
     ].join('\n');

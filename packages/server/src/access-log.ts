@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { AccessEntry } from '@sdp/http';
 import { AccessLines } from './access-line.ts';
@@ -48,10 +48,24 @@ export function openAccessLog(setting: string, options: { flushMs?: number } = {
   // A process that exits without close (a second signal, a stop that hung) still writes its lines. A
   // batch already handed to the thread pool reaches the file without the event loop, but only the loop
   // would say when: it gets a moment first, so the lines after it do not land before it.
+  // Where the destination is a regular file, its size says when the write in flight has landed: the
+  // size at open plus what the writes reported, plus the write in flight. A fixed pause was not enough
+  // on a busy machine (the pool's thread had not written yet, and the rest landed before it).
+  let sizeAtOpen = -1;
+  let landed = 0;
+  destination.on('ready', () => {
+    try {
+      const stat = fstatSync(stateOf(destination).fd);
+      if (stat.isFile()) sizeAtOpen = stat.size - landed;
+    } catch {
+      // Not a file whose size can be read: an exit waits the fixed pause instead.
+    }
+  });
+  destination.on('write', (n: number) => (landed += n));
   const onExit = () => {
     const state = stateOf(destination);
     if (state.destroyed || state.fd < 0) return;
-    if (state._writing) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, EXIT_WAIT_MS);
+    if (state._writing) awaitWriteInFlight(state.fd, sizeAtOpen < 0 ? -1 : sizeAtOpen + landed + state._writingBuf.length);
     destination.flushSync();
     const pending = batch.take();
     if (pending) writeSync(state.fd, pending);
@@ -78,11 +92,32 @@ export function openAccessLog(setting: string, options: { flushMs?: number } = {
   };
 }
 
-/** How long an exit without close lets a write in flight finish before writing the rest. */
+/** How long an exit without close lets a write in flight finish, where nothing tells when it has. */
 const EXIT_WAIT_MS = 100;
+/** The most an exit waits for a write in flight to reach a file whose size it watches. */
+const EXIT_WAIT_MAX_MS = 5000;
 
-/** sonic-boom's state its types leave out: the file descriptor (-1 while the file opens), whether it was closed, whether a write is in flight. */
-const stateOf = (destination: ReturnType<typeof pino.destination>) => destination as unknown as { fd: number; destroyed: boolean; _writing: boolean };
+/**
+ * Blocks (the process is exiting: no event loop will turn again) until the file's size reaches `size`,
+ * or for the fixed pause where the size cannot tell (`size` < 0), at most `EXIT_WAIT_MAX_MS`.
+ */
+function awaitWriteInFlight(fd: number, size: number): void {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  if (size < 0) {
+    Atomics.wait(cell, 0, 0, EXIT_WAIT_MS);
+    return;
+  }
+  const until = performance.now() + EXIT_WAIT_MAX_MS;
+  try {
+    while (fstatSync(fd).size < size && performance.now() < until) Atomics.wait(cell, 0, 0, 2);
+  } catch {
+    // The file went away under the process: nothing left to wait for.
+  }
+}
+
+/** sonic-boom's state its types leave out: the file descriptor (-1 while the file opens), whether it was closed, whether a write is in flight and what it writes. */
+const stateOf = (destination: ReturnType<typeof pino.destination>) =>
+  destination as unknown as { fd: number; destroyed: boolean; _writing: boolean; _writingBuf: { length: number } };
 
 /**
  * Encodes lines into one buffer and hands the destination the part not yet handed, as a view (no copy),
