@@ -1,5 +1,5 @@
 import { ManualClock } from '@sdp/clock';
-import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core/internal';
+import { MATCHED_TYPE, RECORDED_TYPE, RELAY_STREAM_PREFIX, recordedCountsOnly } from '@sdp/core/internal';
 import { createEngine, forgettableCharge, taskQueues, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
 import { LogProcessor, MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
@@ -59,13 +59,19 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   // excepted, and nothing after its last hour). With no store given, credit charges are forgotten once
   // a snapshot covers them and never enter the log (only the recording index reads it): a week of calls
   // no longer stays in memory to the end of the run.
+  // Recorded interactions are held once, by the recording index, which hears them as they are stored:
+  // the store keeps only the counts the capacity aggregate folds, and keeps them out of the log.
   const feed = options.store ? undefined : new EventFeed(ledger);
   const store =
     options.store ??
     new MemoryEventStore({
       compactable: forgettableCharge,
-      logged: (e) => !forgettableCharge(e),
-      onStored: (e) => feed!.stored(e),
+      logged: (e) => !forgettableCharge(e) && e.type !== RECORDED_TYPE,
+      heldAs: recordedCountsOnly,
+      onStored: (e) => {
+        if (e.type === RECORDED_TYPE) engine.recordingIndex.heard(e);
+        feed!.stored(e);
+      },
     });
   const engine = createEngine({
     store,
