@@ -132,6 +132,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     // matched interactions then leaves the log, as a server's stream host drops it.
     for (const c of consumers) await c.catchUp();
     if (!options.store && consumers.length > 0) await store.dropTypes?.([MATCHED_TYPE], await store.head(), RELAY_STREAM_PREFIX);
+    // The index's retention, as every read of it applies it first: a run that never reads the index
+    // holds no more than one that does.
+    await engine.recordingIndex.caughtUp(hourEnd);
     if (feed) {
       if (h === ledger.hours - 1) feed.stop();
     } else {
