@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { RECORDED_TYPE } from '@sdp/core/internal';
-import type { EventStore } from '@sdp/core/kernel';
+import { InteractionsNotKept } from '@sdp/core';
+import { MemoryEventStore, type EventStore } from '@sdp/core/kernel';
 import { runScenario, type SimResult } from './run-scenario.ts';
 import { validateScenario } from './scenario.ts';
 
@@ -9,7 +10,7 @@ import { validateScenario } from './scenario.ts';
  * A managed source pushing `perCall` matching interactions every `every`, a recording keeping them, and
  * (`watched`) a client reading the recording's volume each hour.
  */
-function pushing(perCall: number, every: string, duration: string, capacity?: number, watched = true) {
+function pushing(perCall: number, every: string, duration: string, capacity?: number, watched = true, analysedFrom?: string) {
   return validateScenario({
     duration,
     packages: capacity === undefined ? {} : { small: { index_capacity_per_month: capacity } },
@@ -29,6 +30,21 @@ function pushing(perCall: number, every: string, duration: string, capacity?: nu
         schedule: { type: 'steady', rate: 1, per: every },
       },
       ...(watched ? [{ name: 'watcher', endpoint: 'insight.get', schedule: { type: 'steady', rate: 1, per: 'hour' } }] : []),
+      ...(analysedFrom
+        ? [
+            {
+              name: 'analyst',
+              start: analysedFrom,
+              setup: [
+                { as: 'compiled', endpoint: 'insight.compile', params: { csdl: 'fb.content contains "time"' } },
+                { as: 'rec', endpoint: 'insight.start', params: { hash: '${compiled.body.hash}', name: 'time', service: 'facebook' } },
+              ],
+              endpoint: 'insight.analyze',
+              params: { id: '${rec.body.id}', parameters: { analysis_type: 'freqDist', parameters: { target: 'fb.author.age', threshold: 5 } } },
+              schedule: { type: 'steady', rate: 2, per: 'hour' },
+            },
+          ]
+        : []),
     ],
   });
 }
@@ -55,9 +71,29 @@ describe('what a simulation keeps of recorded interactions', () => {
       // The counts are kept: every interaction pushed was recorded or refused.
       expect(recorded + refused).toBe(perCall * minutes);
       expect(await interactionsInStore(r)).toBe(0);
-      expect(r.engine.recordingIndex.recording(recordingOf(r))?.size ?? 0).toBe(recorded);
+      const set = r.engine.recordingIndex.recording(recordingOf(r));
+      expect(set?.size ?? 0).toBe(recorded);
+      // Nothing of the scenario reads an interaction, so the index counts them and keeps none.
+      if (set) expect(() => set.docs).toThrow(InteractionsNotKept);
     },
   );
+
+  it('a scenario that reads recorded interactions (an analysis from the third hour) runs again with them kept: its figures are those of a store that keeps everything', async () => {
+    const scenario = pushing(20, 'minute', '5h', undefined, true, '2h');
+    const r = await runScenario(scenario);
+    const keeping = await runScenario(scenario, { store: new MemoryEventStore() });
+    expect(r.notes).toEqual([]);
+    // From the third hour the analyses are answered, none of them a failure of the first, counting run.
+    expect(r.hours.map((h) => Object.keys(h.statuses))).toEqual(Array(5).fill(['200']).map((k, i) => (i === 0 ? ['200', '201'] : k)));
+    expect(r.totals[0]!.calls).toBe(keeping.totals[0]!.calls);
+    expect(r.hours[2]!.calls).toBeGreaterThan(r.hours[1]!.calls);
+    expect(r.hours).toEqual(keeping.hours);
+    expect(r.totals).toEqual(keeping.totals);
+    expect(r.limitingDays).toEqual(keeping.limitingDays);
+    const set = r.engine.recordingIndex.recording(recordingOf(r))!;
+    expect(set.docs).toHaveLength(set.size);
+    expect(await interactionsInStore(r)).toBe(0);
+  });
 
   for (const watched of [true, false]) {
     it(`over 40 days the index holds at most the retention (32 days) and a day more, ${watched ? 'read each hour' : 'never read'}: the rest of the run is gone`, async () => {

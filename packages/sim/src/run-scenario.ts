@@ -1,6 +1,6 @@
 import { ManualClock } from '@sdp/clock';
 import { MATCHED_TYPE, RECORDED_TYPE, RELAY_STREAM_PREFIX, recordedCountsOnly } from '@sdp/core/internal';
-import { createEngine, forgettableCharge, taskQueues, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
+import { createEngine, forgettableCharge, RecordingIndex, taskQueues, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
 import { LogProcessor, MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
@@ -52,6 +52,29 @@ export interface SimResult extends SimFigures {
  */
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<SimResult> {
   const wallStart = performance.now();
+  if (options.store) return run(scenario, options, 'kept', {}, wallStart);
+  // First with the index counting recorded interactions and keeping none; the first read of one (an
+  // analysis, a sample, push, historics) ends that run at its hour's end, and the scenario runs again
+  // from the start with them kept. The same seed gives the same run, so the reports are the same.
+  const first: Attempt = {};
+  try {
+    const counted = await run(scenario, options, 'counted', first, wallStart);
+    if (!first.index!.interactionsAsked) return counted;
+  } catch (error) {
+    if (!first.index?.interactionsAsked) throw error;
+  }
+  return run(scenario, options, 'kept', {}, wallStart);
+}
+
+/** What the caller of a run can look at when it ends, however it ends: the recording index it made. */
+interface Attempt {
+  index?: RecordingIndex;
+}
+
+/** Ends a run at the end of an hour in which its counting index was asked for an interaction. */
+class AskedForInteractions extends Error {}
+
+async function run(scenario: Scenario, options: RunOptions, interactions: 'kept' | 'counted', attempt: Attempt, wallStart: number): Promise<SimResult> {
   const clock = new ManualClock(scenario.start);
   const end = scenario.start + scenario.duration;
   const ledger = new UsageLedger(scenario.start, scenario.duration);
@@ -75,6 +98,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     });
   const engine = createEngine({
     store,
+    ...(options.store ? {} : { recordingIndex: (attempt.index = new RecordingIndex(store, { interactions })) }),
     clock,
     ids: seededIds(scenario.seed),
     settings: { limitingDay: scenario.limitingDay },
@@ -135,6 +159,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     // The index's retention, as every read of it applies it first: a run that never reads the index
     // holds no more than one that does.
     await engine.recordingIndex.caughtUp(hourEnd);
+    if (engine.recordingIndex.interactionsAsked) throw new AskedForInteractions();
     if (feed) {
       if (h === ledger.hours - 1) feed.stop();
     } else {
