@@ -80,7 +80,10 @@ describe('what a simulation keeps of recorded interactions', () => {
 
   it('a scenario that reads recorded interactions (an analysis from the third hour) runs again with them kept: its figures are those of a store that keeps everything', async () => {
     const scenario = pushing(20, 'minute', '5h', undefined, true, '2h');
-    const r = await runScenario(scenario);
+    const progress: number[] = [];
+    const r = await runScenario(scenario, { progress: (done) => progress.push(done) });
+    // Two hours of the first run (the third ends it, unreported), then the five of the second.
+    expect(progress).toEqual([0.2, 0.4, 0.2, 0.4, 0.6, 0.8, 1]);
     const keeping = await runScenario(scenario, { store: new MemoryEventStore() });
     expect(r.notes).toEqual([]);
     // From the third hour the analyses are answered, none of them a failure of the first, counting run.
@@ -93,6 +96,18 @@ describe('what a simulation keeps of recorded interactions', () => {
     const set = r.engine.recordingIndex.recording(recordingOf(r))!;
     expect(set.docs).toHaveLength(set.size);
     expect(await interactionsInStore(r)).toBe(0);
+  });
+
+  it('a scenario that reads them in its first hour keeps them from the start and runs once', async () => {
+    const scenario = pushing(20, 'minute', '3h', undefined, true, '10m');
+    const progress: number[] = [];
+    const r = await runScenario(scenario, { progress: (done) => progress.push(done) });
+    expect(progress).toEqual([1 / 3, 2 / 3, 1]);
+    const keeping = await runScenario(scenario, { store: new MemoryEventStore() });
+    expect(r.hours).toEqual(keeping.hours);
+    expect(r.hours[0]!.statuses[500]).toBeUndefined();
+    const set = r.engine.recordingIndex.recording(recordingOf(r))!;
+    expect(set.docs).toHaveLength(set.size);
   });
 
   for (const watched of [true, false]) {

@@ -53,12 +53,13 @@ export interface SimResult extends SimFigures {
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<SimResult> {
   const wallStart = performance.now();
   if (options.store) return run(scenario, options, 'kept', {}, wallStart);
-  // First with the index counting recorded interactions and keeping none; the first read of one (an
-  // analysis, a sample, push, historics) ends that run at its hour's end, and the scenario runs again
-  // from the start with them kept. The same seed gives the same run, so the reports are the same.
+  // First keeping recorded interactions for the first hour only: if nothing read one in it, the index
+  // then counts them and keeps none. A read of one after that (an analysis, a sample, push, historics)
+  // ends the run at its hour's end, and the scenario runs again from the start with them kept. The same
+  // seed gives the same run, so the reports are the same.
   const first: Attempt = {};
   try {
-    const counted = await run(scenario, options, 'counted', first, wallStart);
+    const counted = await run(scenario, options, 'first-hour', first, wallStart);
     if (!first.index!.interactionsAsked) return counted;
   } catch (error) {
     if (!first.index?.interactionsAsked) throw error;
@@ -74,7 +75,7 @@ interface Attempt {
 /** Ends a run at the end of an hour in which its counting index was asked for an interaction. */
 class AskedForInteractions extends Error {}
 
-async function run(scenario: Scenario, options: RunOptions, interactions: 'kept' | 'counted', attempt: Attempt, wallStart: number): Promise<SimResult> {
+async function run(scenario: Scenario, options: RunOptions, interactions: 'kept' | 'first-hour', attempt: Attempt, wallStart: number): Promise<SimResult> {
   const clock = new ManualClock(scenario.start);
   const end = scenario.start + scenario.duration;
   const ledger = new UsageLedger(scenario.start, scenario.duration);
@@ -98,7 +99,7 @@ async function run(scenario: Scenario, options: RunOptions, interactions: 'kept'
     });
   const engine = createEngine({
     store,
-    ...(options.store ? {} : { recordingIndex: (attempt.index = new RecordingIndex(store, { interactions })) }),
+    ...(options.store ? {} : { recordingIndex: (attempt.index = new RecordingIndex(store)) }),
     clock,
     ids: seededIds(scenario.seed),
     settings: { limitingDay: scenario.limitingDay },
@@ -160,6 +161,7 @@ async function run(scenario: Scenario, options: RunOptions, interactions: 'kept'
     // holds no more than one that does.
     await engine.recordingIndex.caughtUp(hourEnd);
     if (engine.recordingIndex.interactionsAsked) throw new AskedForInteractions();
+    if (h === 0 && interactions === 'first-hour' && !engine.recordingIndex.interactionsRead) engine.recordingIndex.keepNoInteractions();
     if (feed) {
       if (h === ledger.hours - 1) feed.stop();
     } else {

@@ -41,16 +41,21 @@ export class RecordedSet {
   /** Rows of a window in a set out of time order, kept and extended (see `select`), newest use last. */
   private readonly selections = new Map<string, FilteredRows>();
 
-  /**
-   * `notKept`: the set counts its rows (time, author, hour) but keeps no interaction, and reading one
-   * calls it (it throws): the recording index's `counted` mode.
-   */
-  constructor(private readonly notKept?: () => never) {}
+  /** `keeping`: whether its index keeps interactions (shared by the index's sets); by default it does. */
+  constructor(private readonly keeping: Keeping = new Keeping()) {}
 
   /** The interactions as recorded, row by row. */
   get docs(): Interaction[] {
-    if (this.notKept) this.notKept();
+    this.keeping.read();
     return this.kept;
+  }
+
+  /** Keeps no interaction from here on (its index counts them): those kept go, with what was built on them. */
+  dropInteractions(): void {
+    this.kept.length = 0;
+    this.columns.clear();
+    this.bytes.length = 0;
+    this.selections.clear();
   }
 
   get size(): number {
@@ -65,7 +70,7 @@ export class RecordedSet {
     this.hours.add(at);
     this.times.push(at);
     this.authors.push(author);
-    if (!this.notKept) this.kept.push(doc);
+    if (this.keeping.keeps) this.kept.push(doc);
   }
 
   /** The earliest time held (Infinity when empty). */
@@ -84,7 +89,7 @@ export class RecordedSet {
     let min = Infinity;
     let max = -Infinity;
     let ordered = true;
-    const kept = this.notKept ? undefined : this.kept;
+    const kept = this.keeping.keeps ? this.kept : undefined;
     for (let r = 0; r < this.times.length; r++) {
       const at = t[r]!;
       if (at < cutoff) continue;
@@ -179,6 +184,26 @@ export class RecordedSet {
   }
 }
 
+/**
+ * Whether an index keeps the interactions of its rows, and whether anything read them: one object that
+ * all of its sets share, so the index changes its mind in one place.
+ */
+export class Keeping {
+  keeps = true;
+  /** Anything read an interaction (kept or not). */
+  wasRead = false;
+  /** Something asked for an interaction while none were kept. */
+  missed = false;
+
+  read(): void {
+    this.wasRead = true;
+    if (!this.keeps) {
+      this.missed = true;
+      throw new InteractionsNotKept();
+    }
+  }
+}
+
 /** Windows kept per set out of time order (about one per subscription reading it). */
 const MAX_SELECTIONS = 16;
 
@@ -263,7 +288,8 @@ export interface RecordingIndexOptions {
    * `kept` (the default): every row keeps its interaction, as recorded. `counted`: rows keep their time,
    * author and hour (volume, usage, balance), not the interaction; a read of one (analysis, a sample,
    * push, historics) throws `InteractionsNotKept` and sets `interactionsAsked`. For a caller that can do
-   * its work again with them kept, as the simulator runs a scenario again.
+   * its work again with them kept, as the simulator runs a scenario again. `keepNoInteractions()` turns
+   * a kept index into a counting one.
    */
   interactions?: 'kept' | 'counted';
 }
@@ -278,9 +304,7 @@ export class InteractionsNotKept extends Error {
 
 export class RecordingIndex extends Projection {
   readonly types = ['InteractionsRecorded'] as const;
-  /** Whether anything read an interaction this index did not keep (only in `counted` mode). */
-  interactionsAsked = false;
-  private readonly notKept: (() => never) | undefined;
+  private readonly keeping = new Keeping();
   private sets = new Map<string, RecordedSet>();
   private authorCodes = new Map<string, number>();
   private nextAuthor = 0;
@@ -289,13 +313,24 @@ export class RecordingIndex extends Projection {
 
   constructor(store: EventStore, options: RecordingIndexOptions = {}) {
     super(store);
-    this.notKept =
-      options.interactions === 'counted'
-        ? () => {
-            this.interactionsAsked = true;
-            throw new InteractionsNotKept();
-          }
-        : undefined;
+    if (options.interactions === 'counted') this.keeping.keeps = false;
+  }
+
+  /** Whether anything read an interaction this index did not keep (only once it counts them). */
+  get interactionsAsked(): boolean {
+    return this.keeping.missed;
+  }
+
+  /** Whether anything read a recorded interaction, kept or not. */
+  get interactionsRead(): boolean {
+    return this.keeping.wasRead;
+  }
+
+  /** From here on rows keep no interaction, and those kept go: the index counts them (`counted`). */
+  keepNoInteractions(): void {
+    if (!this.keeping.keeps) return;
+    this.keeping.keeps = false;
+    for (const set of this.sets.values()) set.dropInteractions();
   }
 
   /** The index caught up with everything written so far, and retention applied at `now` when given. */
@@ -342,8 +377,8 @@ export class RecordingIndex extends Projection {
       const author = this.authorCode(item.interaction);
       for (const m of item.matches) {
         let set = this.sets.get(m.recording);
-        if (!set) this.sets.set(m.recording, (set = new RecordedSet(this.notKept)));
-        set.add(item.at, author, this.notKept || !(m.tags.length > 0 || m.categories?.length) ? item.interaction : applyTags(item.interaction, { matched: true, ...m }));
+        if (!set) this.sets.set(m.recording, (set = new RecordedSet(this.keeping)));
+        set.add(item.at, author, !this.keeping.keeps || !(m.tags.length > 0 || m.categories?.length) ? item.interaction : applyTags(item.interaction, { matched: true, ...m }));
       }
     }
   }
