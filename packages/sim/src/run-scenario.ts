@@ -40,7 +40,11 @@ export interface SimFigures {
   notes: string[];
 }
 
-/** A run's figures with the engine and ledger it ran on, to look further into. */
+/**
+ * A run's figures with the engine and ledger it ran on, to look further into. Without a `store` of the
+ * run's own, the engine's recording index holds the interactions only if the scenario read them
+ * (docs/simulator.md#what-a-run-keeps); it counts them otherwise.
+ */
 export interface SimResult extends SimFigures {
   engine: Engine;
   ledger: UsageLedger;
