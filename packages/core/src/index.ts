@@ -10,7 +10,7 @@ export { PLATFORM_HANDLERS, createEngine } from './platform.ts';
 export { Engine, STORE_RETRY_AFTER_S, isStoreUnavailable, type AccountView, type AttemptCounts, type EngineOptions } from './pipeline/engine.ts';
 export { BadRequest, Conflict, DomainError, NotFound } from './calls/errors.ts';
 export { CreditsExhausted, forgettableCharge, type RateFigures } from './accounting/credit-window.ts';
-export { RecordingIndex } from './recording-index/recording-index.ts';
+export { InteractionsNotKept, RecordingIndex, type RecordingIndexOptions } from './recording-index/recording-index.ts';
 // A call, a handler of one (your own, in place of the platform's) and what it is handed.
 export { type ApiCall, type CallAnswer, type CallContext, type EngineServices, type EngineSettings, type Handler, type HandlerAnswer, type HandlerTable, type IdentityAccess } from './handling/handler.ts';
 export { Params } from './calls/params.ts';

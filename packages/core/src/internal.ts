@@ -7,6 +7,7 @@ export { catchUpFirehose, feed, firehose, FIREHOSE_SWITCH_TYPES, switchFirehoseO
 export { PUSH_WAKE_EVENT_TYPES, pushWakeAccount } from './push/push-delivery.ts';
 export { recordInteractions } from './recordings/record-interactions.ts';
 export { RecordedSet } from './recording-index/recording-index.ts';
+export { RECORDED_TYPE, recordedCountsOnly } from './recording-index/capacity.ts';
 export { matchedStreamHashes } from './streams/match-streams.ts';
 export { STREAM_SUBSCRIBE_COST } from './streams/stream-handlers.ts';
 export { StreamCalls, limitOf, type StreamCredentials } from './streams/stream-calls.ts';

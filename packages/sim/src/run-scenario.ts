@@ -1,6 +1,6 @@
 import { ManualClock } from '@sdp/clock';
-import { MATCHED_TYPE, RELAY_STREAM_PREFIX } from '@sdp/core/internal';
-import { createEngine, forgettableCharge, taskQueues, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
+import { MATCHED_TYPE, RECORDED_TYPE, RELAY_STREAM_PREFIX, recordedCountsOnly } from '@sdp/core/internal';
+import { createEngine, forgettableCharge, RecordingIndex, taskQueues, type AccountPackage, type Engine, type LimitingDayMode, type HandlerTable } from '@sdp/core';
 import { LogProcessor, MemoryEventStore, seededIds, type EventStore, type StoredEvent } from '@sdp/core/kernel';
 import { limitingDays, type LimitingDayRow } from './limiting-days.ts';
 import type { Scenario } from './scenario.ts';
@@ -40,7 +40,11 @@ export interface SimFigures {
   notes: string[];
 }
 
-/** A run's figures with the engine and ledger it ran on, to look further into. */
+/**
+ * A run's figures with the engine and ledger it ran on, to look further into. Without a `store` of the
+ * run's own, the engine's recording index holds the interactions only if the scenario read them
+ * (docs/simulator.md#what-a-run-keeps); it counts them otherwise.
+ */
 export interface SimResult extends SimFigures {
   engine: Engine;
   ledger: UsageLedger;
@@ -52,6 +56,30 @@ export interface SimResult extends SimFigures {
  */
 export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<SimResult> {
   const wallStart = performance.now();
+  if (options.store) return run(scenario, options, 'kept', {}, wallStart);
+  // First keeping recorded interactions for the first hour only: if nothing read one in it, the index
+  // then counts them and keeps none. A read of one after that (an analysis, a sample, push, historics)
+  // ends the run at its hour's end, and the scenario runs again from the start with them kept. The same
+  // seed gives the same run, so the reports are the same.
+  const first: Attempt = {};
+  try {
+    const counted = await run(scenario, options, 'first-hour', first, wallStart);
+    if (!first.index!.interactionsAsked) return counted;
+  } catch (error) {
+    if (!first.index?.interactionsAsked) throw error;
+  }
+  return run(scenario, options, 'kept', {}, wallStart);
+}
+
+/** What the caller of a run can look at when it ends, however it ends: the recording index it made. */
+interface Attempt {
+  index?: RecordingIndex;
+}
+
+/** Ends a run at the end of an hour in which its counting index was asked for an interaction. */
+class AskedForInteractions extends Error {}
+
+async function run(scenario: Scenario, options: RunOptions, interactions: 'kept' | 'first-hour', attempt: Attempt, wallStart: number): Promise<SimResult> {
   const clock = new ManualClock(scenario.start);
   const end = scenario.start + scenario.duration;
   const ledger = new UsageLedger(scenario.start, scenario.duration);
@@ -59,16 +87,23 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   // excepted, and nothing after its last hour). With no store given, credit charges are forgotten once
   // a snapshot covers them and never enter the log (only the recording index reads it): a week of calls
   // no longer stays in memory to the end of the run.
+  // Recorded interactions are held once, by the recording index, which hears them as they are stored:
+  // the store keeps only the counts the capacity aggregate folds, and keeps them out of the log.
   const feed = options.store ? undefined : new EventFeed(ledger);
   const store =
     options.store ??
     new MemoryEventStore({
       compactable: forgettableCharge,
-      logged: (e) => !forgettableCharge(e),
-      onStored: (e) => feed!.stored(e),
+      logged: (e) => !forgettableCharge(e) && e.type !== RECORDED_TYPE,
+      heldAs: recordedCountsOnly,
+      onStored: (e) => {
+        if (e.type === RECORDED_TYPE) engine.recordingIndex.heard(e);
+        feed!.stored(e);
+      },
     });
   const engine = createEngine({
     store,
+    ...(options.store ? {} : { recordingIndex: (attempt.index = new RecordingIndex(store)) }),
     clock,
     ids: seededIds(scenario.seed),
     settings: { limitingDay: scenario.limitingDay },
@@ -126,6 +161,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
     // matched interactions then leaves the log, as a server's stream host drops it.
     for (const c of consumers) await c.catchUp();
     if (!options.store && consumers.length > 0) await store.dropTypes?.([MATCHED_TYPE], await store.head(), RELAY_STREAM_PREFIX);
+    // The index's retention, as every read of it applies it first: a run that never reads the index
+    // holds no more than one that does.
+    await engine.recordingIndex.caughtUp(hourEnd);
+    if (engine.recordingIndex.interactionsAsked) throw new AskedForInteractions();
+    if (h === 0 && interactions === 'first-hour' && !engine.recordingIndex.interactionsRead) engine.recordingIndex.keepNoInteractions();
     if (feed) {
       if (h === ledger.hours - 1) feed.stop();
     } else {

@@ -20,6 +20,13 @@ export interface MemoryStoreOptions {
   logged?: (event: StoredEvent) => boolean;
   /** Told of every event as it is stored, in position order, inside the append (before it returns). */
   onStored?: (event: StoredEvent) => void;
+  /**
+   * The form an event is held in (its stream, and the log if it is logged) while `onStored` is told of
+   * it whole: for a store whose readers of a large event's data all heard it through `onStored`, such as
+   * a simulation's recording index, so that only what the stream's decider folds stays. It must keep the
+   * event's id, type, stream, version and position.
+   */
+  heldAs?: (event: StoredEvent) => StoredEvent;
 }
 
 interface StreamLog {
@@ -64,12 +71,14 @@ export class MemoryEventStore implements EventStore {
   private readonly compactable: ((event: StoredEvent) => boolean) | undefined;
   private readonly logged: ((event: StoredEvent) => boolean) | undefined;
   private readonly onStored: ((event: StoredEvent) => void) | undefined;
+  private readonly heldAs: ((event: StoredEvent) => StoredEvent) | undefined;
   private readonly commits = new CommitSignal();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.compactable = options.compactable;
     this.logged = options.logged;
     this.onStored = options.onStored;
+    this.heldAs = options.heldAs;
   }
 
   /** Checking and writing with no await between them keeps the write atomic. */
@@ -119,14 +128,15 @@ export class MemoryEventStore implements EventStore {
           position: ++this.position,
           schemaVersion: e.schemaVersion ?? 1,
         };
-        list.events.push(stored);
+        const held = this.heldAs ? this.heldAs(stored) : stored;
+        list.events.push(held);
         list.lastId = e.id;
         if (!this.logged || this.logged(stored)) {
-          this.log.push(stored);
+          this.log.push(held);
           // What readTypes answers is what readAll answers, of those types.
           const ofType = this.byType.get(e.type);
-          if (ofType) ofType.push(stored);
-          else this.byType.set(e.type, [stored]);
+          if (ofType) ofType.push(held);
+          else this.byType.set(e.type, [held]);
         }
         this.onStored?.(stored);
       }

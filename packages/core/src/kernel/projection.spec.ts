@@ -40,6 +40,18 @@ const append = (store: EventStore, type: string, count = 1) =>
   store.append([{ stream: `s:${n % 3}`, expectedVersion: ANY_VERSION, events: Array.from({ length: count }, () => ({ id: `e${++n}`, type, data: { n }, time: n })) }]);
 
 describe('a projection', () => {
+  it('folds the events of its types a store tells it of as they are stored, and no other; its catch-ups read the log as before', async () => {
+    const store = new MemoryEventStore({ logged: (e) => e.type !== 'Counted', onStored: (e) => p.heard(e) });
+    const p = new Counted(store);
+    await append(store, 'Counted', 2);
+    await append(store, 'Charged', 3);
+    await append(store, 'Counted', 1);
+    await p.catchUp();
+    expect(p.applied.map((e) => e.type)).toEqual(['Counted', 'Counted', 'Counted']);
+    expect(p.applied.map((e) => e.position)).toEqual([1, 2, 6]);
+    expect(await p.lag()).toBe(0);
+  });
+
   it('reads only its event types: nothing of the rest of the log reaches it or is asked of the store', async () => {
     const { store, reads } = spied();
     await append(store, 'Charged', 50);

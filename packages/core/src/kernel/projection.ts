@@ -112,6 +112,16 @@ export abstract class Projection {
     return { checkpoint, head, lag: head < checkpoint ? head : head - checkpoint };
   }
 
+  /**
+   * Folds an event its store told of as it was stored (`MemoryStoreOptions.onStored`) rather than through
+   * the log: for a store that keeps events of these types out of the log (a simulation's, which holds no
+   * recorded interaction twice). Events must come in position order and never also from the log; the
+   * checkpoint is left to the catch-ups, which may still read other types from the log.
+   */
+  heard(event: StoredEvent): void {
+    if (this.types.includes(event.type)) this.apply(event);
+  }
+
   /** Forgets everything and the checkpoint: the next catch-up reads the log from the start. */
   reset(): void {
     this.generation++;

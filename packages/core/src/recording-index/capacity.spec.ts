@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { fold } from '../kernel/decider.ts';
 import { deciderSpec } from '@sdp/testing';
-import { dailyAccountLimit, dailyCapacityDecider, type CapacityEvent, type OfferedInteraction } from './capacity.ts';
+import { dailyAccountLimit, dailyCapacityDecider, recordedCountsOnly, type CapacityEvent, type OfferedInteraction } from './capacity.ts';
 
 const offered = (at: number, recordings: string[]): OfferedInteraction => ({
   at,
@@ -69,6 +69,10 @@ describe('daily capacity', () => {
       for (const n of Object.values(state.byRecording)) expect(n).toBeLessThanOrEqual(perFilterCap);
       expect(state.used).toBe(Object.values(state.byRecording).reduce((a, x) => a + x, 0));
       expect(fold(dailyCapacityDecider, log)).toEqual(state);
+      // A store holding the events without their interactions (a simulation's) folds the same state.
+      const held = log.map((e, k) => recordedCountsOnly({ ...e, id: `e${k}`, stream: 'capacity:u:d', version: k + 1, position: k + 1, time: 0, schemaVersion: 1 }));
+      expect(held.every((e) => e.type !== 'InteractionsRecorded' || (e.data as { items: unknown[] }).items.length === 0)).toBe(true);
+      expect(fold(dailyCapacityDecider, held as CapacityEvent[])).toEqual(state);
     },
   );
 });

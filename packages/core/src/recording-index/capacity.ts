@@ -1,4 +1,5 @@
 import type { Decider, DomainEvent } from '../kernel/decider.ts';
+import type { StoredEvent } from '../kernel/events.ts';
 import { evolveWith } from '../kernel/decider.ts';
 import type { Interaction } from '../filters/index.ts';
 
@@ -50,6 +51,19 @@ export type InteractionsRecordedEvent = DomainEvent<
         refused: Record<string, number>;
       }
     >;
+/** The type of the events that carry recorded interactions: the recording index reads only these. */
+export const RECORDED_TYPE = 'InteractionsRecorded';
+
+/**
+ * An `InteractionsRecorded` event as a store may hold it once the recording index has heard it whole
+ * (`MemoryStoreOptions.heldAs`): the counts the capacity aggregate folds, without the interactions. Any
+ * other event as it is.
+ */
+export function recordedCountsOnly(event: StoredEvent): StoredEvent {
+  if (event.type !== RECORDED_TYPE) return event;
+  const { day, kept, refused } = event.data as InteractionsRecordedEvent['data'];
+  return { ...event, data: { day, items: [], kept, refused } };
+}
 /** The operator's semantic fault: the day's account capacity counts as used up, with nothing stored. */
 export type CapacityReachedEvent = DomainEvent<'CapacityReached', { day: string; used: number }>;
 

@@ -1,4 +1,5 @@
 import { Projection, ProjectionKey, type Projections } from '../kernel/projection.ts';
+import type { EventStore } from '../kernel/event-store.ts';
 import type { StoredEvent } from '../kernel/events.ts';
 import { applyTags, readTarget, type Interaction } from '../filters/index.ts';
 import type { InteractionsRecordedEvent } from './capacity.ts';
@@ -17,7 +18,7 @@ export const RETENTION_MS = 32 * 24 * 3_600_000;
 export class RecordedSet {
   readonly times = new GrowableFloat64();
   readonly authors = new GrowableInt32();
-  readonly docs: Interaction[] = [];
+  private readonly kept: Interaction[] = [];
   private readonly columns = new Map<string, TargetColumn>();
   private minTime = Infinity;
   private maxTime = -Infinity;
@@ -40,19 +41,36 @@ export class RecordedSet {
   /** Rows of a window in a set out of time order, kept and extended (see `select`), newest use last. */
   private readonly selections = new Map<string, FilteredRows>();
 
+  /** `keeping`: whether its index keeps interactions (shared by the index's sets); by default it does. */
+  constructor(private readonly keeping: Keeping = new Keeping()) {}
+
+  /** The interactions as recorded, row by row. */
+  get docs(): Interaction[] {
+    this.keeping.read();
+    return this.kept;
+  }
+
+  /** Keeps no interaction from here on (its index counts them): those kept go, with what was built on them. */
+  dropInteractions(): void {
+    this.kept.length = 0;
+    this.columns.clear();
+    this.bytes.length = 0;
+    this.selections.clear();
+  }
+
   get size(): number {
-    return this.docs.length;
+    return this.times.length;
   }
 
   add(at: number, author: number, doc: Interaction): void {
     if (at < this.maxTime) this.ordered = false;
     if (at < this.minTime) this.minTime = at;
     if (at > this.maxTime) this.maxTime = at;
-    this.every.push(this.docs.length);
+    this.every.push(this.times.length);
     this.hours.add(at);
     this.times.push(at);
     this.authors.push(author);
-    this.docs.push(doc);
+    if (this.keeping.keeps) this.kept.push(doc);
   }
 
   /** The earliest time held (Infinity when empty). */
@@ -71,18 +89,19 @@ export class RecordedSet {
     let min = Infinity;
     let max = -Infinity;
     let ordered = true;
-    for (let r = 0; r < this.docs.length; r++) {
+    const kept = this.keeping.keeps ? this.kept : undefined;
+    for (let r = 0; r < this.times.length; r++) {
       const at = t[r]!;
       if (at < cutoff) continue;
       if (at < max) ordered = false;
       t[w] = at;
       a[w] = a[r]!;
-      this.docs[w] = this.docs[r]!;
+      if (kept) kept[w] = kept[r]!;
       if (at < min) min = at;
       if (at > max) max = at;
       w++;
     }
-    this.docs.length = w;
+    if (kept) kept.length = w;
     this.times.length = w;
     this.authors.length = w;
     this.every.length = w;
@@ -165,6 +184,26 @@ export class RecordedSet {
   }
 }
 
+/**
+ * Whether an index keeps the interactions of its rows, and whether anything read them: one object that
+ * all of its sets share, so the index changes its mind in one place.
+ */
+export class Keeping {
+  keeps = true;
+  /** Anything read an interaction (kept or not). */
+  wasRead = false;
+  /** Something asked for an interaction while none were kept. */
+  missed = false;
+
+  read(): void {
+    this.wasRead = true;
+    if (!this.keeps) {
+      this.missed = true;
+      throw new InteractionsNotKept();
+    }
+  }
+}
+
 /** Windows kept per set out of time order (about one per subscription reading it). */
 const MAX_SELECTIONS = 16;
 
@@ -244,13 +283,55 @@ class FilteredRows implements RowSelection {
  * nothing else. Reads catch it up first (`caughtUp`), so a restarted process rebuilds it from the log and
  * several processes on one store see each other's interactions.
  */
+export interface RecordingIndexOptions {
+  /**
+   * `kept` (the default): every row keeps its interaction, as recorded. `counted`: rows keep their time,
+   * author and hour (volume, usage, balance), not the interaction; a read of one (analysis, a sample,
+   * push, historics) throws `InteractionsNotKept` and sets `interactionsAsked`. For a caller that can do
+   * its work again with them kept, as the simulator runs a scenario again. `keepNoInteractions()` turns
+   * a kept index into a counting one.
+   */
+  interactions?: 'kept' | 'counted';
+}
+
+/** A read of recorded interactions from an index that counts them and keeps none (`interactions: 'counted'`). */
+export class InteractionsNotKept extends Error {
+  constructor() {
+    super('this recording index counts recorded interactions and keeps none of them (interactions: counted)');
+    this.name = 'InteractionsNotKept';
+  }
+}
+
 export class RecordingIndex extends Projection {
   readonly types = ['InteractionsRecorded'] as const;
+  private readonly keeping = new Keeping();
   private sets = new Map<string, RecordedSet>();
   private authorCodes = new Map<string, number>();
   private nextAuthor = 0;
   /** Per account, the log position of the last interactions recorded for it: what wakes idle push delivery. */
   private fed = new Map<string, number>();
+
+  constructor(store: EventStore, options: RecordingIndexOptions = {}) {
+    super(store);
+    if (options.interactions === 'counted') this.keeping.keeps = false;
+  }
+
+  /** Whether anything read an interaction this index did not keep (only once it counts them). */
+  get interactionsAsked(): boolean {
+    return this.keeping.missed;
+  }
+
+  /** Whether anything read a recorded interaction, kept or not. */
+  get interactionsRead(): boolean {
+    return this.keeping.wasRead;
+  }
+
+  /** From here on rows keep no interaction, and those kept go: the index counts them (`counted`). */
+  keepNoInteractions(): void {
+    if (!this.keeping.keeps) return;
+    this.keeping.keeps = false;
+    for (const set of this.sets.values()) set.dropInteractions();
+  }
 
   /** The index caught up with everything written so far, and retention applied at `now` when given. */
   async caughtUp(now?: number): Promise<this> {
@@ -296,8 +377,8 @@ export class RecordingIndex extends Projection {
       const author = this.authorCode(item.interaction);
       for (const m of item.matches) {
         let set = this.sets.get(m.recording);
-        if (!set) this.sets.set(m.recording, (set = new RecordedSet()));
-        set.add(item.at, author, m.tags.length > 0 || m.categories?.length ? applyTags(item.interaction, { matched: true, ...m }) : item.interaction);
+        if (!set) this.sets.set(m.recording, (set = new RecordedSet(this.keeping)));
+        set.add(item.at, author, !this.keeping.keeps || !(m.tags.length > 0 || m.categories?.length) ? item.interaction : applyTags(item.interaction, { matched: true, ...m }));
       }
     }
   }
