@@ -3,6 +3,8 @@ import { type StoredEvent } from '@sdp/core/kernel';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
+/** Stream names whose account the ledger keeps at once (a run writes to a few per account and day). */
+const STREAMS_REMEMBERED = 4_096;
 
 /** What one account did in one hour of the scenario. */
 export interface HourRow {
@@ -106,6 +108,7 @@ export class UsageLedger {
   readonly hours: number;
   readonly minutes: number;
   private accounts = new Map<string, AccountTrack>();
+  private readonly streamAccounts = new Map<string, string | undefined>();
 
   constructor(
     readonly start: number,
@@ -266,6 +269,18 @@ export class UsageLedger {
     track.queued[m] = Number.isNaN(track.queued[m]!) ? n : Math.max(track.queued[m]!, n);
   }
 
+  /**
+   * Whose stream this is (`accountOfStream`), remembered by name: a run charges the same few streams
+   * thousands of times. Forgotten whole past a bound, as a long run names a capacity stream a day.
+   */
+  private accountOf(stream: string): string | undefined {
+    if (this.streamAccounts.has(stream)) return this.streamAccounts.get(stream);
+    if (this.streamAccounts.size >= STREAMS_REMEMBERED) this.streamAccounts.clear();
+    const account = accountOfStream(stream);
+    this.streamAccounts.set(stream, account);
+    return account;
+  }
+
   /** Charged credits, from the engine's own `CreditsCharged` events (and capacity and task events). */
   recordEvents(events: StoredEvent[]): void {
     for (const e of events) this.recordEvent(e);
@@ -285,7 +300,7 @@ export class UsageLedger {
   }
 
   private recordCharge(e: Extract<PlatformStoredEvent, { type: 'CreditsCharged' }>): void {
-    const a = this.accounts.get(accountOfStream(e.stream) ?? '');
+    const a = this.accounts.get(this.accountOf(e.stream) ?? '');
     if (!a) return;
     const data = e.data;
     // Charges not made by a call keep their own name: an operator's injected fault, and the operator's
@@ -326,7 +341,7 @@ export class UsageLedger {
   /** Kept and refused interactions, per limiting day (the day key is the aggregate's own). */
   private recordCapacity(e: Extract<PlatformStoredEvent, { type: 'InteractionsRecorded' }>): void {
     const data = e.data;
-    const username = accountOfStream(e.stream);
+    const username = this.accountOf(e.stream);
     const a = username === undefined ? undefined : this.accounts.get(username);
     if (!a || username === undefined) return;
     let d = a.capacity.get(data.day);
@@ -336,7 +351,7 @@ export class UsageLedger {
   }
 
   private recordTask(e: Extract<PlatformStoredEvent, { type: 'TaskQueued' }>): void {
-    const a = this.accounts.get(accountOfStream(e.stream) ?? '');
+    const a = this.accounts.get(this.accountOf(e.stream) ?? '');
     if (!a) return;
     const data = e.data;
     const row = a.rows[this.hourOf(data.at)]!;

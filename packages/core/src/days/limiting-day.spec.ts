@@ -57,4 +57,19 @@ describe('the limiting day', () => {
     const pst = limitingDayOf(Date.parse('2026-07-01T07:30:00Z'), 'pst');
     expect(pst).toEqual({ key: '2026-06-30', start: Date.parse('2026-06-30T08:00:00Z'), end: Date.parse('2026-07-01T08:00:00Z') });
   });
+
+  test.prop([fc.array(fc.tuple(instant, fc.integer({ min: -2 * DAY_MS, max: 2 * DAY_MS })), { minLength: 1, maxLength: 20 }), mode])(
+    'the day remembered from the last answer is the day a fresh reckoning gives, for instants in any order',
+    (steps, m) => {
+      for (const [at, near] of steps) {
+        for (const ms of [at, at + near]) {
+          const remembered = limitingDayOf(ms, m);
+          // An instant 400 days away makes the next answer a fresh reckoning.
+          limitingDayOf(ms + 400 * DAY_MS, m);
+          expect(limitingDayOf(ms, m)).toEqual(remembered);
+          expect(ms >= remembered.start && ms < remembered.end).toBe(true);
+        }
+      }
+    },
+  );
 });

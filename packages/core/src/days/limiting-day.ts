@@ -17,8 +17,23 @@ const DAY_MS = 24 * HOUR_MS;
 const PST_OFFSET_MS = -8 * HOUR_MS;
 const ZONE = 'America/Los_Angeles';
 
+/**
+ * The last day answered, per mode: calls ask for the day of instants that mostly fall in one day (every
+ * compile checks the day's definition budget), and spelling its key cost more than the rest of the check.
+ * Frozen, as every caller that asks within the day shares it.
+ */
+const lastDay: Record<LimitingDayMode, LimitingDay | undefined> = { pst: undefined, 'america-los-angeles': undefined };
+
 /** The limiting day that holds the instant `ms`. */
 export function limitingDayOf(ms: number, mode: LimitingDayMode): LimitingDay {
+  const last = lastDay[mode];
+  if (last !== undefined && ms >= last.start && ms < last.end) return last;
+  const day = Object.freeze(dayHolding(ms, mode));
+  lastDay[mode] = day;
+  return day;
+}
+
+function dayHolding(ms: number, mode: LimitingDayMode): LimitingDay {
   if (!Number.isFinite(ms)) throw new RangeError(`not an instant: ${ms}`);
   if (mode === 'pst') {
     const start = Math.floor((ms + PST_OFFSET_MS) / DAY_MS) * DAY_MS - PST_OFFSET_MS;

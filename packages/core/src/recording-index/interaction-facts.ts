@@ -1,16 +1,13 @@
 import type { Interaction } from '../filters/index.ts';
 
-/**
+/*
  * What the index reads from every interaction besides its targets: when it happened, who wrote it and
  * which service it comes from. Interactions arrive from clients, so every read is tolerant.
  */
-function at(i: Interaction, path: string[]): unknown {
-  let node: unknown = i;
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
+
+/** `o[key]` when `o` is an object (arrays included), else `undefined`. */
+function field(o: unknown, key: string): unknown {
+  return typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[key] : undefined;
 }
 
 /**
@@ -18,7 +15,7 @@ function at(i: Interaction, path: string[]): unknown {
  * string), never later than `now`; `now` when it has none.
  */
 export function indexTimeOf(i: Interaction, now: number): number {
-  const raw = at(i, ['interaction', 'created_at']);
+  const raw = field(i.interaction, 'created_at');
   let ms: number | undefined;
   if (typeof raw === 'number' && Number.isFinite(raw)) ms = raw < 1e11 ? raw * 1000 : raw;
   else if (typeof raw === 'string' && raw.length > 0) {
@@ -29,21 +26,25 @@ export function indexTimeOf(i: Interaction, now: number): number {
   return Math.floor(ms);
 }
 
-const AUTHOR_PATHS = [
-  ['fb', 'author', 'id'],
-  ['li', 'user', 'member', 'id'],
-  ['interaction', 'author', 'id'],
-  ['interaction', 'author', 'username'],
-];
+/** An author's id as `unique_authors` counts it: a non-empty string, or a number spelled as text. */
+function authorText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.length > 0 ? v : undefined;
+  return typeof v === 'number' ? String(v) : undefined;
+}
 
-/** Who wrote it, for `unique_authors`; `undefined` when the interaction names no author. */
+/**
+ * Who wrote it, for `unique_authors`; `undefined` when the interaction names no author. The first of
+ * `fb.author.id`, `li.user.member.id`, `interaction.author.id` and `interaction.author.username` that
+ * names one. Read field by field rather than by walking a list of paths: an analysis asks this of every
+ * interaction it reads, and the walk's keyed reads were most of its cost.
+ */
 export function authorOf(i: Interaction): string | undefined {
-  for (const p of AUTHOR_PATHS) {
-    const v = at(i, p);
-    if (typeof v === 'string' && v.length > 0) return v;
-    if (typeof v === 'number') return String(v);
-  }
-  return undefined;
+  return (
+    authorText(field(field(i.fb, 'author'), 'id')) ??
+    authorText(field(field(field(i.li, 'user'), 'member'), 'id')) ??
+    authorText(field(field(i.interaction, 'author'), 'id')) ??
+    authorText(field(field(i.interaction, 'author'), 'username'))
+  );
 }
 
 /** The service an interaction belongs to, from its namespaces; `undefined` matches every service. */
