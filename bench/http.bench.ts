@@ -79,7 +79,7 @@ export default async function httpBench(): Promise<BenchReport> {
       log ? join(dir, `access-${Math.random().toString(36).slice(2)}.log`) : 'off',
     ]);
   const cases: Case[] = [
-    { name: 'bare node:http (JSON body, five rate headers)', accounts: 1, start: peer('bare.mjs') },
+    { name: "bare node:http (JSON body, the project's ten headers)", accounts: 1, start: peer('bare.mjs') },
     { name: 'fastify 5 + @fastify/rate-limit', accounts: 1, start: peer('fastify.mjs') },
     { name: 'hono 4 + @hono/node-server', accounts: 1, start: peer('hono.mjs') },
     { name: 'diagnostic: node:http + engine.call (no @sdp/http, no log)', accounts: 1, start: peer('engine-direct.mjs') },

@@ -49,7 +49,7 @@ export default async function sqliteHttpBench(): Promise<BenchReport> {
   };
   const db = () => `sqlite:${join(dir, `store-${files++}.db`)}`;
   const cases: { name: string; accounts: number; start(): Promise<{ child: ChildProcess; url: string }> }[] = [
-    { name: 'bare node:http (JSON body, five rate headers)', accounts: 1, start: () => startServerProcess(process.execPath, ['bench/peers/bare.mjs'], 0) },
+    { name: "bare node:http (JSON body, the project's ten headers)", accounts: 1, start: () => startServerProcess(process.execPath, ['bench/peers/bare.mjs'], 0) },
     { name: 'sdp memory, one account, log on', accounts: 1, start: sdp('memory:', one) },
     { name: 'sdp SQLite, one account, log on', accounts: 1, start: sdp(db(), one) },
     { name: 'sdp SQLite, 50 accounts, log on', accounts: CONNECTIONS, start: sdp(db(), fifty) },

@@ -1,7 +1,8 @@
-// The baseline: node:http alone, parsing the JSON body and answering with the five rate headers.
+// The baseline: node:http alone, parsing the JSON body and answering with what the project's answer carries:
+// its headers (version, CORS, a random request id, the five rate headers) and a body made per request.
 import { createServer } from 'node:http';
+import { requestId } from './request-id.mjs';
 
-const body = JSON.stringify({ created_at: '2026-03-02 08:05:37', dpu: '0.1' });
 let remaining = 1e12;
 const server = createServer((req, res) => {
   const chunks = [];
@@ -13,7 +14,11 @@ const server = createServer((req, res) => {
       return;
     }
     remaining -= 1;
+    const body = JSON.stringify({ created_at: '2026-03-02 08:05:37', dpu: '0.1' });
     res.writeHead(200, {
+      'X-API-Version': '1.5',
+      'Access-Control-Allow-Origin': '*',
+      'X-DataSift-Request-Id': requestId(),
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(body),
       'X-RateLimit-Limit': '1000000000000',

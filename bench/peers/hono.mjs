@@ -1,6 +1,7 @@
-// hono on @hono/node-server: the fetch-centred framework, parsing the JSON body, the five headers set by hand.
+// hono on @hono/node-server: the fetch-centred framework, parsing the JSON body, the project's headers set by hand.
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
+import { requestId } from './request-id.mjs';
 
 const app = new Hono();
 let remaining = 1e12;
@@ -8,6 +9,9 @@ app.post('/v1.5/validate', async (c) => {
   const params = await c.req.json();
   if (typeof params.csdl !== 'string') return c.json({ error: 'csdl' }, 400);
   remaining -= 1;
+  c.header('X-API-Version', '1.5');
+  c.header('Access-Control-Allow-Origin', '*');
+  c.header('X-DataSift-Request-Id', requestId());
   c.header('X-RateLimit-Limit', '1000000000000');
   c.header('X-RateLimit-Remaining', String(remaining));
   c.header('X-RateLimit-Cost', '1');
