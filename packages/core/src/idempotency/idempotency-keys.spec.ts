@@ -74,6 +74,8 @@ describe('idempotency keys', () => {
     const other = await compile(engine, 'b', 'K');
     expect(other.status).toBe(422);
     expect(other.rate?.remaining).toBe(10000 - 5);
+    // Charged nothing, and its headers say so.
+    expect(other.rate?.cost).toBe(0);
     expect(executed()).toBe(1);
   });
 
@@ -123,7 +125,7 @@ describe('idempotency keys', () => {
     const before = (await engine.accountView('alice')).allowances.general.remaining;
     const crashed = await compile(engine, 'crash');
     expect(crashed.status).toBe(500);
-    expect(crashed.rate).toMatchObject({ limit: 10_000, remaining: before, cost: 5 });
+    expect(crashed.rate).toMatchObject({ limit: 10_000, remaining: before, cost: 0 });
     expect((await engine.accountView('alice')).allowances.general.remaining).toBe(before);
   });
 

@@ -220,14 +220,14 @@ export class CallJudge implements Judge<CallAnswer> {
       const held = heldAt(keys, idempotencyKey, now);
       if (held && held.fingerprint !== fingerprint) {
         const reused = new DomainError(422, `Idempotency-Key ${idempotencyKey} was used with other parameters; use a new key for a new call`);
-        return { answer: errorAnswer(reused, figuresBefore(credits, reported, endpoint, now)), write: false };
+        return { answer: errorAnswer(reused, figuresUncharged(credits, reported, now)), write: false };
       }
       if (held) return { answer: replayOf(held, idempotencyKey), write: false };
       try {
         admitKey(keys, now, account.package.idempotency_keys);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        return { answer: errorAnswer(error, figuresBefore(credits, reported, endpoint, now)), write: false };
+        return { answer: errorAnswer(error, figuresUncharged(credits, reported, now)), write: false };
       }
     }
 
@@ -271,7 +271,7 @@ export class CallJudge implements Judge<CallAnswer> {
   private verdictOf(executed: Executed | Promise<Executed>, credits: Credits, reported: AllowanceLine | undefined, now: number): Decided<CallAnswer> | Promise<Decided<CallAnswer>>;
   private verdictOf(executed: Executed | Promise<Executed>, credits: Credits, reported: AllowanceLine | undefined, now: number): Decided<CallAnswer> | Promise<Decided<CallAnswer>> {
     if (executed instanceof Promise) return executed.then((answer) => this.verdictOf(answer, credits, reported, now));
-    if (executed === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresBefore(credits, reported, this.endpoint, now)) }, write: false };
+    if (executed === undefined) return { answer: { status: 500, body: { error: 'Internal error; nothing was charged' }, ...withRate(figuresUncharged(credits, reported, now)) }, write: false };
     if ('refused' in executed) return { answer: executed.refused, write: false };
     return { answer: executed, write: true };
   }
@@ -467,7 +467,8 @@ export class CallJudge implements Judge<CallAnswer> {
       s.onError?.(error, call);
       return undefined;
     }
-    if (error.status >= 500) return { refused: errorAnswer(error, credits ? figuresBefore(credits, reported, endpoint, uow.now) : fixedBefore) };
+    // Nothing is charged for a 5xx, so its cost is 0 (what a call's headers say is what it was charged).
+    if (error.status >= 500) return { refused: errorAnswer(error, credits ? figuresUncharged(credits, reported, uow.now) : fixedBefore && { ...fixedBefore, cost: 0 }) };
     uow.rollbackTo(savepoint);
     return errorAnswer(error, rate, call.version);
   }

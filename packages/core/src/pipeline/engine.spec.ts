@@ -115,6 +115,7 @@ describe('engine.call: the order of judgement (docs/contract.md#judgement-order)
     expect(bad.rate?.remaining).toBe(9995);
     const missing = await engine.call({ version: '1.5', endpoint: 'historics.prepare', credentials: creds });
     expect(missing.status).toBe(501);
+    expect(missing.rate?.cost).toBe(0);
     expect((await engine.accountView('alice')).allowances.general.remaining).toBe(9995);
   });
 

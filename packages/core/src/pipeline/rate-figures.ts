@@ -33,8 +33,9 @@ export function figuresBefore(credits: Credits, reported: AllowanceLine | undefi
 }
 
 /**
- * The figures of a refusal before the allowance is consulted (a denied account): cost 0, since nothing is
- * charged and a client reads cost over remaining as a rate limit, which this is not.
+ * The figures of an answer that charges nothing though the account is known (a denied account, a reused
+ * or refused idempotency key, a 5xx): cost 0, since the headers say what was charged and a client reads
+ * cost over remaining as a rate limit, which this is not.
  */
 export function figuresUncharged(credits: Credits, reported: AllowanceLine | undefined, now: number): RateFigures | undefined {
   return reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, 0, now) : undefined;
