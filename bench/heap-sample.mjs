@@ -4,33 +4,15 @@
 // `wire`: the build's wire handler and engine on the memory store; `engine`: engine.call alone. Seeded ids
 // unless IDS=random. Prints the sampled bytes a call, then the functions allocating the most.
 import { Session } from 'node:inspector/promises';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { benchEngine, inFlight, loadBuild, validateCall } from './built-validate.mjs';
 
 const [buildRoot = '.', mode = 'engine'] = process.argv.slice(2);
-const at = (pkg, file = 'index.js') => pathToFileURL(resolve(buildRoot, 'packages', pkg, 'dist', file)).href;
-const core = await import(at('core'));
-const kernel = core.MemoryEventStore ? core : await import(at('core', 'kernel/index.js'));
-const { SystemClock, randomIds } = await import(at('clock'));
-const http = await import(at('http'));
-const engine = core.createEngine({ store: new kernel.MemoryEventStore({ compactable: core.forgettableCharge }), clock: new SystemClock(), ids: process.env.IDS === 'random' ? randomIds() : kernel.seededIds(1) });
-await engine.openAccount({ username: 'bench0', api_key: 'bench-key-0', package: { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 } });
-const call = { version: '1.5', endpoint: 'core.validate', credentials: { username: 'bench0', apiKey: 'bench-key-0' }, params: { csdl: 'interaction.content contains "hello"' }, mediaType: 'application/json' };
-const body = new TextEncoder().encode(JSON.stringify(call.params));
-const headers = { authorization: 'bench0:bench-key-0', 'content-type': 'application/json', 'content-length': String(body.length) };
-const request = { method: 'POST', url: '/v1.5/validate', header: (name) => headers[name], readBody: () => Promise.resolve(body), body };
-const handler = http.createApiHandler(engine, { onAccess: () => {} });
+const build = await loadBuild(buildRoot);
+const engine = await benchEngine(build, process.env.IDS === 'random' ? build.clock.randomIds() : build.kernel.seededIds(1));
+const { call, request } = validateCall();
+const handler = build.http.createApiHandler(engine, { onAccess: () => {} });
 const one = mode === 'engine' ? () => engine.call({ ...call }) : () => handler(request);
-const run = async (n) => {
-  let done = 0;
-  const lane = async () => {
-    while (done < n) {
-      done++;
-      await one();
-    }
-  };
-  await Promise.all(Array.from({ length: 50 }, lane));
-};
+const run = (n) => inFlight(n, one);
 await run(50_000);
 const session = new Session();
 session.connect();
