@@ -39,7 +39,7 @@ const EXCLUDED: { pattern: RegExp; reason: string }[] = [
   { pattern: /^npm install (-D )?((\/path\/to\/sdp\/packed\/\S+\.tgz ?)+|fast-check @fast-check\/vitest vitest)$/, reason: 'installs into a blank project: the consumer suite (consumer/project/docs-commands.mjs) runs it there' },
   { pattern: /127\.0\.0\.1:8080\/(_admin|v1\.5)\//, reason: 'the worked example of docs/push.md and the stream lines of README.md and docs/stream.md: push-example.e2e.spec.ts and stream-doc-example.e2e.spec.ts run them against a server, the ports and the demo key substituted, each shown answer checked' },
   { pattern: /^HASH=|^SOURCE=|^ID=/, reason: 'the same examples (push-example.e2e.spec.ts, stream-doc-example.e2e.spec.ts), as above' },
-  { pattern: /^(podman|docker) |^SDP_BASE_IMAGE=/, reason: 'docs/server.md\'s container lines need a container runtime and a Debian base image to pull, which a test machine may lack (its curl lines to 127.0.0.1:8080 fall under the pattern above): container-entry.e2e.spec.ts runs entry.sh as the image does and sends the curl line it prints' },
+  { pattern: /^(podman|docker) |^SDP_BASE_IMAGE=/, reason: 'docs/server.md\'s container lines need a container runtime and a Debian base image to pull, which a test machine may lack (its curl lines to 127.0.0.1:8080 fall under the pattern above): container-entry.e2e.spec.ts runs entry.sh as the image does and sends the curl line it prints, and container-image.e2e.spec.ts runs the image .ci/container.sh builds in CI' },
   { pattern: /^curl -N |^kill %1$/, reason: 'a stream, open until stopped, and its stop: stream-doc-example.e2e.spec.ts reads it as the lines around it run' },
 ];
 
