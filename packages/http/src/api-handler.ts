@@ -233,7 +233,19 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
   /** The call through the engine, and its answer encoded: a value when the engine answered with one. */
   function ask(req: WireRequest, r: EndpointTarget, call: ApiCall, base: Record<string, string>, note: AccessNote | null): WireResponse | Promise<WireResponse> {
     const answer = engine.call(call, r.endpoint);
-    if (answer instanceof Promise) return settle(answer.then((a) => encoded(req, r, call, a, base, note)), req, note);
+    if (answer instanceof Promise) {
+      // One reaction for both outcomes, no async frame: a call that waits (a durable store) pays only this.
+      return answer.then(
+        (a) => {
+          try {
+            return encoded(req, r, call, a, base, note);
+          } catch (error) {
+            return failed(req, error, note);
+          }
+        },
+        (error) => failed(req, error, note),
+      );
+    }
     return encoded(req, r, call, answer, base, note);
   }
 
