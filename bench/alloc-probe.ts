@@ -27,14 +27,14 @@ try {
   const engine = createEngine({ store: (await openStore('memory:')).store, clock: new SystemClock(), ids: process.env.IDS === 'seeded' ? seededIds(1) : randomIds() });
   await engine.openAccount({ username: 'bench0', api_key: 'bench-key-0', package: { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 } });
   const log = openAccessLog(join(dir, 'access.log'))!;
-  const handler = createApiHandler(engine, { onAccess: (e) => log.write(e) });
+  const handler = createApiHandler({ call: (c, e) => engine.answer(c, e) }, { onAccess: (e) => log.write(e) });
   const call = { version: '1.5' as const, endpoint: 'core.validate' as const, credentials: { username: 'bench0', apiKey: 'bench-key-0' }, params: { csdl: 'interaction.content contains "hello"' }, mediaType: 'application/json' };
   const run = async (n: number) => {
     let done = 0;
     const lane = async () => {
       while (done < n) {
         done++;
-        await (MODE === 'engine' ? engine.call({ ...call }) : handler(request));
+        await (MODE === 'engine' ? engine.answer({ ...call }) : handler(request));
       }
     };
     await Promise.all(Array.from({ length: 50 }, lane));

@@ -20,6 +20,14 @@ export async function benchEngine({ core, kernel, clock }, ids) {
   return engine;
 }
 
+/**
+ * What the wire handler is given, as `sdp serve` gives it: the engine's `answer` (a value when the call
+ * waited on nothing) where the build has one, else the engine itself (`call`, a promise).
+ */
+export function answererOf(engine) {
+  return typeof engine.answer === 'function' ? { call: (call, endpoint) => engine.answer(call, endpoint) } : engine;
+}
+
 /** The validate call, as `engine.call` takes it and as the wire handler reads it. */
 export function validateCall() {
   const call = { version: '1.5', endpoint: 'core.validate', credentials: { username: 'bench0', apiKey: 'bench-key-0' }, params: { csdl: 'interaction.content contains "hello"' }, mediaType: 'application/json' };

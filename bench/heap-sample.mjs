@@ -4,14 +4,14 @@
 // `wire`: the build's wire handler and engine on the memory store; `engine`: engine.call alone. Seeded ids
 // unless IDS=random. Prints the sampled bytes a call, then the functions allocating the most.
 import { Session } from 'node:inspector/promises';
-import { benchEngine, inFlight, loadBuild, validateCall } from './built-validate.mjs';
+import { answererOf, benchEngine, inFlight, loadBuild, validateCall } from './built-validate.mjs';
 
 const [buildRoot = '.', mode = 'engine'] = process.argv.slice(2);
 const build = await loadBuild(buildRoot);
 const engine = await benchEngine(build, process.env.IDS === 'random' ? build.clock.randomIds() : build.kernel.seededIds(1));
 const { call, request } = validateCall();
-const handler = build.http.createApiHandler(engine, { onAccess: () => {} });
-const one = mode === 'engine' ? () => engine.call({ ...call }) : () => handler(request);
+const handler = build.http.createApiHandler(answererOf(engine), { onAccess: () => {} });
+const one = mode === 'engine' ? () => (engine.answer ?? engine.call).call(engine, { ...call }) : () => handler(request);
 const run = (n) => inFlight(n, one);
 await run(50_000);
 const session = new Session();

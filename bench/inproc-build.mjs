@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchEngine, inFlight, loadBuild, validateCall } from './built-validate.mjs';
+import { answererOf, benchEngine, inFlight, loadBuild, validateCall } from './built-validate.mjs';
 
 const [buildRoot = '.', mode = 'wire-log'] = process.argv.slice(2);
 const build = await loadBuild(buildRoot);
@@ -18,7 +18,7 @@ try {
   const log = openAccessLog(join(dir, 'access.log'));
   const engine = await benchEngine(build, build.clock.randomIds());
   const { request } = validateCall();
-  const handler = build.http.createApiHandler(engine, mode === 'wire-log' ? { onAccess: (e) => log.write(e) } : {});
+  const handler = build.http.createApiHandler(answererOf(engine), mode === 'wire-log' ? { onAccess: (e) => log.write(e) } : {});
   const run = (n) =>
     inFlight(n, async () => {
       const r = await handler(request);

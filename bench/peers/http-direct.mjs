@@ -9,5 +9,5 @@ import { createApiHandler, listen } from '@sdp/http';
 
 const engine = createEngine({ store: new MemoryEventStore({ compactable: forgettableCharge }), clock: new SystemClock(), ids: randomIds() });
 await engine.openAccount({ username: 'bench0', api_key: 'bench-key-00000000000000000000001' + '0', package: { credits_per_hour: 1e12, analyze_credits_per_hour: 1e12 } });
-const running = await listen(createApiHandler(engine), { port: 0 });
+const running = await listen(createApiHandler({ call: (call, endpoint) => engine.answer(call, endpoint) }), { port: 0 });
 console.log('listening on ' + running.url);

@@ -14,7 +14,8 @@ import { CLIENT_GONE_STATUS, ClientGone, JSON_TYPE, errorResponse, type AccessEn
  * one; so is anything that answers as the engine does (a wrapper that counts or traces calls).
  */
 export interface CallAnswerer {
-  call(call: ApiCall, endpoint: Endpoint): Promise<CallAnswer>;
+  /** The answer, or a promise of it: one given at once is encoded at once (`Engine.answer` gives one). */
+  call(call: ApiCall, endpoint: Endpoint): CallAnswer | Promise<CallAnswer>;
 }
 
 export interface HttpOptions {
@@ -119,23 +120,19 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
   };
 
   /**
-   * One request's answer. A single async function from the URL to the encoded answer, errors included:
-   * each async layer between the engine's answer and the socket costs the request another promise and
-   * another turn of the microtask queue. Every answer leaves through `answered`, which tells the access
-   * log (`note`, null without one): the log adds no layer of its own.
+   * One request's answer: a value when nothing on its way waited (the body held, no fault asked, the
+   * engine answering at once), else a promise from the first step that answered with one. Every answer
+   * leaves through `answered`, which tells the access log (`note`, null without one), and every error
+   * through `failed`: the log adds no layer of its own.
    */
-  async function serve(req: WireRequest, path: string, query: string, note: AccessNote | null): Promise<WireResponse> {
+  function serve(req: WireRequest, path: string, query: string, note: AccessNote | null): WireResponse | Promise<WireResponse> {
     try {
       if ((req.method === 'GET' || req.method === 'HEAD') && path.endsWith('/openapi.json')) {
         const document = openApi(req, path);
-        if (document) return answered(req, await document, note);
+        if (document) return document instanceof Promise ? settle(document.then((d) => answered(req, d, note)), req, note) : answered(req, document, note);
       }
       const r = targets.get(req.method, path);
-      if (r.kind === 'mount') {
-        const response = await r.handler(req);
-        response.headers['X-API-Version'] ??= CURRENT_VERSION;
-        return answered(req, response, note);
-      }
+      if (r.kind === 'mount') return settle(mounted(req, r.handler, note), req, note);
       const base = baseHeaders(r.version, requestIds);
       switch (r.kind) {
         case 'not-found':
@@ -151,80 +148,131 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
           base['Access-Control-Max-Age'] = '600';
           return answered(req, { status: 204, headers: base }, note);
       }
-
-      const endpoint = r.endpoint;
       const held = req.body;
-      const bytes = held === undefined ? await req.readBody(bodyLimit) : held.byteLength > bodyLimit ? null : held;
-      const mediaType = mediaTypeOf(req.header('content-type'));
-      // A body that cannot be read into parameters is the call's answer at step 7, charged, once the
-      // credentials and the allowance have been judged as for any call (docs/contract.md#judgement-order); its bytes are
-      // never parsed further.
-      let unreadable: ApiCall['unreadable'];
-      let params: Record<string, unknown> | undefined;
-      let rawBody: string | undefined;
-      if (bytes === null) {
-        base.Connection = 'close';
-        unreadable = { status: 413, message: `The request body is over the limit of ${bodyLimit} bytes` };
-      } else {
-        try {
-          const text = bytes.length === 0 ? '' : decodeUtf8(bytes);
-          if (endpoint.body === 'raw') {
-            rawBody = text;
-            params = mergeParams(formParams(query), r.pathParams);
-          } else if (query === '' && !r.hasPathParams) {
-            // The body's parameters alone: the parsed object is the call's own, so it needs no copy.
-            params = text ? withoutProtoKey(bodyParams(text, mediaType)) : {};
-          } else {
-            params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
-          }
-        } catch (error) {
-          if (!(error instanceof BodyError)) throw error;
-          unreadable = { status: error.status, message: error.message };
-        }
-      }
-      // Without the body's, the call still has its path's and query's parameters (an identity's limits read them).
-      params ??= mergeParams(query ? formParams(query) : {}, r.pathParams);
-
-      const authorization = req.header('authorization');
-      // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
-      if (authorization !== undefined && authorization.includes(',')) return answered(req, errorResponse(400, 'Send one Authorization header, not several', base), note);
-      const idempotencyKey = req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE' ? req.header('idempotency-key') : undefined;
-      // Two keys arrive as one joined by ", " (Node's headers and fetch's Headers alike), and the fetch face
-      // cannot tell that from one key holding a comma: used as one key, a retry would miss the call it
-      // repeats. So a key has no comma, on both faces alike.
-      if (idempotencyKey !== undefined && idempotencyKey.includes(',')) return answered(req, errorResponse(400, 'Send one Idempotency-Key header, not several (a key has no commas)', base), note);
-      const credentials = readCredentials(authorization, req.header('auth'));
-      if (options.faults) {
-        // No rules, no promise: the common call pays nothing for the feature.
-        const asked = options.faults({ username: credentials?.username ?? null, endpoint: endpoint.id });
-        const fault = asked && (await asked);
-        if (fault) return answered(req, faultResponse(fault, base), note);
-      }
-      const call: ApiCall = { version: r.version, endpoint: endpoint.id, credentials, params, mediaType };
-      if (rawBody !== undefined) call.body = rawBody;
-      if (unreadable) call.unreadable = unreadable;
-      // A call whose body was unreadable is not recorded under its key: the retry with a body that reads executes.
-      else if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
-      const answer = await engine.call(call, endpoint);
-      if (onCall !== undefined) onCall(req, call, answer);
-      if (note !== null) {
-        note.username = credentials && answer.status !== 401 ? credentials.username : null;
-        note.cost = answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null;
-      }
-      const common = rateStyle === 'x' ? encodeCommon(answer, base, r.head) : undefined;
-      return answered(req, common ?? encode(answer, r.version, base, r.head, rateStyle, endpoint.allowance === 'analyze' ? 'analyze' : 'general'), note);
+      if (held === undefined) return settle(req.readBody(bodyLimit).then((bytes) => callWith(req, r, query, bytes, base, note)), req, note);
+      return callWith(req, r, query, held.byteLength > bodyLimit ? null : held, base, note);
     } catch (error) {
-      if (note !== null) note.username = note.cost = null;
-      // Nobody is left to answer and nothing failed here: no error to tell, a 499 for the log.
-      if (error instanceof ClientGone) return answered(req, errorResponse(CLIENT_GONE_STATUS, error.message, { 'X-API-Version': CURRENT_VERSION }), note);
-      if (isStoreUnavailable(error)) {
-        // The operator's side reaches the store outside engine.call; it answers as the API does.
-        const headers = { 'X-API-Version': CURRENT_VERSION, 'Retry-After': String(STORE_RETRY_AFTER_S) };
-        return answered(req, errorResponse(503, 'The data store is unavailable; nothing was changed. Retry later.', headers), note);
-      }
-      options.onError?.(error);
-      return answered(req, errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION }), note);
+      return failed(req, error, note);
     }
+  }
+
+  /** A mounted sub-API's answer, with the API's version header when it gives none. */
+  async function mounted(req: WireRequest, handler: WireHandler, note: AccessNote | null): Promise<WireResponse> {
+    const response = await handler(req);
+    response.headers['X-API-Version'] ??= CURRENT_VERSION;
+    return answered(req, response, note);
+  }
+
+  /** `serve`'s answer from a step that answered with a promise: its errors end as `serve`'s do. */
+  async function settle(later: Promise<WireResponse>, req: WireRequest, note: AccessNote | null): Promise<WireResponse> {
+    try {
+      return await later;
+    } catch (error) {
+      return failed(req, error, note);
+    }
+  }
+
+  /**
+   * The endpoint's call from the request and its body (`null`: over the limit), through the engine, and
+   * the answer encoded. Throws what `serve` answers as a failure.
+   */
+  function callWith(req: WireRequest, r: EndpointTarget, query: string, bytes: Uint8Array | null, base: Record<string, string>, note: AccessNote | null): WireResponse | Promise<WireResponse> {
+    const endpoint = r.endpoint;
+    const mediaType = mediaTypeOf(req.header('content-type'));
+    // A body that cannot be read into parameters is the call's answer at step 7, charged, once the
+    // credentials and the allowance have been judged as for any call (docs/contract.md#judgement-order); its bytes are
+    // never parsed further.
+    let unreadable: ApiCall['unreadable'];
+    let params: Record<string, unknown> | undefined;
+    let rawBody: string | undefined;
+    if (bytes === null) {
+      base.Connection = 'close';
+      unreadable = { status: 413, message: `The request body is over the limit of ${bodyLimit} bytes` };
+    } else {
+      try {
+        const text = bytes.length === 0 ? '' : decodeUtf8(bytes);
+        if (endpoint.body === 'raw') {
+          rawBody = text;
+          params = mergeParams(formParams(query), r.pathParams);
+        } else if (query === '' && !r.hasPathParams) {
+          // The body's parameters alone: the parsed object is the call's own, so it needs no copy.
+          params = text ? withoutProtoKey(bodyParams(text, mediaType)) : {};
+        } else {
+          params = mergeParams(query ? formParams(query) : {}, text ? bodyParams(text, mediaType) : {}, r.pathParams);
+        }
+      } catch (error) {
+        if (!(error instanceof BodyError)) throw error;
+        unreadable = { status: error.status, message: error.message };
+      }
+    }
+    // Without the body's, the call still has its path's and query's parameters (an identity's limits read them).
+    params ??= mergeParams(query ? formParams(query) : {}, r.pathParams);
+
+    const authorization = req.header('authorization');
+    // Several values arrive joined by commas, which no credential form contains: which one is meant is unclear.
+    if (authorization !== undefined && authorization.includes(',')) return answered(req, errorResponse(400, 'Send one Authorization header, not several', base), note);
+    const idempotencyKey = req.method === 'POST' || req.method === 'PUT' || req.method === 'DELETE' ? req.header('idempotency-key') : undefined;
+    // Two keys arrive as one joined by ", " (Node's headers and fetch's Headers alike), and the fetch face
+    // cannot tell that from one key holding a comma: used as one key, a retry would miss the call it
+    // repeats. So a key has no comma, on both faces alike.
+    if (idempotencyKey !== undefined && idempotencyKey.includes(',')) return answered(req, errorResponse(400, 'Send one Idempotency-Key header, not several (a key has no commas)', base), note);
+    const credentials = readCredentials(authorization, req.header('auth'));
+    const call: ApiCall = { version: r.version, endpoint: endpoint.id, credentials, params, mediaType };
+    if (rawBody !== undefined) call.body = rawBody;
+    if (unreadable) call.unreadable = unreadable;
+    // A call whose body was unreadable is not recorded under its key: the retry with a body that reads executes.
+    else if (idempotencyKey !== undefined) call.idempotencyKey = idempotencyKey;
+    if (options.faults) {
+      // No rules, no promise: the common call pays nothing for the feature.
+      const asked = options.faults({ username: credentials?.username ?? null, endpoint: endpoint.id });
+      if (asked !== undefined) return settle(asked.then((fault) => (fault ? answered(req, faultResponse(fault, base), note) : ask(req, r, call, base, note))), req, note);
+    }
+    return ask(req, r, call, base, note);
+  }
+
+  /** The call through the engine, and its answer encoded: a value when the engine answered with one. */
+  function ask(req: WireRequest, r: EndpointTarget, call: ApiCall, base: Record<string, string>, note: AccessNote | null): WireResponse | Promise<WireResponse> {
+    const answer = engine.call(call, r.endpoint);
+    if (answer instanceof Promise) {
+      // One reaction for both outcomes, no async frame: a call that waits (a durable store) pays only this.
+      return answer.then(
+        (a) => {
+          try {
+            return encoded(req, r, call, a, base, note);
+          } catch (error) {
+            return failed(req, error, note);
+          }
+        },
+        (error) => failed(req, error, note),
+      );
+    }
+    return encoded(req, r, call, answer, base, note);
+  }
+
+  /** The engine's answer to `call` on the wire. */
+  function encoded(req: WireRequest, r: EndpointTarget, call: ApiCall, answer: CallAnswer, base: Record<string, string>, note: AccessNote | null): WireResponse {
+    if (onCall !== undefined) onCall(req, call, answer);
+    if (note !== null) {
+      const credentials = call.credentials;
+      note.username = credentials && answer.status !== 401 ? credentials.username : null;
+      note.cost = answer.rate && answer.status < 500 && answer.status !== 401 ? answer.rate.cost : null;
+    }
+    const common = rateStyle === 'x' ? encodeCommon(answer, base, r.head) : undefined;
+    return answered(req, common ?? encode(answer, r.version, base, r.head, rateStyle, r.endpoint.allowance === 'analyze' ? 'analyze' : 'general'), note);
+  }
+
+  /** What `serve` answers for an error on the way: a client gone, the store away, or a 500 (told). */
+  function failed(req: WireRequest, error: unknown, note: AccessNote | null): WireResponse {
+    if (note !== null) note.username = note.cost = null;
+    // Nobody is left to answer and nothing failed here: no error to tell, a 499 for the log.
+    if (error instanceof ClientGone) return answered(req, errorResponse(CLIENT_GONE_STATUS, error.message, { 'X-API-Version': CURRENT_VERSION }), note);
+    if (isStoreUnavailable(error)) {
+      // The operator's side reaches the store outside engine.call; it answers as the API does.
+      const headers = { 'X-API-Version': CURRENT_VERSION, 'Retry-After': String(STORE_RETRY_AFTER_S) };
+      return answered(req, errorResponse(503, 'The data store is unavailable; nothing was changed. Retry later.', headers), note);
+    }
+    options.onError?.(error);
+    return answered(req, errorResponse(500, 'Internal error', { 'X-API-Version': CURRENT_VERSION }), note);
   }
 
   /** The request's path (without `basePath`) and query string. */
@@ -273,6 +321,8 @@ function withoutProtoKey(params: Record<string, unknown>): Record<string, unknow
 
 /** Where a method and path go: a mounted sub-API (by the path's first segment), or the catalogue's route. */
 type Target = (Route & { hasPathParams: boolean }) | { kind: 'mount'; handler: WireHandler };
+/** A target that is one of the catalogue's endpoints. */
+type EndpointTarget = Extract<Target, { kind: 'endpoint' }>;
 
 /**
  * Targets are a pure function of method and path, and most traffic repeats a few paths: each is worked

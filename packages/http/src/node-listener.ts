@@ -18,7 +18,7 @@ export function nodeListenerFor(handler: WireHandler): (req: IncomingMessage, re
     if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) return answerWithoutHost(req, res);
     const exchange = new NodeExchange(handler, req, res);
     if (exchange.readsFirst()) readNodeBody(req, Infinity, exchange);
-    else void exchange.answer();
+    else exchange.answer();
   };
 }
 
@@ -79,7 +79,7 @@ class NodeExchange implements WireRequest, BodyWaiter {
   bodyRead(body: Uint8Array | null, error?: Error): void {
     if (error) this.failure = error;
     else this.body = body!;
-    void this.answer();
+    this.answer();
   }
 
   header(name: string): string | undefined {
@@ -102,19 +102,32 @@ class NodeExchange implements WireRequest, BodyWaiter {
     return new Promise((resolve, reject) => readNodeBody(this.req, limit, { bodyRead: (body, error) => (error ? reject(error) : resolve(body)) }));
   }
 
-  /** The request through the handler and its answer back out. */
-  async answer(): Promise<void> {
-    const { req, res } = this;
-    let out: WireResponse;
+  /**
+   * The request through the handler and its answer back out: written at once when the handler answered
+   * with a value (no promise, no turn of the microtask queue), else when its promise settles.
+   */
+  answer(): void {
+    let out: WireResponse | Promise<WireResponse>;
     try {
-      out = await this.handler(this);
+      out = this.handler(this);
     } catch {
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
-      res.end('{"error":"Internal error"}');
-      return;
+      return this.failed();
     }
+    if (out instanceof Promise) out.then((o) => this.send(o), () => this.failed());
+    else this.send(out);
+  }
+
+  /** The handler failed where it answers no error of its own: a bare 500. */
+  private failed(): void {
+    const res = this.res;
+    if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end('{"error":"Internal error"}');
+  }
+
+  private send(out: WireResponse): void {
+    const { req, res } = this;
     if (out.drop) return void req.socket.destroy();
-    if (out.stream) return sendStream(out.status, out.headers, out.stream, res);
+    if (out.stream) return void sendStream(out.status, out.headers, out.stream, res);
     if (out.body !== undefined) out.headers['Content-Length'] = String(Buffer.byteLength(out.body));
     if (this.awaitingContinue) {
       // The client waits for 100 before sending its body and never got it: the connection cannot be reused.

@@ -34,8 +34,11 @@ export interface WireResponse {
   stream?: AsyncIterable<string>;
 }
 
-/** Something that answers wire requests: the API itself, or a mounted sub-API such as the operator's. */
-export type WireHandler = (request: WireRequest) => Promise<WireResponse>;
+/**
+ * Something that answers wire requests: the API itself, or a mounted sub-API such as the operator's. The
+ * answer, or a promise of it: the API's own handler answers at once when nothing on the way waited.
+ */
+export type WireHandler = (request: WireRequest) => WireResponse | Promise<WireResponse>;
 
 /** One line of the access log. */
 export interface AccessEntry {

@@ -120,9 +120,16 @@ const stateOf = (destination: ReturnType<typeof pino.destination>) =>
   destination as unknown as { fd: number; destroyed: boolean; _writing: boolean; _writingBuf: { length: number } };
 
 /**
- * Encodes lines into one buffer and hands the destination the part not yet handed, as a view (no copy),
- * when the buffer is full or on `flush`. A handed part is never written again, so a buffer is shared
- * by the writes in flight and the lines still coming until it is full.
+ * Lines are held as text until this many characters (about a hundred lines), then encoded into the
+ * batch together: one encode of the joined text costs less than one per line (each a call into the
+ * buffer's encoder, which first joins the line's pieces). Bounded, and written on flush and at exit.
+ */
+export const TEXT_CHARS = 16384;
+
+/**
+ * Holds lines as text (`TEXT_CHARS`), encodes them into one buffer, and hands the destination the part
+ * not yet handed, as a view (no copy), when the buffer is full or on `flush`. A handed part is never
+ * written again, so a buffer is shared by the writes in flight and the lines still coming until it is full.
  */
 class ByteBatch implements DestinationStream {
   private buffer = Buffer.allocUnsafe(BATCH_BYTES);
@@ -130,26 +137,55 @@ class ByteBatch implements DestinationStream {
   private start = 0;
   /** The first free byte. */
   private end = 0;
+  /** Lines not yet encoded, and their length in characters. */
+  private readonly text: string[] = [];
+  private chars = 0;
   constructor(private readonly destination: ReturnType<typeof pino.destination>) {}
 
   write(line: string): void {
-    // UTF-8 takes at most 3 bytes for one UTF-16 code unit.
-    if (this.end + line.length * 3 > BATCH_BYTES) {
-      this.flush();
-      this.buffer = Buffer.allocUnsafe(BATCH_BYTES);
-      this.start = this.end = 0;
-      if (line.length * 3 > BATCH_BYTES) return this.hand(Buffer.from(line));
-    }
-    this.end += this.buffer.write(line, this.end);
+    this.text.push(line);
+    if ((this.chars += line.length) >= TEXT_CHARS) this.encode();
   }
 
   flush(): void {
-    const bytes = this.take();
+    this.encode();
+    const bytes = this.bytes();
     if (bytes) this.hand(bytes);
   }
 
-  /** The bytes not yet handed over, now counted as handed. */
+  /** Everything not yet handed over (encoded or not), as bytes now counted as handed; nothing is handed. */
   take(): Buffer | undefined {
+    const held = this.bytes();
+    if (this.text.length === 0) return held;
+    const text = Buffer.from(this.joined());
+    return held ? Buffer.concat([held, text]) : text;
+  }
+
+  /** The held lines, encoded into the buffer (a full buffer handed over first). */
+  private encode(): void {
+    if (this.text.length === 0) return;
+    const text = this.joined();
+    // UTF-8 takes at most 3 bytes for one UTF-16 code unit.
+    if (this.end + text.length * 3 > BATCH_BYTES) {
+      const bytes = this.bytes();
+      if (bytes) this.hand(bytes);
+      this.buffer = Buffer.allocUnsafe(BATCH_BYTES);
+      this.start = this.end = 0;
+      if (text.length * 3 > BATCH_BYTES) return this.hand(Buffer.from(text));
+    }
+    this.end += this.buffer.write(text, this.end);
+  }
+
+  /** The held lines as one text, no longer held. */
+  private joined(): string {
+    const text = this.text.length === 1 ? this.text[0]! : this.text.join('');
+    this.text.length = 0;
+    this.chars = 0;
+    return text;
+  }
+
+  /** The encoded bytes not yet handed over, now counted as handed. */
+  private bytes(): Buffer | undefined {
     if (this.end === this.start) return undefined;
     const bytes = this.buffer.subarray(this.start, this.end);
     this.start = this.end;

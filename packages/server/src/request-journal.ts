@@ -107,7 +107,12 @@ export class RequestJournal {
   wrap(handler: WireHandler): WireHandler {
     return (req) => {
       const started = performance.now();
-      return handler(req).then((res) => {
+      const answered = handler(req);
+      if (!(answered instanceof Promise)) {
+        this.note(req, answered, performance.now() - started);
+        return answered;
+      }
+      return answered.then((res) => {
         this.note(req, res, performance.now() - started);
         return res;
       });

@@ -1,5 +1,5 @@
 import type { CommitListener, StopWatching } from './commit-signal.ts';
-import type { EventStore, Snapshot } from './event-store.ts';
+import { appendsAtOnce, type EventStore, type Snapshot } from './event-store.ts';
 import type { StoreCapabilities } from './store-capabilities.ts';
 import type { AppendResult, StoredEvent, StreamAppend } from './events.ts';
 import type { Upcasters } from './upcasters.ts';
@@ -15,6 +15,7 @@ export class EvolvingStore implements EventStore {
   declare readonly readSnapshot?: (stream: string, kind: string) => Promise<Snapshot | undefined>;
   declare readonly writeSnapshot?: (snapshot: Snapshot) => Promise<void>;
   declare readonly dropTypes?: (types: readonly string[], throughPosition: number, streamPrefix: string) => Promise<number>;
+  declare readonly appendNow?: (batch: StreamAppend[]) => AppendResult;
   /** The written store's: the schema changes the shape of events, not what the store can do. */
   readonly capabilities: StoreCapabilities;
 
@@ -33,6 +34,8 @@ export class EvolvingStore implements EventStore {
       };
     }
     if (written.writeSnapshot) this.writeSnapshot = (snapshot) => written.writeSnapshot!({ ...snapshot, kind: kindOf(snapshot.kind) });
+    const now = appendsAtOnce(written);
+    if (now !== undefined) this.appendNow = (batch) => now(this.upcasters.stamp(batch));
     if (written.dropTypes) this.dropTypes = (types, throughPosition, streamPrefix) => written.dropTypes!(types, throughPosition, streamPrefix);
   }
 

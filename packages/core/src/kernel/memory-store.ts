@@ -81,8 +81,16 @@ export class MemoryEventStore implements EventStore {
     this.heldAs = options.heldAs;
   }
 
-  /** Checking and writing with no await between them keeps the write atomic. */
-  async append(batch: StreamAppend[]): Promise<AppendResult> {
+  append(batch: StreamAppend[]): Promise<AppendResult> {
+    try {
+      return Promise.resolve(this.appendNow(batch));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Checking and writing within one call keeps the write atomic. */
+  appendNow(batch: StreamAppend[]): AppendResult {
     // A call writes a handful of streams: comparing pairs costs less than building a set.
     const seen = batch.length > 8 ? new Set<string>() : undefined;
     // Each stream's log, found once: the check and the write both use it.
@@ -142,7 +150,7 @@ export class MemoryEventStore implements EventStore {
       }
       versions[i] = list.version;
     }
-    const result = { versions, lastPosition: this.position };
+    const result: AppendResult = { versions, lastPosition: this.position };
     this.commits.wrote(batch, result);
     return result;
   }

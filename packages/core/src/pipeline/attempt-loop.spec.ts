@@ -75,6 +75,26 @@ class CounterJudge implements Judge<string> {
   }
 }
 
+/** A judge of one counter answering at once when the state is at hand (as the call judge does). */
+class AtOnceJudge implements Judge<string> {
+  judged = 0;
+  doneCalls = 0;
+  judge(uow: UnitOfWork, lane: LaneHold): Verdict<string> | Promise<Verdict<string>> {
+    this.judged++;
+    const queued = lane.enter('a');
+    if (queued) return queued;
+    const r = uow.execute(counter, 'counter:a', 'add');
+    if (r instanceof Promise) return r.then(({ state }) => ({ answer: `n=${state.n}`, write: true }));
+    return { answer: `n=${r.state.n}`, write: true };
+  }
+  gaveUp(_error: unknown, why: GaveUp): string {
+    return `gave up: ${why}`;
+  }
+  done(): void {
+    this.doneCalls++;
+  }
+}
+
 const cached = (loader: AggregateLoader, account: string) => {
   const l = loader.load(counter, `counter:${account}`);
   if (l instanceof Promise) throw new Error('expected the cache to answer');
@@ -198,5 +218,38 @@ describe('the attempt loop: the one way a decision reaches the store', () => {
     expect(judge.judged).toBe(1);
     expect(loop.busyLanes).toBe(0);
     expect(judge.doneCalls).toBe(1);
+  });
+
+  it('a judge that answers at once, on a store that writes within the call: the answer as a value, written and durable, the lane left', async () => {
+    const store = new MemoryEventStore();
+    const { loop, loader } = loopOver(store, true);
+    // The first load reads the store: a promise. Then the state is at hand.
+    const first = new AtOnceJudge();
+    const waited = loop.run(first);
+    expect(waited).toBeInstanceOf(Promise);
+    expect(await waited).toBe('n=1');
+    const second = new AtOnceJudge();
+    const answer = loop.run(second);
+    expect(answer).toBe('n=2');
+    expect(cached(loader, 'a')).toMatchObject({ state: { n: 2 }, version: 2 });
+    expect(cached(loader, 'a').pending).toBeFalsy();
+    expect(await store.head()).toBe(2);
+    expect([second.doneCalls, loop.busyLanes]).toEqual([1, 0]);
+  });
+
+  it('at once, a conflict goes on as every other: the attempts carry on behind a promise, from the cache dropped', async () => {
+    const store = new MemoryEventStore();
+    const { loop, loader } = loopOver(store, true);
+    expect(await loop.run(new AtOnceJudge())).toBe('n=1');
+    // Another writer moves the stream behind the cache's back.
+    store.appendNow([{ stream: 'counter:a', expectedVersion: 1, events: [{ id: 'other', type: 'Added', data: {}, time: T0 }] }]);
+    const judge = new AtOnceJudge();
+    const answer = loop.run(judge);
+    expect(answer).toBeInstanceOf(Promise);
+    expect(await answer).toBe('n=3');
+    expect(judge.judged).toBe(2);
+    expect(cached(loader, 'a')).toMatchObject({ state: { n: 3 }, version: 3 });
+    expect(loop.counts()).toMatchObject({ runs: 2, conflicts: 1 });
+    expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
   });
 });

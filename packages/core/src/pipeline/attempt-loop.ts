@@ -1,5 +1,5 @@
 import type { AggregateLoader } from '../kernel/aggregates.ts';
-import { StoreUnavailable, type EventStore } from '../kernel/event-store.ts';
+import { StoreUnavailable, appendsAtOnce, type EventStore } from '../kernel/event-store.ts';
 import type { AppendResult, StreamAppend } from '../kernel/events.ts';
 import type { Clock, Ids } from '../kernel/ports.ts';
 import { UnitOfWork } from '../kernel/unit-of-work.ts';
@@ -25,6 +25,9 @@ export interface LaneQueue {
   /** Settles when the lane is this attempt's; the judge is then asked again, holding it. */
   readonly queued: Promise<void>;
 }
+
+/** `AttemptLoop.ended`'s word for "try again". */
+const RETRY: unique symbol = Symbol('retry');
 
 /** Why the attempts ended without an answer of the judge's own. */
 export type GaveUp = 'conflicts' | 'store-away' | 'failure';
@@ -147,24 +150,88 @@ export class AttemptLoop {
   private storeAway = false;
   private readonly counted: AttemptCounts = { runs: 0, conflicts: 0, laneWaits: 0, gaveUp: { conflicts: 0, storeAway: 0, failure: 0 } };
 
-  constructor(private readonly o: AttemptLoopOptions) {}
+  constructor(private readonly o: AttemptLoopOptions) {
+    this.appendNow = appendsAtOnce(o.store);
+  }
 
   /**
-   * Runs `judge` until an answer is durable or the attempts end. The attempt is written here rather than
-   * in a function of its own: an async frame and a turn of the event loop fewer on every call.
+   * Runs `judge` until an answer is durable or the attempts end: the answer as a value when the first
+   * attempt waited on nothing (the judge answered at once, the store writes within the call:
+   * `appendsAtOnce`), else a promise (`runLater` carries on from the first step that answered with one).
+   * Same steps, same order, either way; the common call on the memory store spends no promise and no turn
+   * of the microtask queue.
    */
-  async run<T>(judge: Judge<T>): Promise<T> {
+  run<T>(judge: Judge<T>): T | Promise<T> {
+    const o = this.o;
+    this.counted.runs++;
+    const lane = new LaneHold(this.lanes);
+    const appendNow = this.appendNow;
+    let uow: UnitOfWork | undefined;
+    let answer: T;
+    try {
+      uow = new UnitOfWork(o.loader, o.ids, o.clock);
+      const judged = judge.judge(uow, lane);
+      if (judged instanceof Promise || judged.queued !== undefined || appendNow === undefined) return this.runLater(judge, lane, uow, judged);
+      const verdict = judged;
+      answer = verdict.answer;
+      const write = verdict.write;
+      const appends = write ? uow.appends() : uow.guards();
+      if (appends.length > 0) {
+        const pipelined = o.policy.pipelines;
+        const states = o.loader.states;
+        if (write && pipelined) states.pending(uow.entries());
+        let result: AppendResult;
+        try {
+          result = appendNow(appends);
+        } catch (error) {
+          states.failed(uow.entries());
+          throw error;
+        }
+        if (pipelined) lane.leave();
+        if (write) {
+          judge.wrote?.(appends, result);
+          const entries = uow.entries();
+          if (!pipelined) states.pending(entries);
+          const snapshots = states.durable(entries);
+          if (snapshots) return this.answerAfter(snapshots, answer, judge, lane);
+        }
+      }
+      if (this.storeAway) this.storeReturned();
+    } catch (error) {
+      // The first attempt ended in an error: the loop's own path decides what follows (a retry, or gaveUp).
+      return this.runLater(judge, lane, uow, Promise.reject(error));
+    }
+    lane.leave();
+    judge.done?.();
+    return answer;
+  }
+
+  /** The store's append as a value, where it writes within the call (`appendsAtOnce`). */
+  private readonly appendNow: ((batch: StreamAppend[]) => AppendResult) | undefined;
+
+  /**
+   * `run` from its first attempt's verdict (`first`, a value or a promise, on `firstUnit`) on: every wait
+   * is awaited here. The attempt is written here rather than in a function of its own: an async frame and
+   * a turn of the event loop fewer on every call that waits.
+   */
+  private async runLater<T>(judge: Judge<T>, lane: LaneHold, firstUnit: UnitOfWork | undefined, first: Verdict<T> | Promise<Verdict<T>>): Promise<T> {
     const o = this.o;
     const counted = this.counted;
     const pipelined = o.policy.pipelines;
     const states = o.loader.states;
-    counted.runs++;
-    const lane = new LaneHold(this.lanes);
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          let uow = new UnitOfWork(o.loader, o.ids, o.clock);
-          let judged = judge.judge(uow, lane);
+          let uow: UnitOfWork;
+          let judged: Verdict<T> | Promise<Verdict<T>>;
+          if (attempt === 1) {
+            // No unit: making it failed, and `first` is that failure.
+            judged = first;
+            uow = firstUnit!;
+          } else {
+            uow = new UnitOfWork(o.loader, o.ids, o.clock);
+            judged = judge.judge(uow, lane);
+          }
           let verdict = judged instanceof Promise ? await judged : judged;
           while (verdict.queued !== undefined) {
             counted.laneWaits++;
@@ -200,28 +267,53 @@ export class AttemptLoop {
           return verdict.answer;
         } catch (error) {
           lane.leave();
-          if (error instanceof VersionConflict) {
-            counted.conflicts++;
-            if (attempt < o.settings.maxAttempts) {
-              await this.pause(attempt);
-              continue;
-            }
-            counted.gaveUp.conflicts++;
-            return judge.gaveUp(error, 'conflicts');
-          }
-          if (isStoreUnavailable(error)) {
-            counted.gaveUp.storeAway++;
-            this.storeWentAway(error);
-            return judge.gaveUp(error, 'store-away');
-          }
-          counted.gaveUp.failure++;
-          return judge.gaveUp(error, 'failure');
+          const ended = this.ended(error, attempt, judge);
+          if (ended !== RETRY) return ended;
+          await this.pause(attempt);
         }
       }
     } finally {
       lane.leave();
       judge.done?.();
     }
+  }
+
+  /** A written answer once the snapshots its write made due are written (`StateCache.durable`). */
+  private async answerAfter<T>(snapshots: Promise<void>, answer: T, judge: Judge<T>, lane: LaneHold): Promise<T> {
+    try {
+      await snapshots;
+      if (this.storeAway) this.storeReturned();
+      return answer;
+    } catch (error) {
+      lane.leave();
+      // The write is durable: nothing is tried again, whatever the error.
+      const ended = this.ended(error, Infinity, judge);
+      return ended === RETRY ? judge.gaveUp(error, 'failure') : ended;
+    } finally {
+      lane.leave();
+      judge.done?.();
+    }
+  }
+
+  /**
+   * What an attempt that ended in `error` comes to: another attempt (`RETRY`: another writer won, and
+   * attempts are left), or the judge's answer for the attempts' end.
+   */
+  private ended<T>(error: unknown, attempt: number, judge: Judge<T>): T | typeof RETRY {
+    const counted = this.counted;
+    if (error instanceof VersionConflict) {
+      counted.conflicts++;
+      if (attempt < this.o.settings.maxAttempts) return RETRY;
+      counted.gaveUp.conflicts++;
+      return judge.gaveUp(error, 'conflicts');
+    }
+    if (isStoreUnavailable(error)) {
+      counted.gaveUp.storeAway++;
+      this.storeWentAway(error);
+      return judge.gaveUp(error, 'store-away');
+    }
+    counted.gaveUp.failure++;
+    return judge.gaveUp(error, 'failure');
   }
 
   /** Waits before the next attempt after `attempt` lost to another writer (through the `wait` port). */

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { createEngine } from '@sdp/core';
+import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
+import { ManualClock } from '@sdp/clock';
+import { createApiHandler } from './api-handler.ts';
+import type { AccessEntry, WireRequest, WireResponse } from './wire.ts';
+
+const T0 = Date.parse('2026-03-02T08:05:37Z');
+const KEY = 'alice-key-0001';
+
+/** Two engines alike, one behind `answer` (values where nothing waited), one behind `call` (promises). */
+async function pair() {
+  const made = [];
+  for (let i = 0; i < 2; i++) {
+    const engine = createEngine({ store: new MemoryEventStore(), clock: new ManualClock(T0), ids: seededIds(3) });
+    await engine.openAccount({ username: 'alice', api_key: KEY });
+    const log: AccessEntry[] = [];
+    made.push({ engine, log, options: { requestIds: false, onAccess: (e: AccessEntry) => log.push({ ...e, ms: 0, time: '' }) } });
+  }
+  const [a, b] = made as [(typeof made)[0], (typeof made)[0]];
+  return {
+    atOnce: createApiHandler({ call: (call, endpoint) => a.engine.answer(call, endpoint) }, a.options),
+    later: createApiHandler(b.engine, b.options),
+    logs: [a.log, b.log],
+    engines: [a.engine, b.engine],
+  };
+}
+
+/** A request whose body the face already holds (as the Node face holds a small one). */
+function request(method: string, url: string, body: string, headers: Record<string, string>): WireRequest {
+  const bytes = new TextEncoder().encode(body);
+  return { method, url, header: (name) => headers[name], readBody: () => Promise.resolve(bytes), body: bytes };
+}
+
+const requests = (): WireRequest[] => [
+  request('POST', '/v1.5/validate', JSON.stringify({ csdl: 'fb.content contains "tea"' }), { authorization: `alice:${KEY}`, 'content-type': 'application/json' }),
+  request('POST', '/v1.5/validate', JSON.stringify({ csdl: 'fb.content contains' }), { authorization: `alice:${KEY}`, 'content-type': 'application/json' }),
+  request('POST', '/v1.5/validate', JSON.stringify({ csdl: 'fb.content contains "tea"' }), { authorization: 'alice:not-the-key-01', 'content-type': 'application/json' }),
+  request('POST', '/v1.5/validate', '{"csdl": ', { authorization: `alice:${KEY}`, 'content-type': 'application/json' }),
+  request('GET', '/v1.5/usage', '', { authorization: `alice:${KEY}` }),
+  request('POST', '/v1.5/validate', JSON.stringify({ csdl: 'fb.content contains "tea"' }), { authorization: `alice:${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'k1' }),
+  request('GET', '/v1.5/no-such-path', '', {}),
+];
+
+describe('the API handler over engine.answer: a call that waits on nothing is answered at once', () => {
+  it('answers the common call as a value, with the status, headers, body, log line and events of the promise path', async () => {
+    const { atOnce, later, logs, engines } = await pair();
+    // Warm: the first call of an account reads its streams from the store.
+    await atOnce(requests()[0]!);
+    await later(requests()[0]!);
+    expect(atOnce(requests()[0]!)).not.toBeInstanceOf(Promise);
+    await later(requests()[0]!);
+    for (const r of requests()) {
+      const now = atOnce(r);
+      const awaited: WireResponse = await now;
+      expect(awaited).toEqual(await later(r));
+    }
+    expect(logs[0]).toEqual(logs[1]);
+    const [events0, events1] = [await engines[0]!.store.readAll(), await engines[1]!.store.readAll()];
+    expect(events0.map((e) => [e.stream, e.type, e.data])).toEqual(events1.map((e) => [e.stream, e.type, e.data]));
+  });
+});
