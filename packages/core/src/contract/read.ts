@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { BadRequest } from '../calls/errors.ts';
-import { MISSING, fastRead } from './wire.ts';
+import { fastRead } from './fast-read.ts';
+import { MISSING } from './wire.ts';
 
 /**
  * Reads a call's parameters through its schema: the values the handler receives, or a 400 that names
