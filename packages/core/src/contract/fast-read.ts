@@ -16,42 +16,61 @@ export const TO_ZOD: unique symbol = Symbol('read by zod');
 /** What a schema reads from a value, or `TO_ZOD`. */
 export type Reader = (value: unknown) => unknown;
 
-const READERS = new WeakMap<object, Reader | null>();
+/** A schema's reader, and whether it reads flat text fields only (see `paramsReader`). */
+export interface Reading {
+  readonly read: Reader;
+  readonly flat: boolean;
+}
+
+const READERS = new WeakMap<object, Reading | null>();
 
 type Schema = z.core.$ZodType;
 
 const defOf = (schema: Schema): object => schema._zod.def;
 
-/** Gives `schema` the reader `reader` (built by the helper that made it, from the same terms). */
-export function withReader<T extends Schema>(schema: T, reader: Reader | undefined): T {
-  if (reader) READERS.set(defOf(schema), reader);
+/**
+ * Gives `schema` the reader `reader` (built by the helper that made it, from the same terms); `flat`: it
+ * reads text fields of the top level only, and costs less than asking whether parameters are frozen.
+ */
+export function withReader<T extends Schema>(schema: T, reader: Reader | undefined, flat = false): T {
+  if (reader) READERS.set(defOf(schema), { read: reader, flat });
   return schema;
 }
 
 /** The schema's reader: the one it was given, else one made from zod's own kinds of schema, else none. */
 export function readerOf(schema: Schema): Reader | undefined {
+  return readingOf(schema)?.read;
+}
+
+function readingOf(schema: Schema): Reading | undefined {
   const def = defOf(schema);
-  let reader = READERS.get(def);
-  if (reader === undefined) {
+  let reading = READERS.get(def);
+  if (reading === undefined) {
     // Marked first, so a schema that reaches itself (through `z.lazy`) has no reader rather than no end.
     READERS.set(def, null);
-    reader = plainReader(def as PlainDef) ?? null;
-    READERS.set(def, reader);
+    const read = plainReader(def as PlainDef);
+    reading = read ? { read, flat: false } : null;
+    READERS.set(def, reading);
   }
-  return reader ?? undefined;
+  return reading ?? undefined;
 }
 
 let lastSchema: Schema | undefined;
-let lastReader: Reader | undefined;
+let lastReading: Reading | undefined;
+
+/** The reading of a call's parameters' schema (read.ts), if it has a reader. */
+export function paramsReader(schema: Schema): Reading | undefined {
+  // A server's calls mostly repeat one endpoint: its reader is found without a lookup.
+  if (schema !== lastSchema) {
+    lastReading = readingOf(schema);
+    lastSchema = schema;
+  }
+  return lastReading;
+}
 
 /** What `schema` (a call's parameters) reads from `raw` when it has a reader that recognises them; else `undefined`. */
 export function fastRead(schema: Schema, raw: Record<string, unknown>): Record<string, unknown> | undefined {
-  // A server's calls mostly repeat one endpoint: its reader is found without a lookup.
-  if (schema !== lastSchema) {
-    lastReader = readerOf(schema);
-    lastSchema = schema;
-  }
-  const reader = lastReader;
+  const reader = readerOf(schema);
   if (reader === undefined) return undefined;
   const out = reader(raw);
   return out === TO_ZOD ? undefined : (out as Record<string, unknown>);

@@ -180,7 +180,7 @@ export const refused = (message: string) => z.undefined({ error: message }).meta
 export function wireParams<S extends z.ZodRawShape>(shape: S, opts: { flattened?: readonly (keyof S & string)[]; keepNull?: readonly (keyof S & string)[] } = {}) {
   const schema = z.preprocess(wireReading(opts), z.object(shape));
   const texts = opts.flattened?.length ? undefined : textFieldsOf(shape);
-  if (texts) return withReader(schema, textFieldsReader(texts));
+  if (texts) return withReader(schema, textFieldsReader(texts), true);
   const fields = fieldReaders(shape);
   return withReader(schema, fields && ((raw) => readFields(fields, opts.flattened ?? [], raw)));
 }
