@@ -3,6 +3,7 @@ import { paramsArb } from '@sdp/testing';
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS, type EndpointId } from '../catalogue/endpoints.ts';
 import { VERSIONS, atLeast, type VersionId } from '../catalogue/versions.ts';
+import { analysisRequestSchema } from './analysis-request.ts';
 import { termsOf } from './contract.ts';
 import { fastRead, readerOf } from './fast-read.ts';
 import { issueText, readParams } from './read.ts';
@@ -72,21 +73,18 @@ describe('parameters read without zod', () => {
     }
   });
 
-  test.prop([fc.constantFrom(...VERSIONS.map((v) => v.id)), fc.string({ maxLength: 40 }), fc.integer({ min: 1, max: 200 }), fc.constantFrom('fb.author.age', 'fb.author.gender', 'interaction.tags'), fc.boolean()])(
-    'a task as clients usually create it (text, the analysis as an object, numbers) is read fast, as zod reads it',
-    (version, name, threshold, target, typed) => {
-      const schema = termsOf('tasks.create', version).params;
-      const raw = {
-        service: 'facebook',
-        ...(typed ? { type: 'analysis' } : {}),
-        name: `age breakdown ${name}`,
-        subscription_id: 'a'.repeat(32),
-        parameters: { parameters: { analysis_type: 'freqDist', parameters: { target, threshold } }, start: 1_700_000_000, end: 1_700_003_600 },
-      };
-      const fast = fastRead(schema, raw);
-      expect(fast).toBeDefined();
-      expect(fast).toStrictEqual(schema.parse(raw));
-      expect(JSON.stringify(fast)).toBe(JSON.stringify(schema.parse(raw)));
+  test.prop([fc.integer({ min: 1, max: 200 }), fc.constantFrom('fb.author.age', 'fb.author.gender', 'interaction.tags'), fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }), fc.option(fc.string({ maxLength: 30 }), { nil: undefined })])(
+    'an analysis request as clients usually send it (the analysis as an object, numbers, a filter) is read fast, as zod reads it',
+    (threshold, target, childThreshold, filter) => {
+      const parameters = { analysis_type: 'freqDist', parameters: { target, threshold }, ...(childThreshold ? { child: { analysis_type: 'freqDist', parameters: { target: 'fb.author.gender', threshold: childThreshold } } } : {}) };
+      const raw = { parameters, start: 1_700_000_000, end: 1_700_003_600, ...(filter ? { filter } : {}) };
+      const zod = analysisRequestSchema.safeParse(raw);
+      const fast = fastRead(analysisRequestSchema, raw);
+      if (zod.success) {
+        expect(fast).toBeDefined();
+        expect(fast).toStrictEqual(zod.data);
+        expect(JSON.stringify(fast)).toBe(JSON.stringify(zod.data));
+      } else expect(fast).toBeUndefined();
     },
   );
 
@@ -102,12 +100,14 @@ describe('parameters read without zod', () => {
   });
 
   it('an own __proto__ key, a class instance or an empty value is left to zod', () => {
-    const schema = termsOf('tasks.create', '1.5').params;
-    const usual = { service: 'facebook', name: 'n', subscription_id: 's', parameters: { parameters: { analysis_type: 'timeSeries', parameters: { interval: 'day', span: 2 } } } };
+    const schema = termsOf('insight.get', '1.5').params;
+    const usual = { service: 'facebook', id: 'a'.repeat(32), page: 2, order_by: 'name' };
     expect(fastRead(schema, usual)).toStrictEqual(schema.parse(usual));
-    expect(fastRead(schema, JSON.parse(`{"__proto__": {"type": "strategy"}, ${JSON.stringify(usual).slice(1)}`))).toBeUndefined();
+    expect(fastRead(schema, JSON.parse(`{"__proto__": {"per_page": 5}, ${JSON.stringify(usual).slice(1)}`))).toBeUndefined();
     expect(fastRead(schema, Object.assign(new (class Params {})(), usual) as unknown as Record<string, unknown>)).toBeUndefined();
-    expect(fastRead(schema, { ...usual, name: '' })).toBeUndefined();
+    expect(fastRead(schema, { ...usual, order_dir: '' })).toBeUndefined();
+    const timeSeries = { parameters: { analysis_type: 'timeSeries', parameters: { interval: 'day', span: 2 } } };
+    expect(fastRead(analysisRequestSchema, timeSeries)).toStrictEqual(analysisRequestSchema.parse(timeSeries));
   });
 
   it('a schema with a rule added after it was built does not inherit the reader of the schema it was built from', () => {

@@ -188,16 +188,15 @@ export function wireParams<S extends z.ZodRawShape>(shape: S, opts: { flattened?
 /**
  * The fields of the wire's parameters in their usual shape: an absent field is absent (so is one given
  * as `undefined`), and any field given empty or `null` (dropped or kept by the reading), or absent where
- * it may arrive as flattened `name.key` entries, is left to zod. `choice` stands for the value of the
- * field that chooses a `wireChoice`'s terms.
+ * it may arrive as flattened `name.key` entries, is left to zod.
  */
-function readFields(fields: readonly [string, Reader][], folded: readonly string[], raw: unknown, choice?: readonly [string, unknown]): unknown {
+function readFields(fields: readonly [string, Reader][], folded: readonly string[], raw: unknown): unknown {
   // An own `__proto__` key would become the prototype of the reading's copy: zod's way.
   if (!isPlainObject(raw) || Object.hasOwn(raw, '__proto__')) return TO_ZOD;
   const out: Record<string, unknown> = {};
   for (let i = 0; i < fields.length; i++) {
     const [name, reader] = fields[i]!;
-    const v = choice !== undefined && name === choice[0] ? choice[1] : Object.hasOwn(raw, name) ? raw[name] : undefined;
+    const v = Object.hasOwn(raw, name) ? raw[name] : undefined;
     if (v === '' || v === null || (v === undefined && folded.length > 0 && folded.includes(name))) return TO_ZOD;
     const read = reader(v);
     if (read === TO_ZOD) return TO_ZOD;
@@ -210,6 +209,11 @@ function readFields(fields: readonly [string, Reader][], folded: readonly string
  * The parameters of an endpoint whose terms depend on one of them (`key`): one object per value, the
  * value `fallback` when none is given, a value of none of them refused with the word list. Read as
  * `wireParams` reads, then by the object of its value, so each value's terms are documented apart.
+ *
+ * Read by zod, with no reader of the usual spelling: `tasks.create` is the one such endpoint, and a
+ * reader of it, though it read a task in about a third of zod's time, put the simulator's first day into a
+ * slower way of V8's heap, several per cent slower in all (docs/performance.md, "Parameters of nested
+ * shapes without zod"). The task's analysis request is read by its reader when the task runs.
  */
 export function wireChoice<K extends string, const O extends readonly [z.ZodObject, ...z.ZodObject[]]>(
   key: K,
@@ -219,10 +223,7 @@ export function wireChoice<K extends string, const O extends readonly [z.ZodObje
 ) {
   const read = wireReading(opts);
   const values = options.map((o) => (o.shape as Record<string, z.ZodType>)[key]!).flatMap((s) => [...((s as z.ZodLiteral<string>).values ?? [])]);
-  const byValue = new Map<unknown, readonly [string, Reader][] | undefined>();
-  for (const o of options) for (const v of (o.shape[key] as z.ZodLiteral<string>).values ?? []) byValue.set(v, fieldReaders(o.shape as Record<string, z.ZodType>));
-  const folded = opts.flattened ?? [];
-  const schema = z.preprocess((raw, ctx) => {
+  return z.preprocess((raw, ctx) => {
     const out = read(raw, ctx);
     if (typeof out !== 'object' || out === null || Array.isArray(out)) return out;
     const o = out as Record<string, unknown>;
@@ -233,12 +234,6 @@ export function wireChoice<K extends string, const O extends readonly [z.ZodObje
     }
     return o[key] === value ? o : { ...o, [key]: value };
   }, z.discriminatedUnion(key, options));
-  return withReader(schema, (raw) => {
-    if (!isPlainObject(raw)) return TO_ZOD;
-    const value = Object.hasOwn(raw, key) ? raw[key] : undefined;
-    const fields = byValue.get(value ?? fallback);
-    return fields && value !== '' && value !== null ? readFields(fields, folded, raw, [key, value ?? fallback]) : TO_ZOD;
-  });
 }
 
 /**
