@@ -212,8 +212,9 @@ function readFields(fields: readonly [string, Reader][], folded: readonly string
  *
  * Read by zod, with no reader of the usual spelling: `tasks.create` is the one such endpoint, and a
  * reader of it, though it read a task in about a third of zod's time, put the simulator's first day into a
- * slower way of V8's heap, several per cent slower in all (docs/performance.md, "Parameters of nested
- * shapes without zod"). The task's analysis request is read by its reader when the task runs.
+ * slower state of V8's heap, several per cent slower in all (docs/performance.md, "The simulator
+ * row, parameters of nested shapes without zod"). The task's analysis request is read by its reader
+ * when the task runs.
  */
 export function wireChoice<K extends string, const O extends readonly [z.ZodObject, ...z.ZodObject[]]>(
   key: K,
