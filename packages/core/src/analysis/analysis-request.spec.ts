@@ -33,6 +33,7 @@ describe('analysis requests: every malformed request is a 400 saying what and wh
     ['child of high cardinality', { parameters: fd('fb.author.age', 5, fd('links.url', 5)) }, /parameters\.child\.parameters\.target.*child analysis target/],
     ['child timeSeries', { parameters: fd('fb.author.age', 5, { analysis_type: 'timeSeries', parameters: {} }) }, /child\.analysis_type must be freqDist/],
     ['four levels', { parameters: nest([2, 2, 2, 2]) }, /parameters\.child\.child\.child: .*at most 3 levels/],
+    ['four levels, the fourth as text', { parameters: fd('fb.author.age', 2, fd('fb.author.gender', 2, fd('fb.type', 2, '[1]'))) }, /parameters\.child\.child\.child: .*at most 3 levels/],
     ['threshold product over 80,000', { parameters: nest([200, 200, 3]) }, /product of nested thresholds is 120000, over the limit of 80000/],
     ['skills product over 1,000', { parameters: fd('li.user.member.skills', 10, fd('li.user.member.seniority', 101)) }, /over the limit of 1000 for queries that analyse user skills/],
     ['timeSeries with a child', { parameters: { analysis_type: 'timeSeries', parameters: { interval: 'hour' }, child: fd('fb.author.age', 2) } }, /cannot have a child/],

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { jsonValue, whole, wireParams } from './wire.ts';
+import { TO_ZOD, withReader } from './fast-read.ts';
+import { checked, guarded, jsonValue, noneAs, whole, wireParams } from './wire.ts';
 
 /**
  * An analysis request as clients send it (docs/clients.md#analysis, docs/analysis.md#the-request-validateanalysisrequestraw), as a
@@ -57,7 +58,7 @@ export const MAX_PERIOD: Record<Interval, { units: number; text: string }> = {
 
 /** A nested part of the request: an object, or JSON text of one; `null` is none. */
 const part = <T extends z.ZodType>(inner: T, notObject: string) =>
-  jsonValue(z.preprocess((v) => (v === null ? undefined : v), inner), { notJson: 'must be a JSON object (it is not valid JSON)' }).meta({ description: notObject });
+  jsonValue(noneAs([null], inner), { notJson: 'must be a JSON object (it is not valid JSON)' }).meta({ description: notObject });
 
 /** How a target is named (docs/filters.md#targets); which exist, and which may be a child, the target table says. */
 export const TARGET_PATH = /^[a-z0-9_]+(\.[\p{L}\d_-]+)+$/u;
@@ -65,18 +66,31 @@ export const TARGET_PATH = /^[a-z0-9_]+(\.[\p{L}\d_-]+)+$/u;
 /** Queries that analyse user skills have a lower nested threshold product (docs/contract.md#filter-and-analysis-limits). */
 export const isSkillsTarget = (target: string): boolean => /(^|\.)skills?(\.|$)/.test(target);
 
+/** What is wrong with a target as named (not whether it exists: the target table says that). */
+function targetProblem(t: unknown): string | undefined {
+  if (typeof t !== 'string' || t.length === 0) return 'is missing: name the target to count';
+  return TARGET_PATH.test(t) ? undefined : `: The target ${t} does not exist`;
+}
+
 const target = (asChild: boolean) =>
-  z.unknown().check((c) => {
-    const t = c.value;
-    if (typeof t !== 'string' || t.length === 0) c.issues.push({ code: 'custom', message: 'is missing: name the target to count', input: t });
-    else if (!TARGET_PATH.test(t)) c.issues.push({ code: 'custom', message: `: The target ${t} does not exist`, input: t });
-  }).transform((t) => t as string).pipe(z.string()).meta({
-    description: asChild ? 'An analysis target with fewer than 50 values (docs/filters.md#targets)' : 'An analysis target (docs/filters.md#targets)',
-    examples: ['fb.author.gender'],
-  });
+  withReader(
+    z
+      .unknown()
+      .check((c) => {
+        const problem = targetProblem(c.value);
+        if (problem) c.issues.push({ code: 'custom', message: problem, input: c.value });
+      })
+      .transform((t) => t as string)
+      .pipe(z.string())
+      .meta({
+        description: asChild ? 'An analysis target with fewer than 50 values (docs/filters.md#targets)' : 'An analysis target (docs/filters.md#targets)',
+        examples: ['fb.author.gender'],
+      }),
+    (t) => (targetProblem(t) === undefined ? t : TO_ZOD),
+  );
 
 /** A whole number that may be left out (also as `null` or `''`): `fallback` then. */
-const wholeOr = (fallback: number, opts: { min: number; max: number }) => z.preprocess((v) => (v === null || v === '' ? undefined : v), whole(opts).default(fallback));
+const wholeOr = (fallback: number, opts: { min: number; max: number }) => noneAs([null, ''], whole(opts).default(fallback));
 
 /** A freqDist at `level` (1: the parent): a child only below the third level, and only a freqDist. */
 /** What the schema reads (its output is a `FreqDistSpec`; the levels below are typed by it). */
@@ -84,7 +98,7 @@ type FreqDistSchema = z.ZodObject<{ analysis_type: z.ZodLiteral<'freqDist'> }, z
 function freqDistAt(level: number): FreqDistSchema {
   const child =
     level < MAX_NESTING_DEPTH
-      ? z.preprocess((v, ctx) => {
+      ? guarded((v, ctx) => {
           if (v === undefined || v === null || typeof v !== 'object' || Array.isArray(v)) return v;
           const type = (v as Record<string, unknown>).analysis_type;
           if (type !== 'freqDist') {
@@ -117,18 +131,19 @@ const timeSeriesSpec = z
   .object({
     analysis_type: z.literal('timeSeries'),
     parameters: part(
-      z
-        .object(
+      checked(
+        z.object(
           {
-            interval: z.preprocess((v) => (v === null || v === '' ? undefined : v), z.enum(INTERVALS as [Interval, ...Interval[]], { error: `must be one of ${INTERVALS.join(', ')}` }).default('hour')),
+            interval: noneAs([null, ''], z.enum(INTERVALS as [Interval, ...Interval[]], { error: `must be one of ${INTERVALS.join(', ')}` }).default('hour')),
             span: wholeOr(1, { min: 1, max: MAX_PERIOD.hour.units }).meta({ description: 'Intervals per bucket, at most the longest period of the interval in its units (60 minutes, 336 hours, 32 days, 4 weeks, 1 month); 1 unless given' }),
           },
           { error: 'must be an object with interval and span' },
-        )
-        .check((c) => {
+        ),
+        (c) => {
           const max = MAX_PERIOD[c.value.interval].units;
           if (c.value.span > max) c.issues.push({ code: 'custom', message: `must be at most ${max}`, path: ['span'], input: c.value.span });
-        }),
+        },
+      ),
       'The bucket: an interval and how many of them',
     ).default({ interval: 'hour', span: 1 }),
     child: z
@@ -158,19 +173,23 @@ function productProblem(spec: AnalysisSpec): string | undefined {
  * checked against every limit that the spec alone decides; JSON text of one is read too.
  */
 export const analysisSpecSchema = part(
-  z
-    .preprocess((v, ctx) => {
+  checked(
+    guarded((v, ctx) => {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
       const type = (v as Record<string, unknown>).analysis_type;
       if (type === undefined) ctx.addIssue({ code: 'custom', message: 'is missing: freqDist or timeSeries', path: ['analysis_type'], input: type });
       else if (type !== 'freqDist' && type !== 'timeSeries') ctx.addIssue({ code: 'custom', message: `must be freqDist or timeSeries, not ${JSON.stringify(type)}`, path: ['analysis_type'], input: type });
       else return v;
       return z.NEVER;
-    }, z.discriminatedUnion('analysis_type', [freqDistAt(1) , timeSeriesSpec], { error: 'must be a JSON object with analysis_type and parameters' }))
-    .check((c) => {
+    }, z.discriminatedUnion('analysis_type', [freqDistAt(1), timeSeriesSpec], { error: 'must be a JSON object with analysis_type and parameters' })),
+    (c) => {
+      // Judged on a spec read without fault: zod runs this check after a refinement below has refused
+      // (a fourth level given as text), and the spec then is not one.
+      if (c.issues.length > 0) return;
       const problem = productProblem(c.value);
       if (problem) c.issues.push({ code: 'custom', message: problem, input: c.value });
-    }),
+    },
+  ),
   'The analysis: `analysis_type` freqDist (with `parameters.target`, `parameters.threshold`, and an optional `child`) or timeSeries (with `parameters.interval`, `parameters.span`)',
 ).meta({ id: 'AnalysisSpec' });
 
@@ -201,7 +220,7 @@ export function analysisRequestChecks(c: z.core.ParsePayload<{ parameters: Analy
  * or digit strings; empty values mean absent, as clients send them). The query filter's text is
  * checked when it is compiled (`compileFilter(text, {kind: 'query'})`).
  */
-export const analysisRequestSchema = wireParams({ parameters: analysisSpecSchema, ...analysisWindowShape }).check(analysisRequestChecks).meta({ id: 'AnalysisRequest' });
+export const analysisRequestSchema = checked(wireParams({ parameters: analysisSpecSchema, ...analysisWindowShape }), analysisRequestChecks).meta({ id: 'AnalysisRequest' });
 
 /** One calendar month after `ms` (UTC), the day clamped to the month's length. */
 export function addMonthUtc(ms: number, months: number): number {

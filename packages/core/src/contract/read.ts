@@ -1,20 +1,28 @@
 import type * as z from 'zod';
 import { BadRequest } from '../calls/errors.ts';
-import { MISSING, fastRead } from './wire.ts';
+import { TO_ZOD, paramsReader } from './fast-read.ts';
+import { MISSING } from './wire.ts';
 
 /**
  * Reads a call's parameters through its schema: the values the handler receives, or a 400 that names
  * the first parameter at fault and the rule it breaks (`Missing param 'id'`, `page must be at least 1`).
  */
 export function readParams<S extends z.ZodType>(schema: S, raw: Record<string, unknown>): z.output<S> {
-  const fast = fastRead(schema, raw);
-  if (fast !== undefined) return fast as z.output<S>;
+  // Parameters in their usual spelling are read without zod (fast-read.ts): flat text fields at once,
+  // others after the frozen ones' earlier reading is looked for, so frozen parameters are still answered
+  // one frozen reading, whichever way it was made.
+  const reading = paramsReader(schema);
+  if (reading?.flat) {
+    const fast = reading.read(raw);
+    if (fast !== TO_ZOD) return fast as z.output<S>;
+  }
   const frozen = deepFrozen(raw);
   if (frozen) {
     const known = readFrozen.get(raw)?.get(schema);
     if (known !== undefined) return known as z.output<S>;
   }
-  const r = schema.safeParse(raw);
+  const fast = reading && !reading.flat ? reading.read(raw) : TO_ZOD;
+  const r = fast !== TO_ZOD ? { success: true as const, data: fast as z.output<S> } : schema.safeParse(raw);
   if (r.success) {
     if (frozen) {
       let bySchema = readFrozen.get(raw);

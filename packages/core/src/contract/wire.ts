@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { MAX_FLATTENED_KEYS, MAX_PARAM_JSON_DEPTH, jsonDepthProblem, jsonTextProblem } from '../calls/input-limits.ts';
+import { TO_ZOD, fieldReaders, isPlainObject, readerOf, withReader, type Reader } from './fast-read.ts';
 
 /**
  * The parameter types of the wire, as real clients spell them (docs/clients.md#how-parameters-travel), each a zod schema whose
@@ -9,6 +10,9 @@ import { MAX_FLATTENED_KEYS, MAX_PARAM_JSON_DEPTH, jsonDepthProblem, jsonTextPro
  * preprocessing (the type, the bounds, the words) is what OpenAPI documents and handlers receive.
  *
  * A custom issue's message is the rule without the parameter's name: `issueText` puts the name in front.
+ *
+ * Each helper also gives its schema a reader of the usual spelling (fast-read.ts): the same terms, checked
+ * directly, with anything else left to zod.
  */
 
 /** The spellings a parameter of this kind also accepts, for the documents. */
@@ -30,48 +34,47 @@ export function text(opts: { max?: number; min?: number; pattern?: RegExp; patte
   if (opts.max !== undefined) s = s.max(opts.max, { error: `must be at most ${opts.max} characters` });
   if (opts.pattern) s = s.regex(opts.pattern, { error: opts.patternText ?? `must match ${opts.pattern.source}` });
   const schema = lenient((v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v), s, 'numbers and booleans are read as their text');
-  if (opts.min === undefined && opts.max === undefined && !opts.pattern) ANY_TEXT.add(schema);
-  return schema;
+  const { min, max, pattern } = opts;
+  if (min === undefined && max === undefined && !pattern) return withReader(schema, anyText);
+  return withReader(schema, (v) => {
+    if (typeof v !== 'string' || (min !== undefined && v.length < min) || (max !== undefined && v.length > max)) return TO_ZOD;
+    if (pattern) pattern.lastIndex = 0;
+    return !pattern || pattern.test(v) ? v : TO_ZOD;
+  });
 }
 
-/** `text()` schemas with no rule beyond being text: a non-empty string passes them as it is. */
-const ANY_TEXT = new WeakSet<z.ZodType>();
+/** The reader of `text()` with no rule beyond being text. */
+const anyText: Reader = (v) => (typeof v === 'string' ? v : TO_ZOD);
 
 /**
- * The fields of a `wireParams` schema whose every field is `text()` (or `text().optional()`), in the
- * schema's order, with whether each is required. Such parameters (a filter's `csdl`, nearly every
- * validate and compile) are read without zod when each value is a non-empty string or absent: the
- * object zod would answer, at a small share of the cost. Anything else takes zod's way (`fastRead`).
+ * The fields of a shape whose every field is `text()` (or `text().optional()`), with whether each is
+ * required: such parameters (a filter's `csdl`, nearly every validate and compile) get a reader of their
+ * own, a plain loop, as they are most of a server's calls.
  */
-const TEXT_FIELDS = new WeakMap<z.ZodType, readonly (readonly [name: string, required: boolean])[]>();
-
-function textFieldsOf(shape: z.ZodRawShape): (readonly [string, boolean])[] | undefined {
-  const fields: (readonly [string, boolean])[] = [];
+function textFieldsOf(shape: z.ZodRawShape): [name: string, required: boolean][] | undefined {
+  const fields: [string, boolean][] = [];
   for (const name of Object.keys(shape)) {
-    const field = shape[name] as z.ZodType;
-    if (ANY_TEXT.has(field)) fields.push([name, true]);
-    else if (field instanceof z.ZodOptional && ANY_TEXT.has(field.unwrap() as z.ZodType)) fields.push([name, false]);
+    const field = shape[name]!;
+    if (readerOf(field) === anyText) fields.push([name, true]);
+    else if (field instanceof z.ZodOptional && readerOf(field.unwrap() as z.ZodType) === anyText) fields.push([name, false]);
     else return undefined;
   }
   return fields;
 }
 
-/**
- * What `schema` (a `wireParams` schema of text fields) reads from `raw`, when every field is a non-empty
- * string or absent (a required one present); `undefined` when zod must read it (another schema, another
- * value, a refusal to word).
- */
-export function fastRead(schema: z.ZodType, raw: Record<string, unknown>): Record<string, unknown> | undefined {
-  const fields = TEXT_FIELDS.get(schema);
-  if (fields === undefined || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i < fields.length; i++) {
-    const [name, required] = fields[i]!;
-    const v = Object.hasOwn(raw, name) ? raw[name] : undefined;
-    if (typeof v === 'string' && v !== '') out[name] = v;
-    else if (v !== undefined || required) return undefined;
-  }
-  return out;
+/** Text fields read as they are when each is a non-empty string or absent (a required one present). */
+function textFieldsReader(fields: readonly [string, boolean][]): Reader {
+  return (raw) => {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return TO_ZOD;
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i++) {
+      const [name, required] = fields[i]!;
+      const v = Object.hasOwn(raw, name) ? (raw as Record<string, unknown>)[name] : undefined;
+      if (typeof v === 'string' && v !== '') out[name] = v;
+      else if (v !== undefined || required) return TO_ZOD;
+    }
+    return out;
+  };
 }
 
 /** A lower-case hexadecimal id of `length` characters (a hash, a subscription or query id). */
@@ -83,7 +86,11 @@ export function whole(opts: { min?: number; max?: number } = {}) {
   let s = z.int({ error: 'must be a whole number' });
   if (opts.min !== undefined) s = s.min(opts.min, { error: `must be at least ${opts.min}` });
   if (opts.max !== undefined) s = s.max(opts.max, { error: `must be at most ${opts.max}` });
-  return lenient((v) => (typeof v === 'string' && DIGITS.test(v) ? Number(v) : v), s, 'digit strings');
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = opts;
+  return withReader(
+    lenient((v) => (typeof v === 'string' && DIGITS.test(v) ? Number(v) : v), s, 'digit strings'),
+    (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max ? v : TO_ZOD),
+  );
 }
 
 /** A time as the wire writes it: whole Unix seconds, not negative. */
@@ -93,13 +100,16 @@ export const epoch = () => whole({ min: 0 }).meta({ description: 'Unix seconds',
 export function flag() {
   const TRUE = new Set<unknown>([1, '1', 'true', 'True']);
   const FALSE = new Set<unknown>([0, '0', 'false', 'False']);
-  return lenient((v) => (TRUE.has(v) ? true : FALSE.has(v) ? false : v), z.boolean({ error: 'must be 1, 0, true or false' }), '1/0, true/false, True/False');
+  const schema = lenient((v) => (TRUE.has(v) ? true : FALSE.has(v) ? false : v), z.boolean({ error: 'must be 1, 0, true or false' }), '1/0, true/false, True/False');
+  return withReader(schema, (v) => (typeof v === 'boolean' ? v : TO_ZOD));
 }
 
 /** One of a fixed set of words; `caseless` reads the value in lower case first. */
 export function word<const W extends readonly [string, ...string[]]>(words: W, opts: { caseless?: boolean; message?: string } = {}) {
   const e = z.enum(words, { error: opts.message ?? `is invalid; valid values are: ${words.join(',')}` });
-  return opts.caseless ? lenient((v) => (typeof v === 'string' ? v.toLowerCase() : v), e, 'any letter case') : e;
+  if (!opts.caseless) return e;
+  const schema = lenient((v) => (typeof v === 'string' ? v.toLowerCase() : v), e, 'any letter case');
+  return withReader(schema, (v) => (typeof v === 'string' && (words as readonly string[]).includes(v) && v === v.toLowerCase() ? v : TO_ZOD));
 }
 
 /**
@@ -107,7 +117,8 @@ export function word<const W extends readonly [string, ...string[]]>(words: W, o
  * `notJson` is the rule a text that is not JSON breaks.
  */
 export function jsonValue<T extends z.ZodType>(inner: T, opts: { notJson?: string } = {}) {
-  return lenient(
+  const read = readerOf(inner);
+  const schema = lenient(
     (v, ctx) => {
       const parsed = typeof v === 'string' ? jsonText(v, ctx, opts.notJson) : v;
       if (parsed === undefined) return typeof v === 'string' ? z.NEVER : v;
@@ -121,6 +132,8 @@ export function jsonValue<T extends z.ZodType>(inner: T, opts: { notJson?: strin
     inner,
     'JSON text of the value',
   );
+  // The value itself, not its text, within the depth limit: read as the inner schema reads it.
+  return withReader(schema, read && ((v) => (typeof v === 'string' || jsonDepthProblem(v) !== undefined ? TO_ZOD : read(v))));
 }
 
 /** A JSON object: an object, or JSON text of one (flattened `name.key` entries are folded by `wireParams`). */
@@ -166,15 +179,42 @@ export const refused = (message: string) => z.undefined({ error: message }).meta
  */
 export function wireParams<S extends z.ZodRawShape>(shape: S, opts: { flattened?: readonly (keyof S & string)[]; keepNull?: readonly (keyof S & string)[] } = {}) {
   const schema = z.preprocess(wireReading(opts), z.object(shape));
-  const fields = opts.flattened?.length ? undefined : textFieldsOf(shape);
-  if (fields) TEXT_FIELDS.set(schema, fields);
-  return schema;
+  const texts = opts.flattened?.length ? undefined : textFieldsOf(shape);
+  if (texts) return withReader(schema, textFieldsReader(texts), true);
+  const fields = fieldReaders(shape);
+  return withReader(schema, fields && ((raw) => readFields(fields, opts.flattened ?? [], raw)));
+}
+
+/**
+ * The fields of the wire's parameters in their usual shape: an absent field is absent (so is one given
+ * as `undefined`), and any field given empty or `null` (dropped or kept by the reading), or absent where
+ * it may arrive as flattened `name.key` entries, is left to zod.
+ */
+function readFields(fields: readonly [string, Reader][], folded: readonly string[], raw: unknown): unknown {
+  // An own `__proto__` key would become the prototype of the reading's copy: zod's way.
+  if (!isPlainObject(raw) || Object.hasOwn(raw, '__proto__')) return TO_ZOD;
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < fields.length; i++) {
+    const [name, reader] = fields[i]!;
+    const v = Object.hasOwn(raw, name) ? raw[name] : undefined;
+    if (v === '' || v === null || (v === undefined && folded.length > 0 && folded.includes(name))) return TO_ZOD;
+    const read = reader(v);
+    if (read === TO_ZOD) return TO_ZOD;
+    if (read !== undefined) out[name] = read;
+  }
+  return out;
 }
 
 /**
  * The parameters of an endpoint whose terms depend on one of them (`key`): one object per value, the
  * value `fallback` when none is given, a value of none of them refused with the word list. Read as
  * `wireParams` reads, then by the object of its value, so each value's terms are documented apart.
+ *
+ * Read by zod, with no reader of the usual spelling: `tasks.create` is the one such endpoint, and a
+ * reader of it, though it read a task in about a third of zod's time, put the simulator's first day into a
+ * slower state of V8's heap, several per cent slower in all (docs/performance.md, "The simulator
+ * row, parameters of nested shapes without zod"). The task's analysis request is read by its reader
+ * when the task runs.
  */
 export function wireChoice<K extends string, const O extends readonly [z.ZodObject, ...z.ZodObject[]]>(
   key: K,
@@ -195,6 +235,43 @@ export function wireChoice<K extends string, const O extends readonly [z.ZodObje
     }
     return o[key] === value ? o : { ...o, [key]: value };
   }, z.discriminatedUnion(key, options));
+}
+
+/**
+ * `schema` with the rules `checks` add, which its reader applies in turn: a value any of them finds
+ * fault with is left to zod, to word the refusal.
+ */
+export function checked<T extends z.ZodType>(schema: T, ...checks: ((payload: z.core.ParsePayload<z.output<T>>) => void)[]): T {
+  const read = readerOf(schema);
+  return withReader(
+    schema.check(...checks),
+    read &&
+      ((v) => {
+        const value = read(v);
+        if (value === TO_ZOD) return TO_ZOD;
+        const payload: z.core.ParsePayload<z.output<T>> = { value: value as z.output<T>, issues: [] };
+        for (const check of checks) check(payload);
+        return payload.issues.length === 0 ? value : TO_ZOD;
+      }),
+  );
+}
+
+/**
+ * `inner`, with `guard` first: a guard words the refusal of some values better than `inner` would, and
+ * passes every other value on as it is. It refuses only values `inner` refuses too, so the reader is
+ * `inner`'s.
+ */
+export function guarded<T extends z.ZodType>(guard: (value: unknown, ctx: z.core.$RefinementCtx) => unknown, inner: T) {
+  return withReader(z.preprocess(guard, inner), readerOf(inner));
+}
+
+/** `inner`, with each of `none` (`null`, an empty text) read as no value. */
+export function noneAs<T extends z.ZodType>(none: readonly unknown[], inner: T) {
+  const read = readerOf(inner);
+  return withReader(
+    z.preprocess((v) => (none.includes(v) ? undefined : v), inner),
+    read && ((v) => read(none.includes(v) ? undefined : v)),
+  );
 }
 
 function wireReading(opts: { flattened?: readonly string[]; keepNull?: readonly string[] }) {

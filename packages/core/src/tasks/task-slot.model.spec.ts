@@ -150,3 +150,11 @@ test.prop(
     cmds,
   );
 });
+
+test.prop([fc.array(fc.integer({ min: 0, max: 2_000 }), { maxLength: 1_000 }), fc.integer({ min: -10, max: 2_010 })])(
+  'a queue in finishing order: the tasks queued at an instant are those finishing after it (found by halving, counted here)',
+  (finishes, at) => {
+    const queue = [...finishes].sort((a, b) => a - b).map((finishAt, i) => ({ id: hexId(i), finishAt }));
+    expect(queuedAt({ lastFinish: queue.at(-1)?.finishAt ?? 0, queue }, at)).toBe(finishes.filter((f) => f > at).length);
+  },
+);
