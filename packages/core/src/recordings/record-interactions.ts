@@ -4,7 +4,7 @@ import type { EngineSettings } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
-import { matchInTurns, namedFilter, type CompiledFilter, type WorkMeter } from '../filters/index.ts';
+import { matchInTurns, namedFilter, verdictReadsOnly, type CompiledFilter, type WorkMeter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
@@ -20,6 +20,60 @@ export interface RecordingContext {
   yieldTurn?: (() => Promise<void>) | undefined;
 }
 
+/**
+ * Interactions offered before they are built (the synthetic firehose's): each has a text key, and two
+ * with one key hold the same `interaction.content` and `fb.content` (present or absent alike). When
+ * every filter judging them reads nothing else (`verdictReadsOnly`), each is judged once per key, on an
+ * interaction holding only those texts, and only an interaction some filter matches is built; the others
+ * would have matched nothing, so what is recorded and relayed is the same as for the built list.
+ */
+export interface TextKeyedInteractions {
+  readonly length: number;
+  keyOf(k: number): number;
+  /** An interaction holding only the k-th's texts. */
+  probe(k: number): Interaction;
+  /** One filter's verdicts by key (0 not judged yet, 1 no, 2 yes): the source keeps them, bounded. */
+  verdicts(filter: CompiledFilter): Uint8Array;
+  /** The k-th interaction, built. */
+  build(k: number): Interaction;
+}
+
+/** The targets a text key stands for. */
+export const TEXT_KEY_TARGETS: ReadonlySet<string> = new Set(['interaction.content', 'fb.content']);
+
+const NOT_JUDGED = 0;
+const NO_MATCH = 1;
+const MATCHED = 2;
+
+/**
+ * Whether some filter may match the k-th interaction of a keyed batch (by its key), or `undefined` when a
+ * filter reads more than the texts and every interaction must be built and judged. Judging a key paces by `meter`.
+ */
+function textScreen(batch: TextKeyedInteractions, filters: readonly CompiledFilter[], meter: WorkMeter, yieldTurn: RecordingContext['yieldTurn']) {
+  for (const f of filters) if (!verdictReadsOnly(f, TEXT_KEY_TARGETS)) return undefined;
+  const tables = filters.map((f) => batch.verdicts(f));
+  // A key is judged once per filter; a heavy filter may pause on it (`matchInTurns`), the rest answer at once.
+  const judge = (k: number, key: number, from: number): boolean | Promise<boolean> => {
+    for (let j = from; j < filters.length; j++) {
+      const table = tables[j]!;
+      if (table[key] === NOT_JUDGED) {
+        const judged = matchInTurns(filters[j]!, batch.probe(k), undefined, meter, yieldTurn);
+        if (judged instanceof Promise) {
+          return judged.then((r) => {
+            table[key] = r.matched ? MATCHED : NO_MATCH;
+            return judge(k, key, j);
+          });
+        }
+        table[key] = judged.matched ? MATCHED : NO_MATCH;
+      }
+      // One filter that matches is enough: the interaction is built and judged by every filter.
+      if (table[key] === MATCHED) return true;
+    }
+    return false;
+  };
+  return (k: number): boolean | Promise<boolean> => judge(k, batch.keyOf(k), 0);
+}
+
 export interface RecordResult {
   /** Interactions offered. */
   accepted: number;
@@ -32,7 +86,7 @@ export interface RecordResult {
  * matches and which tags it gets; the day's capacity aggregate decides what is kept. Everything is
  * staged in `ctx.uow` (with what the account's stream subscriptions match), so it commits with the call (or the operator's command) or not at all.
  */
-export async function recordInteractions(ctx: RecordingContext, interactions: Interaction[]): Promise<RecordResult> {
+export async function recordInteractions(ctx: RecordingContext, interactions: Interaction[] | TextKeyedInteractions): Promise<RecordResult> {
   const { uow, account, now } = ctx;
   // Whatever enters the platform reaches the account's live stream subscriptions too, in the same
   // write, judged in the same pass as for the recordings (one memo: each text folded and tokenized once).
@@ -52,7 +106,15 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   const meter: WorkMeter = { work: 0 };
   try {
     if (running.length > 0 || streams) {
-      for (const interaction of interactions) {
+      const built = Array.isArray(interactions) ? interactions : undefined;
+      const keyed = built ? undefined : (interactions as TextKeyedInteractions);
+      const screen = keyed && textScreen(keyed, streams ? [...filters, ...streams.compiled] : filters, meter, ctx.yieldTurn);
+      for (let n = 0; n < interactions.length; n++) {
+        if (screen) {
+          const kept = screen(n);
+          if (!(kept instanceof Promise ? await kept : kept)) continue;
+        }
+        const interaction = built ? built[n] : keyed!.build(n);
         if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
         memo?.clear();
         if (streams) {

@@ -39,13 +39,15 @@ export interface StreamMatching {
   release(): void;
   /** How many filters `offer` runs (a memo pays off from two). */
   readonly filters: number;
+  /** The filters `offer` runs, for a caller that screens interactions before offering them. */
+  readonly compiled: readonly CompiledFilter[];
 }
 
 /**
  * Loads the account's live hashes and their filters for a write of interactions; `undefined` when
  * there is nothing to offer (no interactions, or nothing subscribed: one cached load).
  */
-export async function streamMatching(ctx: StreamMatchContext, interactions: readonly Interaction[]): Promise<StreamMatching | undefined> {
+export async function streamMatching(ctx: StreamMatchContext, interactions: { readonly length: number }): Promise<StreamMatching | undefined> {
   if (interactions.length === 0) return undefined;
   const stream = streamConnectionsStream(ctx.account.username);
   const loaded = ctx.uow.load(streamConnectionsDecider, stream);
@@ -80,6 +82,7 @@ export async function streamMatching(ctx: StreamMatchContext, interactions: read
   };
   return {
     filters: filters.length,
+    compiled: filters,
     offer(interaction, memo, meter) {
       let matched: string[] | undefined;
       for (let k = 0; k < filters.length; k++) {
