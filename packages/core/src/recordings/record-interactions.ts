@@ -46,8 +46,9 @@ const NO_MATCH = 1;
 const MATCHED = 2;
 
 /**
- * Whether some filter may match the k-th interaction of a keyed batch (by its key), or `undefined` when a
- * filter reads more than the texts and every interaction must be built and judged. Judging a key paces by `meter`.
+ * Whether some filter may match the k-th interaction of a keyed batch (by its key), and which are known not
+ * to; `undefined` when a filter reads more than the texts and every interaction must be built and judged.
+ * Judging a key paces by `meter`.
  */
 function textScreen(batch: TextKeyedInteractions, filters: readonly CompiledFilter[], meter: WorkMeter, yieldTurn: RecordingContext['yieldTurn']) {
   for (const f of filters) if (!verdictReadsOnly(f, TEXT_KEY_TARGETS)) return undefined;
@@ -71,7 +72,11 @@ function textScreen(batch: TextKeyedInteractions, filters: readonly CompiledFilt
     }
     return false;
   };
-  return (k: number): boolean | Promise<boolean> => judge(k, batch.keyOf(k), 0);
+  return {
+    keep: (k: number): boolean | Promise<boolean> => judge(k, batch.keyOf(k), 0),
+    /** Whether filter `j` is known not to match the texts of `key` (then judging it again is no use). */
+    ruledOut: (j: number, key: number): boolean => tables[j]![key] === NO_MATCH,
+  };
 }
 
 export interface RecordResult {
@@ -110,15 +115,17 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
       const keyed = built ? undefined : (interactions as TextKeyedInteractions);
       const screen = keyed && textScreen(keyed, streams ? [...filters, ...streams.compiled] : filters, meter, ctx.yieldTurn);
       for (let n = 0; n < interactions.length; n++) {
+        let key = -1;
         if (screen) {
-          const kept = screen(n);
+          const kept = screen.keep(n);
           if (!(kept instanceof Promise ? await kept : kept)) continue;
+          key = keyed!.keyOf(n);
         }
         const interaction = built ? built[n] : keyed!.build(n);
         if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
         memo?.clear();
         if (streams) {
-          const offered = streams.offer(interaction, memo, meter);
+          const offered = streams.offer(interaction, memo, meter, screen && ((j: number) => screen.ruledOut(filters.length + j, key)));
           if (offered) await offered;
         }
         if (running.length === 0) continue;
@@ -128,6 +135,7 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
         for (let k = 0; k < running.length; k++) {
           const r = running[k]!;
           if (service !== undefined && r.service !== service) continue;
+          if (screen?.ruledOut(k, key)) continue;
           const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
           const result = matching instanceof Promise ? await matching : matching;
           if (!result.matched) continue;

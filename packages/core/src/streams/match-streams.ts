@@ -31,8 +31,11 @@ export const matchedStreamHashes = (pkg: Pick<AccountPackage, 'concurrent_record
  * hashes in one pass, with one memo (its text folded and tokenized once for both).
  */
 export interface StreamMatching {
-  /** Judges one interaction against every hash (the memo is the caller's for this interaction). */
-  offer(interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter): void | Promise<void>;
+  /**
+   * Judges one interaction against every hash (the memo is the caller's for this interaction) but those
+   * `ruledOut` names by index: the caller knows they do not match it.
+   */
+  offer(interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter, ruledOut?: (k: number) => boolean): void | Promise<void>;
   /** Stages what matched as one `StreamInteractionsMatched` (nothing when nothing matched); answers how many matched. */
   stage(): Promise<number>;
   /** Drops the filters' DFA caches, as a batch done does. */
@@ -71,9 +74,18 @@ export async function streamMatching(ctx: StreamMatchContext, interactions: { re
   }
   const items: StreamMatch[] = [];
   // Kept across `offer`s: the hashes an interaction matched, from the filter after the pause.
-  const sweep = async (interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter, from: number, matched: string[] | undefined, paused: Promise<MatchResult>) => {
+  const sweep = async (
+    interaction: Interaction,
+    memo: Map<string, unknown> | undefined,
+    meter: WorkMeter,
+    ruledOut: ((k: number) => boolean) | undefined,
+    from: number,
+    matched: string[] | undefined,
+    paused: Promise<MatchResult>,
+  ) => {
     if ((await paused).matched) (matched ??= []).push(names[from]!);
     for (let k = from + 1; k < filters.length; k++) {
+      if (ruledOut?.(k)) continue;
       const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
       const result = matching instanceof Promise ? await matching : matching;
       if (result.matched) (matched ??= []).push(names[k]!);
@@ -83,12 +95,13 @@ export async function streamMatching(ctx: StreamMatchContext, interactions: { re
   return {
     filters: filters.length,
     compiled: filters,
-    offer(interaction, memo, meter) {
+    offer(interaction, memo, meter, ruledOut) {
       let matched: string[] | undefined;
       for (let k = 0; k < filters.length; k++) {
+        if (ruledOut?.(k)) continue;
         // Filters are paid by the work they do, not by count: other accounts' calls get turns (as for recordings).
         const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
-        if (matching instanceof Promise) return sweep(interaction, memo, meter, k, matched, matching);
+        if (matching instanceof Promise) return sweep(interaction, memo, meter, ruledOut, k, matched, matching);
         if (matching.matched) (matched ??= []).push(names[k]!);
       }
       if (matched) items.push({ hashes: matched, interaction });
