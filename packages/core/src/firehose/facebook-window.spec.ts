@@ -8,6 +8,8 @@ import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
 import { filterHandlers } from '../filters/handlers.ts';
 import { recordingHandlers } from '../recordings/handlers.ts';
+import { streamHandlers } from '../streams/stream-handlers.ts';
+import { StreamCalls } from '../streams/stream-calls.ts';
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { recordInteractions, type TextKeyedInteractions } from '../recordings/record-interactions.ts';
 import type { Interaction } from '../filters/index.ts';
@@ -63,22 +65,36 @@ describe('the social network firehose drawn as rows', () => {
   );
 });
 
-/** An account with recordings of these filters, fed one window: as rows, or as the built list. */
-async function recorded(filters: string[], offer: (seed: number, from: number, to: number) => Interaction[] | TextKeyedInteractions) {
+/**
+ * An account with recordings of these filters and a stream connection subscribed to those hashes, fed
+ * one window: as rows, or as the built list. Answers what was recorded and relayed.
+ */
+async function recorded(filters: string[], offer: (seed: number, from: number, to: number) => Interaction[] | TextKeyedInteractions, hashes: string[] = []) {
   const time = { now: T0 + 20 * MINUTE };
   const store = new MemoryEventStore();
-  const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(9), handlers: { ...filterHandlers, ...recordingHandlers } });
-  await engine.openAccount({ username: 'op', api_key: 'op-key-0001' });
-  const call = (endpoint: EndpointId, params: Record<string, unknown>) => engine.call({ version: '1.5', endpoint, credentials: { username: 'op', apiKey: 'op-key-0001' }, params });
+  const engine = new Engine({ store, clock: { now: () => time.now }, ids: seededIds(9), handlers: { ...filterHandlers, ...recordingHandlers, ...streamHandlers } });
+  const creds = { username: 'op', apiKey: 'op-key-0001' };
+  await engine.openAccount({ username: 'op', api_key: creds.apiKey });
+  const call = (endpoint: EndpointId, params: Record<string, unknown>) => engine.call({ version: '1.5', endpoint, credentials: creds, params });
   for (const [k, csdl] of filters.entries()) {
     const hash = ((await call('insight.compile', { csdl })).body as { hash: string }).hash;
     expect((await call('insight.start', { hash, name: `r${k}` })).status).toBe(200);
   }
+  if (hashes.length > 0) {
+    const calls = new StreamCalls(engine);
+    const connection = ((await calls.open(creds, 'websocket')).body as { connection: string }).connection;
+    for (const csdl of hashes) {
+      const hash = ((await call('core.compile', { csdl })).body as { hash: string }).hash;
+      expect((await calls.subscribe(creds, connection, hash)).status).toBe(200);
+    }
+  }
   const result = await engine.command(async (uow) =>
     recordInteractions({ uow, account: await uow.load(accountDecider, accountStream('op')), settings: engine.settings, now: uow.now }, offer(5, T0, T0 + 15 * MINUTE)),
   );
-  const events = (await store.readAll(0)).filter((e) => e.type === 'InteractionsRecorded').map((e) => e.data);
-  return { result, events };
+  const all = await store.readAll(0);
+  const events = all.filter((e) => e.type === 'InteractionsRecorded').map((e) => e.data);
+  const relayed = all.filter((e) => e.type === 'StreamInteractionsMatched').map((e) => e.data);
+  return { result, events, relayed };
 }
 
 describe('recording a window of rows', () => {
@@ -95,6 +111,24 @@ describe('recording a window of rows', () => {
       expect(rows.result).toEqual(list.result);
       expect(rows.result.recorded).toBeGreaterThan(0);
       expect(rows.events).toEqual(list.events);
+    });
+  }
+
+  const hashes = ['fb.content contains "coffee"', 'interaction.content contains "lovely"', 'fb.content contains "no such words here"', 'tag "x" { fb.type == "like" } return { fb.content contains "coffee" }'];
+  const streamCases: [string, string[], string[], number][] = [
+    ['beside recordings', ['fb.content contains_any "coffee, tea"', 'tag "women" { fb.author.gender == "female" } return { fb.content contains "coffee" }'], hashes, 3],
+    ['without recordings', [], hashes, 3],
+    ['one hash alone', [], ['fb.content contains "coffee"'], 1],
+  ];
+  for (const [name, filters, subscribed, matching] of streamCases) {
+    it(`relays to stream hashes what the built list relays: ${name}`, async () => {
+      const rows = await recorded(filters, (seed, from, to) => new FacebookWindow(seed, 60, from, to), subscribed);
+      const list = await recorded(filters, (seed, from, to) => firehoseWindow(seed, 'facebook', 60, from, to), subscribed);
+      expect(rows.result).toEqual(list.result);
+      expect(rows.events).toEqual(list.events);
+      expect(rows.relayed).toEqual(list.relayed);
+      const matched = rows.relayed.flatMap((e) => (e as { items: { hashes: string[] }[] }).items);
+      expect(new Set(matched.flatMap((m) => m.hashes)).size).toBe(matching);
     });
   }
 });

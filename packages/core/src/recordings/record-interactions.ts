@@ -4,7 +4,7 @@ import type { EngineSettings } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
-import { matchInTurns, namedFilter, verdictReadsOnly, type CompiledFilter, type WorkMeter } from '../filters/index.ts';
+import { matchInTurns, namedFilter, verdictReadsOnly, type CompiledFilter, type MatchResult, type WorkMeter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
@@ -41,41 +41,52 @@ export interface TextKeyedInteractions {
 /** The targets a text key stands for. */
 export const TEXT_KEY_TARGETS: ReadonlySet<string> = new Set(['interaction.content', 'fb.content']);
 
+const MATCHED_UNTAGGED: MatchResult = Object.freeze({ matched: true, tags: Object.freeze([]) as unknown as string[] });
+
 const NOT_JUDGED = 0;
 const NO_MATCH = 1;
 const MATCHED = 2;
 
 /**
- * Whether some filter may match the k-th interaction of a keyed batch (by its key), and which are known not
- * to; `undefined` when a filter reads more than the texts and every interaction must be built and judged.
+ * Whether some filter matches the k-th interaction of a keyed batch (by its key), and each filter's verdict
+ * by key; `undefined` when a filter reads more than the texts and every interaction must be built and judged.
  * Judging a key paces by `meter`.
  */
 function textScreen(batch: TextKeyedInteractions, filters: readonly CompiledFilter[], meter: WorkMeter, yieldTurn: RecordingContext['yieldTurn']) {
   for (const f of filters) if (!verdictReadsOnly(f, TEXT_KEY_TARGETS)) return undefined;
   const tables = filters.map((f) => batch.verdicts(f));
-  // A key is judged once per filter; a heavy filter may pause on it (`matchInTurns`), the rest answer at once.
+  // A key is judged once by every filter (the first interaction with it); a heavy filter may pause on it
+  // (`matchInTurns`). Every verdict is kept, so a built interaction is judged again only for its tags.
   const judge = (k: number, key: number, from: number): boolean | Promise<boolean> => {
     for (let j = from; j < filters.length; j++) {
       const table = tables[j]!;
-      if (table[key] === NOT_JUDGED) {
-        const judged = matchInTurns(filters[j]!, batch.probe(k), undefined, meter, yieldTurn);
-        if (judged instanceof Promise) {
-          return judged.then((r) => {
-            table[key] = r.matched ? MATCHED : NO_MATCH;
-            return judge(k, key, j);
-          });
-        }
-        table[key] = judged.matched ? MATCHED : NO_MATCH;
+      if (table[key] !== NOT_JUDGED) continue;
+      const judged = matchInTurns(filters[j]!, batch.probe(k), undefined, meter, yieldTurn);
+      if (judged instanceof Promise) {
+        return judged.then((r) => {
+          table[key] = r.matched ? MATCHED : NO_MATCH;
+          return judge(k, key, j + 1);
+        });
       }
-      // One filter that matches is enough: the interaction is built and judged by every filter.
-      if (table[key] === MATCHED) return true;
+      table[key] = judged.matched ? MATCHED : NO_MATCH;
     }
+    for (const table of tables) if (table[key] === MATCHED) return true;
     return false;
   };
+  const keep = (k: number): boolean | Promise<boolean> => {
+    const key = batch.keyOf(k);
+    let any = false;
+    for (let j = 0; j < tables.length; j++) {
+      const verdict = tables[j]![key];
+      if (verdict === NOT_JUDGED) return judge(k, key, j);
+      if (verdict === MATCHED) any = true;
+    }
+    return any;
+  };
   return {
-    keep: (k: number): boolean | Promise<boolean> => judge(k, batch.keyOf(k), 0),
-    /** Whether filter `j` is known not to match the texts of `key` (then judging it again is no use). */
-    ruledOut: (j: number, key: number): boolean => tables[j]![key] === NO_MATCH,
+    keep,
+    /** Filter `j`'s verdict on the texts of `key` when it is known (the interaction need not be judged for it again). */
+    known: (j: number, key: number): boolean | undefined => (tables[j]![key] === NOT_JUDGED ? undefined : tables[j]![key] === MATCHED),
   };
 }
 
@@ -113,6 +124,7 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
     if (running.length > 0 || streams) {
       const built = Array.isArray(interactions) ? interactions : undefined;
       const keyed = built ? undefined : (interactions as TextKeyedInteractions);
+      const untagged = filters.map((f) => f.definition.tags.length === 0);
       const screen = keyed && textScreen(keyed, streams ? [...filters, ...streams.compiled] : filters, meter, ctx.yieldTurn);
       for (let n = 0; n < interactions.length; n++) {
         let key = -1;
@@ -125,7 +137,7 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
         if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
         memo?.clear();
         if (streams) {
-          const offered = streams.offer(interaction, memo, meter, screen && ((j: number) => screen.ruledOut(filters.length + j, key)));
+          const offered = streams.offer(interaction, memo, meter, screen && ((j: number) => screen.known(filters.length + j, key)));
           if (offered) await offered;
         }
         if (running.length === 0) continue;
@@ -135,8 +147,10 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
         for (let k = 0; k < running.length; k++) {
           const r = running[k]!;
           if (service !== undefined && r.service !== service) continue;
-          if (screen?.ruledOut(k, key)) continue;
-          const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
+          const known = screen?.known(k, key);
+          if (known === false) continue;
+          // A match of a filter without tag rules carries nothing but the verdict, known here already.
+          const matching = known && untagged[k] ? MATCHED_UNTAGGED : matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
           const result = matching instanceof Promise ? await matching : matching;
           if (!result.matched) continue;
           const match: RecordingMatch = { recording: r.id, tags: [...result.tags] };

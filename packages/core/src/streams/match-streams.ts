@@ -33,9 +33,9 @@ export const matchedStreamHashes = (pkg: Pick<AccountPackage, 'concurrent_record
 export interface StreamMatching {
   /**
    * Judges one interaction against every hash (the memo is the caller's for this interaction) but those
-   * `ruledOut` names by index: the caller knows they do not match it.
+   * whose verdict `known` answers by index (the caller worked it out already).
    */
-  offer(interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter, ruledOut?: (k: number) => boolean): void | Promise<void>;
+  offer(interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter, known?: (k: number) => boolean | undefined): void | Promise<void>;
   /** Stages what matched as one `StreamInteractionsMatched` (nothing when nothing matched); answers how many matched. */
   stage(): Promise<number>;
   /** Drops the filters' DFA caches, as a batch done does. */
@@ -78,14 +78,18 @@ export async function streamMatching(ctx: StreamMatchContext, interactions: { re
     interaction: Interaction,
     memo: Map<string, unknown> | undefined,
     meter: WorkMeter,
-    ruledOut: ((k: number) => boolean) | undefined,
+    known: ((k: number) => boolean | undefined) | undefined,
     from: number,
     matched: string[] | undefined,
     paused: Promise<MatchResult>,
   ) => {
     if ((await paused).matched) (matched ??= []).push(names[from]!);
     for (let k = from + 1; k < filters.length; k++) {
-      if (ruledOut?.(k)) continue;
+      const verdict = known?.(k);
+      if (verdict !== undefined) {
+        if (verdict) (matched ??= []).push(names[k]!);
+        continue;
+      }
       const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
       const result = matching instanceof Promise ? await matching : matching;
       if (result.matched) (matched ??= []).push(names[k]!);
@@ -95,13 +99,17 @@ export async function streamMatching(ctx: StreamMatchContext, interactions: { re
   return {
     filters: filters.length,
     compiled: filters,
-    offer(interaction, memo, meter, ruledOut) {
+    offer(interaction, memo, meter, known) {
       let matched: string[] | undefined;
       for (let k = 0; k < filters.length; k++) {
-        if (ruledOut?.(k)) continue;
+        const verdict = known?.(k);
+        if (verdict !== undefined) {
+          if (verdict) (matched ??= []).push(names[k]!);
+          continue;
+        }
         // Filters are paid by the work they do, not by count: other accounts' calls get turns (as for recordings).
         const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
-        if (matching instanceof Promise) return sweep(interaction, memo, meter, ruledOut, k, matched, matching);
+        if (matching instanceof Promise) return sweep(interaction, memo, meter, known, k, matched, matching);
         if (matching.matched) (matched ??= []).push(names[k]!);
       }
       if (matched) items.push({ hashes: matched, interaction });
