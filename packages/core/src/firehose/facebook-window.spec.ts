@@ -13,7 +13,8 @@ import { StreamCalls } from '../streams/stream-calls.ts';
 import { accountDecider, accountStream } from '../accounting/account.ts';
 import { recordInteractions, type TextKeyedInteractions } from '../recordings/record-interactions.ts';
 import type { Interaction } from '../filters/index.ts';
-import { FacebookWindow, firehoseMinute, firehoseWindow } from './synthetic-interactions.ts';
+import { FB_ROW, FacebookWindow, drawFacebook, facebookTextKey, firehoseMinute, firehoseWindow, scanFacebook } from './synthetic-interactions.ts';
+import { SeededRandom } from './seeded-random.ts';
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-04-01T00:00:00Z');
@@ -37,6 +38,20 @@ describe('the social network firehose drawn as rows', () => {
       expect(bytesToHex(h.digest())).toBe(before[seed]);
     }
   });
+
+  test.prop([fc.integer(), fc.integer({ min: 1, max: 400 })], { numRuns: 50 })(
+    'scanning an interaction moves the generator exactly as far as drawing it, and reads the same text key',
+    (seed, count) => {
+      const drawn = new SeededRandom(seed);
+      const scanned = new SeededRandom(seed);
+      const row = new Uint32Array(FB_ROW);
+      for (let n = 0; n < count; n++) {
+        drawFacebook(drawn, row, 0);
+        expect(scanFacebook(scanned)).toBe(facebookTextKey(row, 0));
+        expect(scanned.position).toBe(drawn.position);
+      }
+    },
+  );
 
   test.prop([fc.integer(), fc.integer({ min: 1, max: 120 }), fc.integer({ min: 0, max: 3 * MINUTE }), fc.integer({ min: 1, max: 4 * MINUTE })], { numRuns: 40 })(
     'a window of rows builds exactly the interactions of the same window built at once, in order',

@@ -28,6 +28,16 @@ export class SeededRandom {
     return this.next() < p;
   }
 
+  /** Where the generator stands: `new SeededRandom(rng.position)` draws what `rng` draws next. */
+  get position(): number {
+    return this.state;
+  }
+
+  /** Moves on by `draws` draws without making them (each draw steps the state by one constant). */
+  skip(draws: number): void {
+    this.state = (this.state + Math.imul(draws, 0x6d2b79f5)) >>> 0;
+  }
+
   /** 32 random bits as an unsigned integer (what `hex` spells eight digits of). */
   word(): number {
     return (this.next() * 4294967296) >>> 0;

@@ -221,8 +221,9 @@ const topicObjects = (topics: readonly Topic[]): Readonly<{ name: string; catego
  * The social network's interactions are made in two steps: every random draw of one interaction into a
  * row of numbers (`drawFacebook`), then the interaction built from the row (`buildFacebook`). The draws
  * are what the seed fixes and cost little; the objects and strings are most of the work and of the
- * garbage. A window keeps the rows and builds only the interactions something reads
- * (`facebookWindowRows`): a filter that reads only the texts is judged by the row's text key.
+ * garbage. A window (`FacebookWindow`) keeps only where the generator stood before each interaction and
+ * its text key (`scanFacebook` makes the draws the texts depend on and skips the others), and builds
+ * only the interactions something reads: a filter that reads only the texts is judged by the key.
  */
 
 /** Slots of a facebook row (unsigned 32-bit numbers; `FB_ROW` of them). */
@@ -255,8 +256,11 @@ const LINK_MEDIA = 2;
 /** A reshare's media type is "reshare", not one of `MEDIA`. */
 const RESHARE_MEDIA = 255;
 
-/** The draws of a story (a story's own, or the one an engagement is on), in the order `story` made them. */
-function drawStory(rng: SeededRandom, row: Uint32Array, o: number, isLink: boolean): void {
+/**
+ * The draws of a story (a story's own, or the one an engagement is on), in the order `story` made them.
+ * Without `full`, the draws no text depends on (the link, the sentiment, the hashtags) are skipped.
+ */
+function drawStory(rng: SeededRandom, row: Uint32Array, o: number, isLink: boolean, full = true): void {
   const n = rng.chance(0.15) ? 0 : rng.chance(0.7) ? 1 : rng.chance(0.6) ? 2 : 3;
   let count = 0;
   for (let k = 0; k < n; k++) {
@@ -270,6 +274,7 @@ function drawStory(rng: SeededRandom, row: Uint32Array, o: number, isLink: boole
   row[o + OPENER_SLOT] = rng.int(OPENERS.length);
   row[o + ADJECTIVE_SLOT] = rng.int(ADJECTIVES.length);
   row[o + BANG_SLOT] = rng.chance(0.3) ? 1 : 0;
+  if (!full) return rng.skip((isLink ? 2 : 0) + 1 + count);
   if (isLink) {
     row[o + DOMAIN_SLOT] = rng.int(DOMAINS.length);
     row[o + LINK_N_SLOT] = rng.int(1000);
@@ -303,6 +308,35 @@ export function drawFacebook(rng: SeededRandom, row: Uint32Array, o: number): vo
     row[o + REPLY_ADJECTIVE] = rng.int(ADJECTIVES.length);
     row[o + REPLY_SENTIMENT] = SENTIMENT.drawIndex(rng);
   }
+}
+
+const SCAN_ROW = new Uint32Array(FB_ROW);
+
+/**
+ * What `drawFacebook` draws, moving `rng` on exactly as far, but only the draws the texts depend on are
+ * made (the others are skipped): answers the interaction's text key (`facebookTextKey`).
+ */
+export function scanFacebook(rng: SeededRandom): number {
+  const row = SCAN_ROW;
+  rng.skip(1); // the author
+  const type = TYPES.drawIndex(rng);
+  row[TYPE_SLOT] = type;
+  rng.skip(4); // the id
+  if (type === STORY || type === RESHARE) {
+    const media = type === RESHARE ? RESHARE_MEDIA : MEDIA.drawIndex(rng);
+    drawStory(rng, row, 0, media === LINK_MEDIA, false);
+    return facebookTextKey(row, 0);
+  }
+  rng.skip(1); // the story's author
+  const media = MEDIA.drawIndex(rng);
+  drawStory(rng, row, 0, media === LINK_MEDIA, false);
+  rng.skip(1); // mobile or desktop
+  if (type === COMMENT) {
+    row[REPLY_SLOT] = rng.int(REPLIES.length);
+    row[REPLY_ADJECTIVE] = rng.int(ADJECTIVES.length);
+    rng.skip(1); // the comment's sentiment
+  }
+  return facebookTextKey(row, 0);
 }
 
 const mediaOf = (media: number): string => (media === RESHARE_MEDIA ? 'reshare' : MEDIA.valueAt(media));
@@ -553,13 +587,15 @@ export const VERDICT_TABLES = 64;
 const VERDICTS = new Map<string, Uint8Array>();
 
 /**
- * The social network's firehose of `[fromMs, toMs)` as rows of draws (the same interactions as
- * `firehoseWindow`, in the same order): `build` makes one, `keyOf` and `probe` read its texts.
+ * The social network's firehose of `[fromMs, toMs)` held as where the generator stood before each
+ * interaction and its text key (the same interactions as `firehoseWindow`, in the same order): `build`
+ * makes one, `keyOf` and `probe` read its texts.
  */
 export class FacebookWindow {
-  private rows: Uint32Array;
-  private ats: number[] = [];
-  private keys: number[] = [];
+  /** Where the generator stood before each interaction's draws: `build` draws it again from there. */
+  private readonly positions: number[] = [];
+  private readonly ats: number[] = [];
+  private readonly keys: number[] = [];
 
   constructor(
     private readonly seed: number,
@@ -567,19 +603,17 @@ export class FacebookWindow {
     fromMs: number,
     toMs: number,
   ) {
-    const minutes = Math.ceil(toMs / MINUTE) - Math.floor(fromMs / MINUTE);
-    this.rows = new Uint32Array(Math.min(minutes * perMinute, 4_096) * FB_ROW);
     for (let m = Math.floor(fromMs / MINUTE); m * MINUTE < toMs; m++) {
       const rng = new SeededRandom(mixSeed(seed, 1, m));
       for (let n = 0; n < perMinute; n++) {
         const at = m * MINUTE + Math.floor(((n + rng.next()) * 60) / perMinute) * 1000;
-        const k = this.ats.length;
-        if ((k + 1) * FB_ROW > this.rows.length) this.grow();
-        drawFacebook(rng, this.rows, k * FB_ROW);
-        // Draws of a minute's interactions outside the window are made (they move the generator) and dropped.
+        const position = rng.position;
+        // Interactions of the minute outside the window move the generator on all the same.
+        const key = scanFacebook(rng);
         if (at < fromMs || at >= toMs) continue;
+        this.positions.push(position);
         this.ats.push(at);
-        this.keys.push(facebookTextKey(this.rows, k * FB_ROW));
+        this.keys.push(key);
       }
     }
   }
@@ -593,7 +627,7 @@ export class FacebookWindow {
   }
 
   probe(k: number): Interaction {
-    return facebookTextProbe(this.rows, k * FB_ROW);
+    return facebookTextProbe(this.row(k), 0);
   }
 
   /** A filter's verdicts by text key, kept for the filters judged last (`VERDICT_TABLES` of them). */
@@ -607,13 +641,13 @@ export class FacebookWindow {
   }
 
   build(k: number): Interaction {
-    return buildFacebook(this.rows, k * FB_ROW, this.seed, this.ats[k]!);
+    return buildFacebook(this.row(k), 0, this.seed, this.ats[k]!);
   }
 
-  private grow(): void {
-    const rows = new Uint32Array(this.rows.length * 2);
-    rows.set(this.rows);
-    this.rows = rows;
+  /** The k-th interaction's draws, made again from where the generator stood (in a row reused by every call). */
+  private row(k: number): Uint32Array {
+    drawFacebook(new SeededRandom(this.positions[k]!), SCRATCH_ROW, 0);
+    return SCRATCH_ROW;
   }
 }
 
