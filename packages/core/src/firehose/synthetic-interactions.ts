@@ -349,16 +349,45 @@ function rowTopics(row: Uint32Array, o: number): readonly Topic[] {
   return out;
 }
 
+/** The index of a story's sentence among every sentence there is (`SENTENCE_KEYS`). */
+function sentenceKey(row: Uint32Array, o: number): number {
+  const count = row[o + TOPIC_COUNT]!;
+  const noun = count > 0 ? row[o + TOPIC_SLOT]! : TOPIC_FACTS.length + row[o + NOUN_SLOT]!;
+  const also = count > 1 ? row[o + TOPIC_SLOT + 1]! + 1 : 0;
+  return (((noun * OPENERS.length + row[o + OPENER_SLOT]!) * ADJECTIVES.length + row[o + ADJECTIVE_SLOT]!) * 2 + row[o + BANG_SLOT]!) * (TOPIC_FACTS.length + 1) + also;
+}
+
+const SENTENCE_KEYS = (TOPIC_FACTS.length + FALLBACK_NOUNS.length) * OPENERS.length * ADJECTIVES.length * 2 * (TOPIC_FACTS.length + 1);
+const REPLY_KEYS = REPLIES.length * ADJECTIVES.length * (TOPIC_FACTS.length + 1);
+
+/**
+ * Every text the social network's firehose writes, each made once per thread when first needed (at most
+ * 61,530 strings of under a hundred characters): interactions with the same text share one string. Each
+ * spelling its own cost the spelling and, kept by the recording, the memory: a string joined from pieces
+ * is held as a tree of them until something reads it, and an interaction judged by its text key is not read.
+ */
+const SENTENCES: string[] = new Array<string>(SENTENCE_KEYS).fill('');
+const REPLY_TEXTS: string[] = new Array<string>(REPLY_KEYS).fill('');
+
 function rowSentence(row: Uint32Array, o: number): string {
+  const key = sentenceKey(row, o);
+  const known = SENTENCES[key]!;
+  if (known) return known;
   const count = row[o + TOPIC_COUNT]!;
   const t = count > 0 ? TOPIC_FACTS[row[o + TOPIC_SLOT]!]! : undefined;
   const noun = t ? `${t.name} ${t.word}` : FALLBACK_NOUNS[row[o + NOUN_SLOT]!]!;
   const also = count > 1 ? ` Also ${TOPIC_FACTS[row[o + TOPIC_SLOT + 1]!]!.name}.` : '';
-  return `${OPENERS[row[o + OPENER_SLOT]!]} ${ADJECTIVES[row[o + ADJECTIVE_SLOT]!]} ${noun}${row[o + BANG_SLOT] ? '!' : '.'}${also}`;
+  return (SENTENCES[key] = `${OPENERS[row[o + OPENER_SLOT]!]} ${ADJECTIVES[row[o + ADJECTIVE_SLOT]!]} ${noun}${row[o + BANG_SLOT] ? '!' : '.'}${also}`);
 }
 
-const rowReply = (row: Uint32Array, o: number): string =>
-  `${REPLIES[row[o + REPLY_SLOT]!]}, ${ADJECTIVES[row[o + REPLY_ADJECTIVE]!]} ${row[o + TOPIC_COUNT]! > 0 ? TOPIC_FACTS[row[o + TOPIC_SLOT]!]!.word : 'post'}`;
+/** The index of a comment's text among every reply there is (`REPLY_KEYS`). */
+const replyKey = (row: Uint32Array, o: number): number =>
+  (row[o + REPLY_SLOT]! * ADJECTIVES.length + row[o + REPLY_ADJECTIVE]!) * (TOPIC_FACTS.length + 1) + (row[o + TOPIC_COUNT]! > 0 ? row[o + TOPIC_SLOT]! : TOPIC_FACTS.length);
+
+function rowReply(row: Uint32Array, o: number): string {
+  const key = replyKey(row, o);
+  return (REPLY_TEXTS[key] ||= `${REPLIES[row[o + REPLY_SLOT]!]}, ${ADJECTIVES[row[o + REPLY_ADJECTIVE]!]} ${row[o + TOPIC_COUNT]! > 0 ? TOPIC_FACTS[row[o + TOPIC_SLOT]!]!.word : 'post'}`);
+}
 
 interface Link {
   domain: string;
@@ -452,10 +481,8 @@ export function buildFacebook(row: Uint32Array, o: number, seed: number, at: num
   return out;
 }
 
-const NOUNS = TOPIC_FACTS.length + FALLBACK_NOUNS.length;
-const COMMENT_KEYS = REPLIES.length * ADJECTIVES.length * (TOPIC_FACTS.length + 1);
 /** How many text keys there are (`facebookTextKey` answers below it). */
-export const FB_TEXT_KEYS = 1 + COMMENT_KEYS + NOUNS * OPENERS.length * ADJECTIVES.length * 2 * (TOPIC_FACTS.length + 1);
+export const FB_TEXT_KEYS = 1 + REPLY_KEYS + SENTENCE_KEYS;
 
 /**
  * A number for a row's texts: rows with one key have the same `interaction.content` and the same
@@ -465,14 +492,7 @@ export const FB_TEXT_KEYS = 1 + COMMENT_KEYS + NOUNS * OPENERS.length * ADJECTIV
 export function facebookTextKey(row: Uint32Array, o: number): number {
   const type = row[o + TYPE_SLOT]!;
   if (type === LIKE) return 0;
-  const count = row[o + TOPIC_COUNT]!;
-  if (type === COMMENT) {
-    const word = count > 0 ? row[o + TOPIC_SLOT]! : TOPIC_FACTS.length;
-    return 1 + (row[o + REPLY_SLOT]! * ADJECTIVES.length + row[o + REPLY_ADJECTIVE]!) * (TOPIC_FACTS.length + 1) + word;
-  }
-  const noun = count > 0 ? row[o + TOPIC_SLOT]! : TOPIC_FACTS.length + row[o + NOUN_SLOT]!;
-  const also = count > 1 ? row[o + TOPIC_SLOT + 1]! + 1 : 0;
-  return 1 + COMMENT_KEYS + (((noun * OPENERS.length + row[o + OPENER_SLOT]!) * ADJECTIVES.length + row[o + ADJECTIVE_SLOT]!) * 2 + row[o + BANG_SLOT]!) * (TOPIC_FACTS.length + 1) + also;
+  return type === COMMENT ? 1 + replyKey(row, o) : 1 + REPLY_KEYS + sentenceKey(row, o);
 }
 
 /** The texts of a row as an interaction holding nothing else: what a filter reading only them sees. */
