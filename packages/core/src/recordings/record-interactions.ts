@@ -57,15 +57,16 @@ function textScreen(batch: TextKeyedInteractions, filters: readonly CompiledFilt
   const tables = filters.map((f) => batch.verdicts(f));
   // A key is judged once by every filter (the first interaction with it); a heavy filter may pause on it
   // (`matchInTurns`). Every verdict is kept, so a built interaction is judged again only for its tags.
-  const judge = (k: number, key: number, from: number): boolean | Promise<boolean> => {
+  // The probe and its memo are shared by the filters judging one key (its text folded and tokenized once).
+  const judge = (k: number, key: number, from: number, probe = batch.probe(k), memo = new Map<string, unknown>()): boolean | Promise<boolean> => {
     for (let j = from; j < filters.length; j++) {
       const table = tables[j]!;
       if (table[key] !== NOT_JUDGED) continue;
-      const judged = matchInTurns(filters[j]!, batch.probe(k), undefined, meter, yieldTurn);
+      const judged = matchInTurns(filters[j]!, probe, memo, meter, yieldTurn);
       if (judged instanceof Promise) {
         return judged.then((r) => {
           table[key] = r.matched ? MATCHED : NO_MATCH;
-          return judge(k, key, j + 1);
+          return judge(k, key, j + 1, probe, memo);
         });
       }
       table[key] = judged.matched ? MATCHED : NO_MATCH;
