@@ -7,3 +7,4 @@ export { FILTER_LIMITS, WORK_PER_TURN } from './limits.ts';
 export { matchInTurns } from './paced-match.ts';
 export type { DpuBreakdown } from './cost.ts';
 export type { Definition, Expr, Condition, Operator } from './ast.ts';
+export { verdictReadsOnly } from './read-targets.ts';

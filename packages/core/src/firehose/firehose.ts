@@ -8,7 +8,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordInteractions, type RecordResult } from '../recordings/record-interactions.ts';
 import { RETENTION_MS } from '../recording-index/recording-index.ts';
-import { FIREHOSE_SERVICES, firehoseBetween, firehoseWindow, type FirehoseService } from './synthetic-interactions.ts';
+import { FIREHOSE_SERVICES, FacebookWindow, firehoseBetween, firehoseWindow, type FirehoseService } from './synthetic-interactions.ts';
 
 /**
  * The synthetic firehose an operator switches on per account, so that a fresh server has data. How far
@@ -206,7 +206,9 @@ export async function catchUpFirehoseStep(engine: EngineServices, username: stri
     // catch-up aiming at each step's own now would feed a few milliseconds at a time for ever.
     const to = Math.min(uow.now, until ?? uow.now, from + chunkMs(state.options.perMinute));
     if (to <= from) return null;
-    const items = firehoseWindow(state.options.seed, state.options.service, state.options.perMinute, from, to);
+    const { seed, service, perMinute } = state.options;
+    // The social network's window is offered as rows of draws: only what some filter matches is built.
+    const items = service === 'facebook' ? new FacebookWindow(seed, perMinute, from, to) : firehoseWindow(seed, service, perMinute, from, to);
     const r = await recordInteractions({ uow, account, settings: engine.settings, now: uow.now }, items);
     const wrote = uow.appends().some((a) => a.events.length > 0);
     if (progress !== undefined && !wrote && to - state.fedUntil < FIREHOSE_MARK_SPAN_MS) return { ...r, progress: { mark: state.fedUntil, until: to } };

@@ -28,6 +28,21 @@ export class SeededRandom {
     return this.next() < p;
   }
 
+  /** Where the generator stands: `new SeededRandom(rng.position)` draws what `rng` draws next. */
+  get position(): number {
+    return this.state;
+  }
+
+  /** Moves on by `draws` draws without making them (each draw steps the state by one constant). */
+  skip(draws: number): void {
+    this.state = (this.state + Math.imul(draws, 0x6d2b79f5)) >>> 0;
+  }
+
+  /** 32 random bits as an unsigned integer (what `hex` spells eight digits of). */
+  word(): number {
+    return (this.next() * 4294967296) >>> 0;
+  }
+
   hex(length: number): string {
     // Digit codes into one buffer, then one string: ids are drawn for every synthetic interaction, and
     // both number-to-string conversion with padding and a string grown piece by piece cost a lot there.
@@ -44,6 +59,19 @@ export class SeededRandom {
 const HEX_DIGITS = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 /** Buffers `hex` spells ids of up to 64 digits in, one per length (per thread; nothing else holds them). */
 const HEX_BUFFERS: number[][] = [];
+
+const HEX32: number[] = new Array<number>(32).fill(0);
+/** The 32 hex digits `hex(32)` spells from the four words it draws, most significant first. */
+export function hexOfWords(a: number, b: number, c: number, d: number): string {
+  const codes = HEX32;
+  for (let j = 0; j < 8; j++) {
+    codes[j] = HEX_DIGITS[(a >>> (28 - 4 * j)) & 15]!;
+    codes[8 + j] = HEX_DIGITS[(b >>> (28 - 4 * j)) & 15]!;
+    codes[16 + j] = HEX_DIGITS[(c >>> (28 - 4 * j)) & 15]!;
+    codes[24 + j] = HEX_DIGITS[(d >>> (28 - 4 * j)) & 15]!;
+  }
+  return String.fromCharCode.apply(null, codes);
+}
 
 
 /** Mixes numbers into one 32-bit seed (so a minute of a seed's firehose is the same however it is fed). */
@@ -76,6 +104,11 @@ export class Weighted<T> {
   }
 
   draw(rng: SeededRandom): T {
+    return this.values[this.drawIndex(rng)]!;
+  }
+
+  /** The index of a drawn value (the same draw as `draw`). */
+  drawIndex(rng: SeededRandom): number {
     const x = rng.next() * this.total;
     let lo = 0;
     let hi = this.cumulative.length - 1;
@@ -84,6 +117,10 @@ export class Weighted<T> {
       if (this.cumulative[mid]! > x) hi = mid;
       else lo = mid + 1;
     }
-    return this.values[lo]!;
+    return lo;
+  }
+
+  valueAt(index: number): T {
+    return this.values[index]!;
   }
 }

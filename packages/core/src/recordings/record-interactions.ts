@@ -4,7 +4,7 @@ import type { EngineSettings } from '../handling/handler.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import type { Interaction } from '../filters/index.ts';
 import { recordingsDecider, recordingsStream, runningRecordings } from './recording.ts';
-import { matchInTurns, namedFilter, type CompiledFilter, type WorkMeter } from '../filters/index.ts';
+import { matchInTurns, namedFilter, verdictReadsOnly, type CompiledFilter, type MatchResult, type WorkMeter } from '../filters/index.ts';
 import { capacityStream, dailyAccountLimit, dailyCapacityDecider, type OfferedInteraction, type RecordingMatch } from '../recording-index/capacity.ts';
 import { RETENTION_MS, type RecordingIndex } from '../recording-index/recording-index.ts';
 import { indexTimeOf, serviceOf } from '../recording-index/interaction-facts.ts';
@@ -20,6 +20,77 @@ export interface RecordingContext {
   yieldTurn?: (() => Promise<void>) | undefined;
 }
 
+/**
+ * Interactions offered before they are built (the synthetic firehose's): each has a text key, and two
+ * with one key hold the same `interaction.content` and `fb.content` (present or absent alike). When
+ * every filter judging them reads nothing else (`verdictReadsOnly`), each is judged once per key, on an
+ * interaction holding only those texts, and only an interaction some filter matches is built; the others
+ * would have matched nothing, so what is recorded and relayed is the same as for the built list.
+ */
+export interface TextKeyedInteractions {
+  readonly length: number;
+  keyOf(k: number): number;
+  /** An interaction holding only the k-th's texts. */
+  probe(k: number): Interaction;
+  /** One filter's verdicts by key (0 not judged yet, 1 no, 2 yes): the source keeps them, bounded. */
+  verdicts(filter: CompiledFilter): Uint8Array;
+  /** The k-th interaction, built. */
+  build(k: number): Interaction;
+}
+
+/** The targets a text key stands for. */
+export const TEXT_KEY_TARGETS: ReadonlySet<string> = new Set(['interaction.content', 'fb.content']);
+
+const MATCHED_UNTAGGED: MatchResult = Object.freeze({ matched: true, tags: Object.freeze([]) as unknown as string[] });
+
+const NOT_JUDGED = 0;
+const NO_MATCH = 1;
+const MATCHED = 2;
+
+/**
+ * Whether some filter matches the k-th interaction of a keyed batch (by its key), and each filter's verdict
+ * by key; `undefined` when a filter reads more than the texts and every interaction must be built and judged.
+ * Judging a key paces by `meter`.
+ */
+function textScreen(batch: TextKeyedInteractions, filters: readonly CompiledFilter[], meter: WorkMeter, yieldTurn: RecordingContext['yieldTurn']) {
+  for (const f of filters) if (!verdictReadsOnly(f, TEXT_KEY_TARGETS)) return undefined;
+  const tables = filters.map((f) => batch.verdicts(f));
+  // A key is judged once by every filter (the first interaction with it); a heavy filter may pause on it
+  // (`matchInTurns`). Every verdict is kept, so a built interaction is judged again only for its tags.
+  // The probe and its memo are shared by the filters judging one key (its text folded and tokenized once).
+  const judge = (k: number, key: number, from: number, probe = batch.probe(k), memo = new Map<string, unknown>()): boolean | Promise<boolean> => {
+    for (let j = from; j < filters.length; j++) {
+      const table = tables[j]!;
+      if (table[key] !== NOT_JUDGED) continue;
+      const judged = matchInTurns(filters[j]!, probe, memo, meter, yieldTurn);
+      if (judged instanceof Promise) {
+        return judged.then((r) => {
+          table[key] = r.matched ? MATCHED : NO_MATCH;
+          return judge(k, key, j + 1, probe, memo);
+        });
+      }
+      table[key] = judged.matched ? MATCHED : NO_MATCH;
+    }
+    for (const table of tables) if (table[key] === MATCHED) return true;
+    return false;
+  };
+  const keep = (k: number): boolean | Promise<boolean> => {
+    const key = batch.keyOf(k);
+    let any = false;
+    for (let j = 0; j < tables.length; j++) {
+      const verdict = tables[j]![key];
+      if (verdict === NOT_JUDGED) return judge(k, key, j);
+      if (verdict === MATCHED) any = true;
+    }
+    return any;
+  };
+  return {
+    keep,
+    /** Filter `j`'s verdict on the texts of `key` when it is known (the interaction need not be judged for it again). */
+    known: (j: number, key: number): boolean | undefined => (tables[j]![key] === NOT_JUDGED ? undefined : tables[j]![key] === MATCHED),
+  };
+}
+
 export interface RecordResult {
   /** Interactions offered. */
   accepted: number;
@@ -32,7 +103,7 @@ export interface RecordResult {
  * matches and which tags it gets; the day's capacity aggregate decides what is kept. Everything is
  * staged in `ctx.uow` (with what the account's stream subscriptions match), so it commits with the call (or the operator's command) or not at all.
  */
-export async function recordInteractions(ctx: RecordingContext, interactions: Interaction[]): Promise<RecordResult> {
+export async function recordInteractions(ctx: RecordingContext, interactions: Interaction[] | TextKeyedInteractions): Promise<RecordResult> {
   const { uow, account, now } = ctx;
   // Whatever enters the platform reaches the account's live stream subscriptions too, in the same
   // write, judged in the same pass as for the recordings (one memo: each text folded and tokenized once).
@@ -52,11 +123,22 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
   const meter: WorkMeter = { work: 0 };
   try {
     if (running.length > 0 || streams) {
-      for (const interaction of interactions) {
+      const built = Array.isArray(interactions) ? interactions : undefined;
+      const keyed = built ? undefined : (interactions as TextKeyedInteractions);
+      const untagged = filters.map((f) => f.definition.tags.length === 0);
+      const screen = keyed && textScreen(keyed, streams ? [...filters, ...streams.compiled] : filters, meter, ctx.yieldTurn);
+      for (let n = 0; n < interactions.length; n++) {
+        let key = -1;
+        if (screen) {
+          const kept = screen.keep(n);
+          if (!(kept instanceof Promise ? await kept : kept)) continue;
+          key = keyed!.keyOf(n);
+        }
+        const interaction = built ? built[n] : keyed!.build(n);
         if (typeof interaction !== 'object' || interaction === null || Array.isArray(interaction)) continue;
         memo?.clear();
         if (streams) {
-          const offered = streams.offer(interaction, memo, meter);
+          const offered = streams.offer(interaction, memo, meter, screen && ((j: number) => screen.known(filters.length + j, key)));
           if (offered) await offered;
         }
         if (running.length === 0) continue;
@@ -66,7 +148,10 @@ export async function recordInteractions(ctx: RecordingContext, interactions: In
         for (let k = 0; k < running.length; k++) {
           const r = running[k]!;
           if (service !== undefined && r.service !== service) continue;
-          const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
+          const known = screen?.known(k, key);
+          if (known === false) continue;
+          // A match of a filter without tag rules carries nothing but the verdict, known here already.
+          const matching = known && untagged[k] ? MATCHED_UNTAGGED : matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
           const result = matching instanceof Promise ? await matching : matching;
           if (!result.matched) continue;
           const match: RecordingMatch = { recording: r.id, tags: [...result.tags] };

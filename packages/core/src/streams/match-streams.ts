@@ -31,21 +31,26 @@ export const matchedStreamHashes = (pkg: Pick<AccountPackage, 'concurrent_record
  * hashes in one pass, with one memo (its text folded and tokenized once for both).
  */
 export interface StreamMatching {
-  /** Judges one interaction against every hash (the memo is the caller's for this interaction). */
-  offer(interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter): void | Promise<void>;
+  /**
+   * Judges one interaction against every hash (the memo is the caller's for this interaction) but those
+   * whose verdict `known` answers by index (the caller worked it out already).
+   */
+  offer(interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter, known?: (k: number) => boolean | undefined): void | Promise<void>;
   /** Stages what matched as one `StreamInteractionsMatched` (nothing when nothing matched); answers how many matched. */
   stage(): Promise<number>;
   /** Drops the filters' DFA caches, as a batch done does. */
   release(): void;
   /** How many filters `offer` runs (a memo pays off from two). */
   readonly filters: number;
+  /** The filters `offer` runs, for a caller that screens interactions before offering them. */
+  readonly compiled: readonly CompiledFilter[];
 }
 
 /**
  * Loads the account's live hashes and their filters for a write of interactions; `undefined` when
  * there is nothing to offer (no interactions, or nothing subscribed: one cached load).
  */
-export async function streamMatching(ctx: StreamMatchContext, interactions: readonly Interaction[]): Promise<StreamMatching | undefined> {
+export async function streamMatching(ctx: StreamMatchContext, interactions: { readonly length: number }): Promise<StreamMatching | undefined> {
   if (interactions.length === 0) return undefined;
   const stream = streamConnectionsStream(ctx.account.username);
   const loaded = ctx.uow.load(streamConnectionsDecider, stream);
@@ -69,9 +74,22 @@ export async function streamMatching(ctx: StreamMatchContext, interactions: read
   }
   const items: StreamMatch[] = [];
   // Kept across `offer`s: the hashes an interaction matched, from the filter after the pause.
-  const sweep = async (interaction: Interaction, memo: Map<string, unknown> | undefined, meter: WorkMeter, from: number, matched: string[] | undefined, paused: Promise<MatchResult>) => {
+  const sweep = async (
+    interaction: Interaction,
+    memo: Map<string, unknown> | undefined,
+    meter: WorkMeter,
+    known: ((k: number) => boolean | undefined) | undefined,
+    from: number,
+    matched: string[] | undefined,
+    paused: Promise<MatchResult>,
+  ) => {
     if ((await paused).matched) (matched ??= []).push(names[from]!);
     for (let k = from + 1; k < filters.length; k++) {
+      const verdict = known?.(k);
+      if (verdict !== undefined) {
+        if (verdict) (matched ??= []).push(names[k]!);
+        continue;
+      }
       const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
       const result = matching instanceof Promise ? await matching : matching;
       if (result.matched) (matched ??= []).push(names[k]!);
@@ -80,12 +98,18 @@ export async function streamMatching(ctx: StreamMatchContext, interactions: read
   };
   return {
     filters: filters.length,
-    offer(interaction, memo, meter) {
+    compiled: filters,
+    offer(interaction, memo, meter, known) {
       let matched: string[] | undefined;
       for (let k = 0; k < filters.length; k++) {
+        const verdict = known?.(k);
+        if (verdict !== undefined) {
+          if (verdict) (matched ??= []).push(names[k]!);
+          continue;
+        }
         // Filters are paid by the work they do, not by count: other accounts' calls get turns (as for recordings).
         const matching = matchInTurns(filters[k]!, interaction, memo, meter, ctx.yieldTurn);
-        if (matching instanceof Promise) return sweep(interaction, memo, meter, k, matched, matching);
+        if (matching instanceof Promise) return sweep(interaction, memo, meter, known, k, matched, matching);
         if (matching.matched) (matched ??= []).push(names[k]!);
       }
       if (matched) items.push({ hashes: matched, interaction });
