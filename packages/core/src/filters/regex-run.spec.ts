@@ -56,7 +56,9 @@ describe('a match run in slices (RegexRun)', () => {
     },
   );
 
-  test.prop([fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 300 })], { numRuns: 50 })(
+  // n starts at 1: a text with no `a` lacks a literal every match needs, and the prefilter answers it at
+  // once without reading it (the next test).
+  test.prop([fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 300 })], { numRuns: 50 })(
     'reads no more than it is given a slice (one more for a surrogate pair), and reads a text it does not match to the end',
     (units, n) => {
       const re = compileLinearRegex('a.{20}b');
@@ -67,6 +69,13 @@ describe('a match run in slices (RegexRun)', () => {
       expect(r.steps).toBeGreaterThanOrEqual(Math.ceil(t.length / (units + 1)));
     },
   );
+
+  it('answers a text lacking a literal every match needs in one step, without reading it in slices', () => {
+    const re = compileLinearRegex('a.{20}b');
+    const r = sliced(re, 'b😀' + 'c'.repeat(300), false, [1]);
+    expect(r.answer).toBe(false);
+    expect(r.steps).toBe(1);
+  });
 
   it('jumps to a literal prefix without reading more than its slice', () => {
     const re = compileLinearRegex('needle\\d');
