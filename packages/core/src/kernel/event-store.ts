@@ -77,8 +77,10 @@ export interface Snapshot {
 }
 
 /**
- * `store.appendNow`, bound, where the store has one and its `append` is still that one's (an `append`
- * replaced nearer than `appendNow`, as a wrapper or a test's gate does, is written through instead).
+ * `store.appendNow`, bound, where the store has one and its `append` is still that one's: an `append`
+ * replaced nearer than `appendNow` (a subclass, an object made on the store), or answered by a Proxy's
+ * `get` (a test's gate, a meter), is written through instead, so every write passes the `append` a
+ * wrapper put in front of the store.
  */
 export function appendsAtOnce(store: EventStore): ((batch: StreamAppend[]) => AppendResult) | undefined {
   if (typeof store.appendNow !== 'function') return undefined;
@@ -86,7 +88,9 @@ export function appendsAtOnce(store: EventStore): ((batch: StreamAppend[]) => Ap
   for (let o: object | null = store; o !== null; o = Object.getPrototypeOf(o)) {
     const ownsNow = Object.hasOwn(o, 'appendNow');
     if (Object.hasOwn(o, 'append') && !ownsNow) return undefined;
-    if (ownsNow) return store.appendNow.bind(store);
+    // A Proxy owns nothing of its own: its target's chain is walked, and only reading `append` through
+    // the store itself shows an `append` its `get` answers instead of the owner's.
+    if (ownsNow) return store.append === (o as EventStore).append ? store.appendNow.bind(store) : undefined;
   }
   return undefined;
 }
