@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '@sdp/core';
-import { MemoryEventStore, seededIds } from '@sdp/core/kernel';
+import { MemoryEventStore, StoreUnavailable, seededIds, type AppendResult, type StreamAppend } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createApiHandler } from './api-handler.ts';
 import type { AccessEntry, WireRequest, WireResponse } from './wire.ts';
@@ -58,5 +58,45 @@ describe('the API handler over engine.answer: a call that waits on nothing is an
     expect(logs[0]).toEqual(logs[1]);
     const [events0, events1] = [await engines[0]!.store.readAll(), await engines[1]!.store.readAll()];
     expect(events0.map((e) => [e.stream, e.type, e.data])).toEqual(events1.map((e) => [e.stream, e.type, e.data]));
+  });
+
+  it('a store whose write fails at once (away, or an unexpected error) is answered as the promise path answers it: the same 503 or 500, headers, log line and errors told', async () => {
+    /** A memory store whose writes fail while `failing` is set: thrown by appendNow, so rejected by append. */
+    class Failing extends MemoryEventStore {
+      failing: Error | undefined;
+      override appendNow(batch: StreamAppend[]): AppendResult {
+        if (this.failing) throw this.failing;
+        return super.appendNow(batch);
+      }
+    }
+    const made = [];
+    for (let i = 0; i < 2; i++) {
+      const store = new Failing();
+      const errors: unknown[] = [];
+      const engine = createEngine({ store, clock: new ManualClock(T0), ids: seededIds(3), onError: (e) => errors.push(e) });
+      await engine.openAccount({ username: 'alice', api_key: KEY });
+      const log: AccessEntry[] = [];
+      const told: unknown[] = [];
+      const options = { requestIds: false, onAccess: (e: AccessEntry) => log.push({ ...e, ms: 0, time: '' }), onError: (e: unknown) => told.push(e) };
+      made.push({ store, engine, log, errors, told, options });
+    }
+    const [a, b] = made as [(typeof made)[0], (typeof made)[0]];
+    const atOnce = createApiHandler({ call: (call, endpoint) => a.engine.answer(call, endpoint) }, a.options);
+    const later = createApiHandler(b.engine, b.options);
+    // Warm, so the call waits on nothing but the write.
+    await atOnce(requests()[0]!);
+    await later(requests()[0]!);
+    expect(atOnce(requests()[0]!)).not.toBeInstanceOf(Promise);
+    await later(requests()[0]!);
+    for (const failure of [new StoreUnavailable('the disk went away'), new Error('the store broke')]) {
+      a.store.failing = b.store.failing = failure;
+      for (const r of [requests()[0]!, requests()[2]!, requests()[4]!]) expect(await atOnce(r)).toEqual(await later(r));
+    }
+    a.store.failing = b.store.failing = undefined;
+    expect(await atOnce(requests()[0]!)).toEqual(await later(requests()[0]!));
+    expect(a.log).toEqual(b.log);
+    expect(a.log.map((l) => l.status)).toEqual([200, 200, 503, 503, 503, 500, 500, 500, 200]);
+    expect([a.errors.length, a.told.length]).toEqual([b.errors.length, b.told.length]);
+    expect(a.errors.length).toBeGreaterThan(0);
   });
 });
