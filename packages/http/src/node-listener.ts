@@ -113,8 +113,21 @@ class NodeExchange implements WireRequest, BodyWaiter {
     } catch {
       return this.failed();
     }
-    if (out instanceof Promise) out.then((o) => this.send(o), () => this.failed());
-    else this.send(out);
+    if (out instanceof Promise) out.then((o) => this.sendOrFail(o), () => this.failed());
+    else this.sendOrFail(out);
+  }
+
+  /**
+   * An answer node:http refuses to write (a header value with a line break, a status out of range) is a
+   * bare 500: thrown at once from the socket's callback it would end the process, and from a promise's
+   * reaction it would be an unhandled rejection, which ends it too.
+   */
+  private sendOrFail(out: WireResponse): void {
+    try {
+      this.send(out);
+    } catch {
+      this.failed();
+    }
   }
 
   /** The handler failed where it answers no error of its own: a bare 500. */
@@ -133,7 +146,13 @@ class NodeExchange implements WireRequest, BodyWaiter {
       // The client waits for 100 before sending its body and never got it: the connection cannot be reused.
       out.headers.Connection = 'close';
     } else if (!req.complete && out.headers.Connection === 'close') {
-      discardThen(req, () => send(res, out));
+      discardThen(req, () => {
+        try {
+          send(res, out);
+        } catch {
+          this.failed();
+        }
+      });
       return;
     }
     send(res, out);
