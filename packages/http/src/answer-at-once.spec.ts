@@ -3,7 +3,7 @@ import { createEngine } from '@sdp/core';
 import { MemoryEventStore, StoreUnavailable, seededIds, type AppendResult, type StreamAppend } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createApiHandler } from './api-handler.ts';
-import type { AccessEntry, WireRequest, WireResponse } from './wire.ts';
+import type { AccessEntry, WireHandler, WireRequest, WireResponse } from './wire.ts';
 
 const T0 = Date.parse('2026-03-02T08:05:37Z');
 const KEY = 'alice-key-0001';
@@ -42,14 +42,21 @@ const requests = (): WireRequest[] => [
   request('GET', '/v1.5/no-such-path', '', {}),
 ];
 
+/**
+ * The first call of an account reads its streams from the store; from the second on, the handler over
+ * `answer` answers at once (checked), and both engines have taken the same calls.
+ */
+async function warm(atOnce: WireHandler, later: WireHandler): Promise<void> {
+  await atOnce(requests()[0]!);
+  await later(requests()[0]!);
+  expect(atOnce(requests()[0]!)).not.toBeInstanceOf(Promise);
+  await later(requests()[0]!);
+}
+
 describe('the API handler over engine.answer: a call that waits on nothing is answered at once', () => {
   it('answers the common call as a value, with the status, headers, body, log line and events of the promise path', async () => {
     const { atOnce, later, logs, engines } = await pair();
-    // Warm: the first call of an account reads its streams from the store.
-    await atOnce(requests()[0]!);
-    await later(requests()[0]!);
-    expect(atOnce(requests()[0]!)).not.toBeInstanceOf(Promise);
-    await later(requests()[0]!);
+    await warm(atOnce, later);
     for (const r of requests()) {
       const now = atOnce(r);
       const awaited: WireResponse = await now;
@@ -83,11 +90,7 @@ describe('the API handler over engine.answer: a call that waits on nothing is an
     const [a, b] = made as [(typeof made)[0], (typeof made)[0]];
     const atOnce = createApiHandler({ call: (call, endpoint) => a.engine.answer(call, endpoint) }, a.options);
     const later = createApiHandler(b.engine, b.options);
-    // Warm, so the call waits on nothing but the write.
-    await atOnce(requests()[0]!);
-    await later(requests()[0]!);
-    expect(atOnce(requests()[0]!)).not.toBeInstanceOf(Promise);
-    await later(requests()[0]!);
+    await warm(atOnce, later);
     for (const failure of [new StoreUnavailable('the disk went away'), new Error('the store broke')]) {
       a.store.failing = b.store.failing = failure;
       for (const r of [requests()[0]!, requests()[2]!, requests()[4]!]) expect(await atOnce(r)).toEqual(await later(r));

@@ -189,10 +189,7 @@ export class AttemptLoop {
         }
         if (pipelined) lane.leave();
         if (write) {
-          judge.wrote?.(appends, result);
-          const entries = uow.entries();
-          if (!pipelined) states.pending(entries);
-          const snapshots = states.durable(entries);
+          const snapshots = this.durable(judge, uow, appends, result);
           if (snapshots) return this.answerAfter(snapshots, answer, judge, lane);
         }
       }
@@ -256,10 +253,7 @@ export class AttemptLoop {
               throw error;
             }
             if (write) {
-              judge.wrote?.(appends, result);
-              const entries = uow.entries();
-              if (!pipelined) states.pending(entries);
-              const snapshots = states.durable(entries);
+              const snapshots = this.durable(judge, uow, appends, result);
               if (snapshots) await snapshots;
             }
           }
@@ -276,6 +270,18 @@ export class AttemptLoop {
       lane.leave();
       judge.done?.();
     }
+  }
+
+  /**
+   * A writing verdict's append is durable (6): the judge told, the unit's states in the cache (now, when
+   * not pipelined) and no longer pending; the snapshots due, as a promise, when there are any.
+   */
+  private durable<T>(judge: Judge<T>, uow: UnitOfWork, appends: StreamAppend[], result: AppendResult): Promise<void> | undefined {
+    judge.wrote?.(appends, result);
+    const entries = uow.entries();
+    const states = this.o.loader.states;
+    if (!this.o.policy.pipelines) states.pending(entries);
+    return states.durable(entries);
   }
 
   /** A written answer once the snapshots its write made due are written (`StateCache.durable`). */
