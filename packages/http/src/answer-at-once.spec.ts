@@ -40,6 +40,10 @@ const requests = (): WireRequest[] => [
   request('GET', '/v1.5/usage', '', { authorization: `alice:${KEY}` }),
   request('POST', '/v1.5/validate', JSON.stringify({ csdl: 'fb.content contains "tea"' }), { authorization: `alice:${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'k1' }),
   request('GET', '/v1.5/no-such-path', '', {}),
+  request('HEAD', '/v1.5/usage', '', { authorization: `alice:${KEY}` }),
+  request('OPTIONS', '/v1.5/validate', '', {}),
+  request('DELETE', '/v1.5/validate', '', { authorization: `alice:${KEY}` }),
+  request('GET', '/v1.5/usage', '', { authorization: 'alice:one, alice:two' }),
 ];
 
 /**
