@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine } from '@sdp/core';
+import type { AddressInfo } from 'node:net';
+import { createEngine, type CallAnswer } from '@sdp/core';
 import { MemoryEventStore, StoreUnavailable, seededIds, type AppendResult, type StreamAppend } from '@sdp/core/kernel';
 import { ManualClock } from '@sdp/clock';
 import { createApiHandler } from './api-handler.ts';
+import { createNodeServer } from './node-listener.ts';
 import type { AccessEntry, WireHandler, WireRequest, WireResponse } from './wire.ts';
 
 const T0 = Date.parse('2026-03-02T08:05:37Z');
@@ -105,5 +107,24 @@ describe('the API handler over engine.answer: a call that waits on nothing is an
     expect(a.log.map((l) => l.status)).toEqual([200, 200, 503, 503, 503, 500, 500, 500, 200]);
     expect([a.errors.length, a.told.length]).toEqual([b.errors.length, b.told.length]);
     expect(a.errors.length).toBeGreaterThan(0);
+  });
+});
+
+describe('an answerer or a handler that answers with a thenable of its own (another promise library, another realm)', () => {
+  it('is awaited as a promise is, on the handler and the Node listener alike', async () => {
+    const { engines } = await pair();
+    const engine = engines[0]!;
+    const thenable = <T>(p: Promise<T>): PromiseLike<T> => ({ then: (ok, fail) => p.then(ok, fail) });
+    const handler = createApiHandler({ call: (call, endpoint) => thenable(engine.call(call, endpoint)) as Promise<CallAnswer> }, { requestIds: false });
+    const plain = createApiHandler(engines[1]!, { requestIds: false });
+    for (const r of requests()) expect(await handler(r)).toEqual(await plain(r));
+    const server = createNodeServer((req) => thenable(Promise.resolve(handler(req))) as Promise<WireResponse>);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1.5/usage`, { headers: { authorization: `alice:${KEY}` } });
+      expect([res.status, res.headers.get('x-ratelimit-cost')]).toEqual([200, '25']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

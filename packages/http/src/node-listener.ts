@@ -113,6 +113,8 @@ class NodeExchange implements WireRequest, BodyWaiter {
     } catch {
       return this.failed();
     }
+    // A handler's thenable (another promise library, another realm's promise) is awaited as a promise is.
+    if (!(out instanceof Promise) && typeof (out as Partial<PromiseLike<WireResponse>>).then === 'function') out = Promise.resolve(out);
     if (out instanceof Promise) out.then((o) => this.sendOrFail(o), () => this.failed());
     else this.sendOrFail(out);
   }
