@@ -252,4 +252,28 @@ describe('the attempt loop: the one way a decision reaches the store', () => {
     expect(loop.counts()).toMatchObject({ runs: 2, conflicts: 1 });
     expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
   });
+
+  it('a store whose append throws instead of rejecting: its states leave the cache as for a rejection, and the next call decides on what is durable', async () => {
+    for (const thrown of [new Error('the store broke'), new VersionConflict('counter:a', 1, 2)]) {
+      const inner = new MemoryEventStore();
+      let fail = false;
+      const store = Object.create(inner) as EventStore;
+      store.append = (batch) => {
+        if (!fail) return inner.append(batch);
+        fail = false;
+        throw thrown;
+      };
+      const { loop, loader } = loopOver(store, true, { maxAttempts: 1 });
+      expect(await loop.run(new CounterJudge('a'))).toBe('n=1');
+      fail = true;
+      const judge = new CounterJudge('a');
+      expect(await loop.run(judge)).toMatch(/^gave up/);
+      // Nothing was written: the state the failed write decided must not stand, pending or not.
+      const held = loader.load(counter, 'counter:a');
+      expect(held instanceof Promise ? await held : held).toMatchObject({ state: { n: 1 }, version: 1 });
+      expect(await loop.run(new CounterJudge('a'))).toBe('n=2');
+      expect(await inner.head()).toBe(2);
+      expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
+    }
+  });
 });

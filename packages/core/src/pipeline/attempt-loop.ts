@@ -241,12 +241,13 @@ export class AttemptLoop {
           const appends = write ? uow.appends() : uow.guards();
           if (appends.length > 0) {
             if (write && pipelined) states.pending(uow.entries());
-            const written = o.store.append(appends);
-            // Over a shared store that cannot name the event a write expects, the lane is held until the
-            // write is settled (left in `finally`).
-            if (pipelined) lane.leave();
             let result: AppendResult;
+            // An append that throws rather than rejects fails as one that rejects: its states are dropped.
             try {
+              const written = o.store.append(appends);
+              // Over a shared store that cannot name the event a write expects, the lane is held until the
+              // write is settled (left in `finally`).
+              if (pipelined) lane.leave();
               result = await written;
             } catch (error) {
               states.failed(uow.entries());
