@@ -7,6 +7,7 @@ import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
+import { SNAPSHOT_EVERY } from '../kernel/state-cache.ts';
 import { AttemptLoop, type GaveUp, type Judge, type LaneHold, type Verdict } from './attempt-loop.ts';
 
 const T0 = Date.parse('2026-05-01T10:00:00Z');
@@ -275,5 +276,19 @@ describe('the attempt loop: the one way a decision reaches the store', () => {
       expect(await inner.head()).toBe(2);
       expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
     }
+  });
+
+  it('at once, a write that makes a snapshot due answers once the snapshot is written, behind a promise; the calls around it at once', async () => {
+    const store = new MemoryEventStore();
+    const { loop } = loopOver(store, true);
+    expect(await loop.run(new AtOnceJudge())).toBe('n=1');
+    for (let n = 2; n < SNAPSHOT_EVERY; n++) expect(loop.run(new AtOnceJudge())).toBe(`n=${n}`);
+    const judge = new AtOnceJudge();
+    const due = loop.run(judge);
+    expect(due).toBeInstanceOf(Promise);
+    expect(await due).toBe(`n=${SNAPSHOT_EVERY}`);
+    expect(await store.readSnapshot('counter:a', 'counter')).toMatchObject({ version: SNAPSHOT_EVERY, state: { n: SNAPSHOT_EVERY } });
+    expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
+    expect(loop.run(new AtOnceJudge())).toBe(`n=${SNAPSHOT_EVERY + 1}`);
   });
 });
