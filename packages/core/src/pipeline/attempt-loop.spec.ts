@@ -291,4 +291,33 @@ describe('the attempt loop: the one way a decision reaches the store', () => {
     expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
     expect(loop.run(new AtOnceJudge())).toBe(`n=${SNAPSHOT_EVERY + 1}`);
   });
+
+  it('at once and queued calls of one account keep the lane: a call that could answer at once while the lane is held waits its turn, in order', async () => {
+    const store = new MemoryEventStore();
+    const { loop } = loopOver(store, true);
+    expect(await loop.run(new AtOnceJudge())).toBe('n=1');
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    // Holds the lane across a wait before it decides.
+    const holding: Judge<string> = {
+      async judge(uow, lane) {
+        const queued = lane.enter('a');
+        if (queued) return queued;
+        await gate;
+        const r = uow.execute(counter, 'counter:a', 'add');
+        return { answer: `n=${(r instanceof Promise ? await r : r).state.n}`, write: true };
+      },
+      gaveUp: (_e, why) => `gave up: ${why}`,
+    };
+    const first = loop.run(holding);
+    await settle();
+    const second = loop.run(new AtOnceJudge());
+    const third = loop.run(new AtOnceJudge());
+    expect([second, third].map((a) => a instanceof Promise)).toEqual([true, true]);
+    open();
+    expect(await Promise.all([first, second, third])).toEqual(['n=2', 'n=3', 'n=4']);
+    expect((await store.readStream('counter:a')).map((e) => e.version)).toEqual([1, 2, 3, 4]);
+    expect(loop.busyLanes).toBe(0);
+    expect(loop.run(new AtOnceJudge())).toBe('n=5');
+  });
 });
