@@ -9,7 +9,7 @@ describe('sdp serve on the memory store answers a call that waits on nothing at 
     const sdp = await startServer({ ...defaultSettings(), port: 0, store: 'memory:', clock: 'manual', clockStartMs: T0, accessLog: 'off' });
     try {
       const { username, apiKey } = sdp.demo!;
-      const call = { version: '1.5' as const, endpoint: 'core.validate', credentials: { username, apiKey }, params: { csdl: 'interaction.content contains "tea"' } };
+      const call = { version: '1.5' as const, endpoint: 'core.validate' as const, credentials: { username, apiKey }, params: { csdl: 'interaction.content contains "tea"' } };
       await sdp.engine.answer(call);
       const answer = sdp.engine.answer(call);
       expect(answer).not.toBeInstanceOf(Promise);
