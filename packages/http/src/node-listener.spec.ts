@@ -311,7 +311,8 @@ describe("the server's whole-request time limit (createNodeServer's requestTimeo
 describe('an answer node:http refuses to write', () => {
   it('is a bare 500, not the process ended, whether the handler answered at once or with a promise; the server serves on', async () => {
     const bad = () => ({ status: 200, headers: { 'X-Bad': 'one\ntwo' }, body: '{}' });
-    for (const handler of [bad, async () => bad()]) {
+    const badStream = () => ({ status: 200, headers: { 'X-Bad': 'one\ntwo' }, stream: (async function* () { yield '{}'; })() });
+    for (const handler of [bad, async () => bad(), badStream]) {
       const server = createNodeServer(handler);
       servers.push(server);
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

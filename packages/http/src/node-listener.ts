@@ -214,9 +214,18 @@ function send(res: ServerResponse, out: WireResponse): void {
   res.end(out.body);
 }
 
-/** Writes chunks as they come, waiting for the socket to drain; an error mid-way cuts the connection. */
+/**
+ * Writes chunks as they come, waiting for the socket to drain; an error mid-way cuts the connection. Head
+ * refused (a header node:http will not write) is a bare 500: no one awaits this, so nothing may escape it.
+ */
 async function sendStream(status: number, headers: Record<string, string>, stream: AsyncIterable<string>, res: ServerResponse): Promise<void> {
-  res.writeHead(status, headers);
+  try {
+    res.writeHead(status, headers);
+  } catch {
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end('{"error":"Internal error"}');
+    return;
+  }
   try {
     for await (const chunk of stream) {
       if (res.destroyed) return;
