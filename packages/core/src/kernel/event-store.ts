@@ -26,7 +26,9 @@ export interface EventStore {
   /**
    * The same append, answered as a value (a refusal thrown), by a store that writes within the call (the
    * memory store): its `append` is this one's answer as a promise. The attempt loop writes through it, so
-   * a call that waits on nothing is answered with no promise at all (`appendsAtOnce` says when it may).
+   * a call that waits on nothing is answered with no promise at all (`appendsAtOnce` says when it may,
+   * once, when the engine is made). Never a promise, atomic as `append`, heard by `watchCommits` as
+   * `append` is: `storeContract` holds a store that has it to that.
    */
   appendNow?(batch: StreamAppend[]): AppendResult;
   /** A stream's events with `version > afterVersion`, in version order. */
