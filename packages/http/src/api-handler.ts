@@ -232,7 +232,9 @@ export function createApiHandler(engine: CallAnswerer, options: HttpOptions = {}
 
   /** The call through the engine, and its answer encoded: a value when the engine answered with one. */
   function ask(req: WireRequest, r: EndpointTarget, call: ApiCall, base: Record<string, string>, note: AccessNote | null): WireResponse | Promise<WireResponse> {
-    const answer = engine.call(call, r.endpoint);
+    let answer = engine.call(call, r.endpoint);
+    // A wrapper's thenable (another promise library, another realm's promise) is awaited as a promise is.
+    if (!(answer instanceof Promise) && typeof (answer as Partial<PromiseLike<CallAnswer>>).then === 'function') answer = Promise.resolve(answer);
     if (answer instanceof Promise) {
       // One reaction for both outcomes, no async frame: a call that waits (a durable store) pays only this.
       return answer.then(

@@ -307,3 +307,20 @@ describe("the server's whole-request time limit (createNodeServer's requestTimeo
     expect(kept.text).toBe('');
   });
 });
+
+describe('an answer node:http refuses to write', () => {
+  it('is a bare 500, not the process ended, whether the handler answered at once or with a promise; the server serves on', async () => {
+    const bad = () => ({ status: 200, headers: { 'X-Bad': 'one\ntwo' }, body: '{}' });
+    const badStream = () => ({ status: 200, headers: { 'X-Bad': 'one\ntwo' }, stream: (async function* () { yield '{}'; })() });
+    for (const handler of [bad, async () => bad(), badStream]) {
+      const server = createNodeServer(handler);
+      servers.push(server);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${base}/v1.5/usage`);
+        expect([res.status, await res.text()]).toEqual([500, '{"error":"Internal error"}']);
+      }
+    }
+  });
+});

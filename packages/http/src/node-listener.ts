@@ -113,8 +113,23 @@ class NodeExchange implements WireRequest, BodyWaiter {
     } catch {
       return this.failed();
     }
-    if (out instanceof Promise) out.then((o) => this.send(o), () => this.failed());
-    else this.send(out);
+    // A handler's thenable (another promise library, another realm's promise) is awaited as a promise is.
+    if (!(out instanceof Promise) && typeof (out as Partial<PromiseLike<WireResponse>>).then === 'function') out = Promise.resolve(out);
+    if (out instanceof Promise) out.then((o) => this.sendOrFail(o), () => this.failed());
+    else this.sendOrFail(out);
+  }
+
+  /**
+   * An answer node:http refuses to write (a header value with a line break, a status out of range) is a
+   * bare 500: thrown at once from the socket's callback it would end the process, and from a promise's
+   * reaction it would be an unhandled rejection, which ends it too.
+   */
+  private sendOrFail(out: WireResponse): void {
+    try {
+      this.send(out);
+    } catch {
+      this.failed();
+    }
   }
 
   /** The handler failed where it answers no error of its own: a bare 500. */
@@ -133,7 +148,13 @@ class NodeExchange implements WireRequest, BodyWaiter {
       // The client waits for 100 before sending its body and never got it: the connection cannot be reused.
       out.headers.Connection = 'close';
     } else if (!req.complete && out.headers.Connection === 'close') {
-      discardThen(req, () => send(res, out));
+      discardThen(req, () => {
+        try {
+          send(res, out);
+        } catch {
+          this.failed();
+        }
+      });
       return;
     }
     send(res, out);
@@ -193,9 +214,18 @@ function send(res: ServerResponse, out: WireResponse): void {
   res.end(out.body);
 }
 
-/** Writes chunks as they come, waiting for the socket to drain; an error mid-way cuts the connection. */
+/**
+ * Writes chunks as they come, waiting for the socket to drain; an error mid-way cuts the connection. Head
+ * refused (a header node:http will not write) is a bare 500: no one awaits this, so nothing may escape it.
+ */
 async function sendStream(status: number, headers: Record<string, string>, stream: AsyncIterable<string>, res: ServerResponse): Promise<void> {
-  res.writeHead(status, headers);
+  try {
+    res.writeHead(status, headers);
+  } catch {
+    res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end('{"error":"Internal error"}');
+    return;
+  }
   try {
     for await (const chunk of stream) {
       if (res.destroyed) return;

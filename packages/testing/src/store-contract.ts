@@ -173,6 +173,33 @@ export function storeContract(name: string, factory: () => Promise<EventStore>, 
       expect([first.versions, second.versions]).toEqual([[3], [4]]);
     });
 
+    it('appendNow, where the store has it, is append answered as a value: written as append writes, a refusal thrown at once, nothing written', async () => {
+      if (typeof store.appendNow !== 'function') return;
+      const heard: number[] = [];
+      const stop = store.watchCommits(() => heard.push(1));
+      try {
+        const result = store.appendNow([{ stream: 'now:a', expectedVersion: 0, events: events(2) }, { stream: 'now:b', expectedVersion: ANY_VERSION, events: events(1) }]);
+        // The engine hands the value on as the write's result: a promise here would be read as one.
+        expect(result).not.toBeInstanceOf(Promise);
+        expect(result).toEqual({ versions: [2, 1], lastPosition: 3 });
+        expect(await store.append([{ stream: 'now:a', expectedVersion: 2, events: events(1) }])).toEqual({ versions: [3], lastPosition: 4 });
+        let thrown: unknown;
+        try {
+          store.appendNow([{ stream: 'now:b', expectedVersion: 1, events: events(1) }, { stream: 'now:a', expectedVersion: 2, events: events(1) }]);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(VersionConflict);
+        expect(await store.head()).toBe(4);
+        expect((await store.readAll()).map((e) => [e.stream, e.version, e.position])).toEqual([['now:a', 1, 1], ['now:a', 2, 2], ['now:b', 1, 3], ['now:a', 3, 4]]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        // Readers following the log hear a write made at once as they hear any other.
+        expect(heard.length).toBeGreaterThan(0);
+      } finally {
+        stop();
+      }
+    });
+
     it('refuses a stream named twice in one append, writing nothing', async () => {
       await expect(store.append([
         { stream: 'twice', expectedVersion: 0, events: events(1) },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendsAtOnce, type EventStore } from './event-store.ts';
 import type { AppendResult, StreamAppend } from './events.ts';
-import { evolvingStore } from './evolving-store.ts';
+import { EvolvingStore, evolvingStore } from './evolving-store.ts';
 import { MemoryEventStore } from './memory-store.ts';
 import { Upcasters } from './upcasters.ts';
 import { VersionConflict } from './version-conflict.ts';
@@ -37,6 +37,33 @@ describe('appendNow: the append of a store that writes within the call, as a val
     wrapped.append = (batch) => memory.append(batch);
     expect(appendsAtOnce(wrapped)).toBeUndefined();
     expect(appendsAtOnce({ ...memory, append: memory.append.bind(memory) } as unknown as EventStore)).toBeUndefined();
+  });
+
+  it('is not used through a Proxy whose get trap answers its own append (a test gate, a meter): every write goes through that append', () => {
+    const memory = new MemoryEventStore();
+    const seen: StreamAppend[][] = [];
+    const metered = new Proxy(memory, {
+      get(target, name, receiver) {
+        if (name === 'append') return (batch: StreamAppend[]) => (seen.push(batch), target.append(batch));
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    expect(appendsAtOnce(metered)).toBeUndefined();
+    // A Proxy that passes every member on, bound, is written through append too: nothing tells it apart.
+    const passing = new Proxy(memory, { get: (target, name) => { const v = Reflect.get(target, name) as unknown; return typeof v === 'function' ? (v as () => unknown).bind(target) : v; } });
+    expect(appendsAtOnce(passing)).toBeUndefined();
+  });
+
+  it('a subclass of the event schema view that replaces append is written through it', () => {
+    const upcasters = new Upcasters();
+    class Metered extends EvolvingStore {
+      override append(batch: StreamAppend[]): Promise<AppendResult> {
+        return super.append(batch);
+      }
+    }
+    expect(appendsAtOnce(new Metered(new MemoryEventStore(), upcasters))).toBeUndefined();
+    expect(appendsAtOnce(new EvolvingStore(new MemoryEventStore(), upcasters))).toBeTypeOf('function');
   });
 
   it('the event schema passes it on, stamping as append stamps, only over a store that has it', async () => {

@@ -26,7 +26,9 @@ export interface EventStore {
   /**
    * The same append, answered as a value (a refusal thrown), by a store that writes within the call (the
    * memory store): its `append` is this one's answer as a promise. The attempt loop writes through it, so
-   * a call that waits on nothing is answered with no promise at all (`appendsAtOnce` says when it may).
+   * a call that waits on nothing is answered with no promise at all (`appendsAtOnce` says when it may,
+   * once, when the engine is made). Never a promise, atomic as `append`, heard by `watchCommits` as
+   * `append` is: `storeContract` holds a store that has it to that.
    */
   appendNow?(batch: StreamAppend[]): AppendResult;
   /** A stream's events with `version > afterVersion`, in version order. */
@@ -77,8 +79,10 @@ export interface Snapshot {
 }
 
 /**
- * `store.appendNow`, bound, where the store has one and its `append` is still that one's (an `append`
- * replaced nearer than `appendNow`, as a wrapper or a test's gate does, is written through instead).
+ * `store.appendNow`, bound, where the store has one and its `append` is still that one's: an `append`
+ * replaced nearer than `appendNow` (a subclass, an object made on the store), or answered by a Proxy's
+ * `get` (a test's gate, a meter), is written through instead, so every write passes the `append` a
+ * wrapper put in front of the store.
  */
 export function appendsAtOnce(store: EventStore): ((batch: StreamAppend[]) => AppendResult) | undefined {
   if (typeof store.appendNow !== 'function') return undefined;
@@ -86,7 +90,9 @@ export function appendsAtOnce(store: EventStore): ((batch: StreamAppend[]) => Ap
   for (let o: object | null = store; o !== null; o = Object.getPrototypeOf(o)) {
     const ownsNow = Object.hasOwn(o, 'appendNow');
     if (Object.hasOwn(o, 'append') && !ownsNow) return undefined;
-    if (ownsNow) return store.appendNow.bind(store);
+    // A Proxy owns nothing of its own: its target's chain is walked, and only reading `append` through
+    // the store itself shows an `append` its `get` answers instead of the owner's.
+    if (ownsNow) return store.append === (o as EventStore).append ? store.appendNow.bind(store) : undefined;
   }
   return undefined;
 }

@@ -35,7 +35,8 @@ export class EvolvingStore implements EventStore {
     }
     if (written.writeSnapshot) this.writeSnapshot = (snapshot) => written.writeSnapshot!({ ...snapshot, kind: kindOf(snapshot.kind) });
     const now = appendsAtOnce(written);
-    if (now !== undefined) this.appendNow = (batch) => now(this.upcasters.stamp(batch));
+    // Not where a subclass replaced `append`: its own `appendNow` would be written through instead of it.
+    if (now !== undefined && this.append === EvolvingStore.prototype.append) this.appendNow = (batch) => now(this.upcasters.stamp(batch));
     if (written.dropTypes) this.dropTypes = (types, throughPosition, streamPrefix) => written.dropTypes!(types, throughPosition, streamPrefix);
   }
 

@@ -7,6 +7,7 @@ import { MemoryEventStore } from '../kernel/memory-store.ts';
 import { seededIds } from '../kernel/ports.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
+import { SNAPSHOT_EVERY } from '../kernel/state-cache.ts';
 import { AttemptLoop, type GaveUp, type Judge, type LaneHold, type Verdict } from './attempt-loop.ts';
 
 const T0 = Date.parse('2026-05-01T10:00:00Z');
@@ -251,5 +252,72 @@ describe('the attempt loop: the one way a decision reaches the store', () => {
     expect(cached(loader, 'a')).toMatchObject({ state: { n: 3 }, version: 3 });
     expect(loop.counts()).toMatchObject({ runs: 2, conflicts: 1 });
     expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
+  });
+
+  it('a store whose append throws instead of rejecting: its states leave the cache as for a rejection, and the next call decides on what is durable', async () => {
+    for (const thrown of [new Error('the store broke'), new VersionConflict('counter:a', 1, 2)]) {
+      const inner = new MemoryEventStore();
+      let fail = false;
+      const store = Object.create(inner) as EventStore;
+      store.append = (batch) => {
+        if (!fail) return inner.append(batch);
+        fail = false;
+        throw thrown;
+      };
+      const { loop, loader } = loopOver(store, true, { maxAttempts: 1 });
+      expect(await loop.run(new CounterJudge('a'))).toBe('n=1');
+      fail = true;
+      const judge = new CounterJudge('a');
+      expect(await loop.run(judge)).toMatch(/^gave up/);
+      // Nothing was written: the state the failed write decided must not stand, pending or not.
+      const held = loader.load(counter, 'counter:a');
+      expect(held instanceof Promise ? await held : held).toMatchObject({ state: { n: 1 }, version: 1 });
+      expect(await loop.run(new CounterJudge('a'))).toBe('n=2');
+      expect(await inner.head()).toBe(2);
+      expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
+    }
+  });
+
+  it('at once, a write that makes a snapshot due answers once the snapshot is written, behind a promise; the calls around it at once', async () => {
+    const store = new MemoryEventStore();
+    const { loop } = loopOver(store, true);
+    expect(await loop.run(new AtOnceJudge())).toBe('n=1');
+    for (let n = 2; n < SNAPSHOT_EVERY; n++) expect(loop.run(new AtOnceJudge())).toBe(`n=${n}`);
+    const judge = new AtOnceJudge();
+    const due = loop.run(judge);
+    expect(due).toBeInstanceOf(Promise);
+    expect(await due).toBe(`n=${SNAPSHOT_EVERY}`);
+    expect(await store.readSnapshot('counter:a', 'counter')).toMatchObject({ version: SNAPSHOT_EVERY, state: { n: SNAPSHOT_EVERY } });
+    expect([judge.doneCalls, loop.busyLanes]).toEqual([1, 0]);
+    expect(loop.run(new AtOnceJudge())).toBe(`n=${SNAPSHOT_EVERY + 1}`);
+  });
+
+  it('at once and queued calls of one account keep the lane: a call that could answer at once while the lane is held waits its turn, in order', async () => {
+    const store = new MemoryEventStore();
+    const { loop } = loopOver(store, true);
+    expect(await loop.run(new AtOnceJudge())).toBe('n=1');
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    // Holds the lane across a wait before it decides.
+    const holding: Judge<string> = {
+      async judge(uow, lane) {
+        const queued = lane.enter('a');
+        if (queued) return queued;
+        await gate;
+        const r = uow.execute(counter, 'counter:a', 'add');
+        return { answer: `n=${(r instanceof Promise ? await r : r).state.n}`, write: true };
+      },
+      gaveUp: (_e, why) => `gave up: ${why}`,
+    };
+    const first = loop.run(holding);
+    await settle();
+    const second = loop.run(new AtOnceJudge());
+    const third = loop.run(new AtOnceJudge());
+    expect([second, third].map((a) => a instanceof Promise)).toEqual([true, true]);
+    open();
+    expect(await Promise.all([first, second, third])).toEqual(['n=2', 'n=3', 'n=4']);
+    expect((await store.readStream('counter:a')).map((e) => e.version)).toEqual([1, 2, 3, 4]);
+    expect(loop.busyLanes).toBe(0);
+    expect(loop.run(new AtOnceJudge())).toBe('n=5');
   });
 });

@@ -189,10 +189,7 @@ export class AttemptLoop {
         }
         if (pipelined) lane.leave();
         if (write) {
-          judge.wrote?.(appends, result);
-          const entries = uow.entries();
-          if (!pipelined) states.pending(entries);
-          const snapshots = states.durable(entries);
+          const snapshots = this.durable(judge, uow, appends, result);
           if (snapshots) return this.answerAfter(snapshots, answer, judge, lane);
         }
       }
@@ -244,22 +241,20 @@ export class AttemptLoop {
           const appends = write ? uow.appends() : uow.guards();
           if (appends.length > 0) {
             if (write && pipelined) states.pending(uow.entries());
-            const written = o.store.append(appends);
-            // Over a shared store that cannot name the event a write expects, the lane is held until the
-            // write is settled (left in `finally`).
-            if (pipelined) lane.leave();
             let result: AppendResult;
+            // An append that throws rather than rejects fails as one that rejects: its states are dropped.
             try {
+              const written = o.store.append(appends);
+              // Over a shared store that cannot name the event a write expects, the lane is held until the
+              // write is settled (left in `finally`).
+              if (pipelined) lane.leave();
               result = await written;
             } catch (error) {
               states.failed(uow.entries());
               throw error;
             }
             if (write) {
-              judge.wrote?.(appends, result);
-              const entries = uow.entries();
-              if (!pipelined) states.pending(entries);
-              const snapshots = states.durable(entries);
+              const snapshots = this.durable(judge, uow, appends, result);
               if (snapshots) await snapshots;
             }
           }
@@ -276,6 +271,18 @@ export class AttemptLoop {
       lane.leave();
       judge.done?.();
     }
+  }
+
+  /**
+   * A writing verdict's append is durable (6): the judge told, the unit's states in the cache (now, when
+   * not pipelined) and no longer pending; the snapshots due, as a promise, when there are any.
+   */
+  private durable<T>(judge: Judge<T>, uow: UnitOfWork, appends: StreamAppend[], result: AppendResult): Promise<void> | undefined {
+    judge.wrote?.(appends, result);
+    const entries = uow.entries();
+    const states = this.o.loader.states;
+    if (!this.o.policy.pipelines) states.pending(entries);
+    return states.durable(entries);
   }
 
   /** A written answer once the snapshots its write made due are written (`StateCache.durable`). */
