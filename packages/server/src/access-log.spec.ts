@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AccessEntry } from '@sdp/http';
-import { BATCH_BYTES, openAccessLog } from './access-log.ts';
+import { BATCH_BYTES, openAccessLog, QUEUED_BYTES_MAX } from './access-log.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -28,6 +28,39 @@ describe('the access log', () => {
     expect(Object.keys(written[0]!)).toEqual(['level', 'time', 'method', 'path', 'status', 'ms', 'username', 'cost']);
     expect(written.map((l) => l.path)).toEqual(Array.from({ length: count }, (_, n) => `/v1.5/validate?n=${n}`));
     expect(written[1]).toEqual({ level: 'info', ...entry(1) });
+  });
+
+  it('holds at most QUEUED_BYTES_MAX for a destination that falls behind: the rest is dropped, counted, and said in a warn line', async () => {
+    expect(QUEUED_BYTES_MAX).toBeGreaterThanOrEqual(2 * BATCH_BYTES);
+    expect(() => openAccessLog(join(dir, 'x.log'), { queuedBytesMax: BATCH_BYTES })).toThrow(/at least/);
+    const file = join(dir, 'behind.log');
+    const log = openAccessLog(file, { flushMs: 10, queuedBytesMax: 2 * BATCH_BYTES })!;
+    // Ten batches in one turn of the loop: the file is still opening, so the destination holds all it
+    // takes, and takes two.
+    const count = Math.ceil((10 * BATCH_BYTES) / 120);
+    for (let n = 0; n < count; n++) log.write(entry(n));
+    const warned = (seen: Record<string, unknown>[]) => seen.find((l) => l.level === 'warn');
+    const deadline = Date.now() + 10_000;
+    let seen: Record<string, unknown>[] = [];
+    while (Date.now() < deadline && !warned(seen)) {
+      await new Promise((r) => setTimeout(r, 20));
+      try {
+        seen = lines(file);
+      } catch {
+        seen = [];
+      }
+    }
+    await log.close();
+    const written = lines(file);
+    const warning = warned(written)!;
+    expect(warning).toMatchObject({ level: 'warn', msg: 'access log lines dropped: the destination fell behind' });
+    expect(Object.keys(warning).slice(0, 3)).toEqual(['level', 'time', 'dropped']);
+    const kept = written.filter((l) => l.level === 'info');
+    expect(kept.length).toBeLessThanOrEqual(Math.ceil((3 * BATCH_BYTES) / 100));
+    expect(kept.length + (warning.dropped as number)).toBe(count);
+    // What is kept comes in order, each line whole.
+    const ns = kept.map((l) => Number(String(l.path).split('=')[1]));
+    expect(ns).toEqual([...ns].sort((a, b) => a - b));
   });
 
   it('gets the lines of a quiet server to the file without waiting for a full batch or for close', async () => {

@@ -27,23 +27,43 @@ export const BATCH_BYTES = 262144;
 export const FLUSH_MS = 1000;
 
 /**
+ * What the destination may hold waiting for the disk, or for the reader of stdout, before it drops
+ * batches (256 of them). A flood of requests against a slow disk or a stalled pipe would otherwise grow
+ * the server's memory without bound: past it, lines are dropped and counted, and a `warn` line says
+ * how many once the destination has caught up.
+ */
+export const QUEUED_BYTES_MAX = 256 * BATCH_BYTES;
+
+/**
  * One JSON line per request (level, time, method, path, status, ms, username, cost): to stdout, a file,
  * or nowhere. pino is the logger (its level decides, its destination sonic-boom writes); the access
  * line itself is spelled by `AccessLines`, the same text pino's general serialisation would make, at
  * about an eighth of its cost. Lines are encoded straight into a batch buffer and each full batch goes
  * out in one asynchronous write. `close` and the process's exit write every line still buffered.
  */
-export function openAccessLog(setting: string, options: { flushMs?: number } = {}): AccessLog | undefined {
+export function openAccessLog(setting: string, options: { flushMs?: number; queuedBytesMax?: number } = {}): AccessLog | undefined {
   if (setting === 'off') return undefined;
+  const queuedMax = options.queuedBytesMax ?? QUEUED_BYTES_MAX;
+  if (!Number.isSafeInteger(queuedMax) || queuedMax < 2 * BATCH_BYTES) throw new RangeError(`queuedBytesMax must be a whole number of at least ${2 * BATCH_BYTES} (two batches), not ${queuedMax}`);
   // Buffers, not strings: given a string, sonic-boom measures it, and encodes it again after each write.
-  const destination = pino.destination({ dest: setting === 'stdout' ? 1 : setting, sync: false, append: true, mkdir: true, contentMode: 'buffer' });
+  const destination = pino.destination({ dest: setting === 'stdout' ? 1 : setting, sync: false, append: true, mkdir: true, contentMode: 'buffer', maxLength: queuedMax });
   const batch = new ByteBatch(destination);
   // The entry brings its own `time` (first of its fields, so it follows `level`): pino adds none.
   const logger: Logger = pino({ base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, batch);
   const lines = new AccessLines(logger.levels.labels[logger.levels.values.info!]!);
   let writing = logger.isLevelEnabled('info');
   logger.on('level-change', () => (writing = logger.isLevelEnabled('info')));
-  const timer = setInterval(() => batch.flush(), options.flushMs ?? FLUSH_MS);
+  let dropped = 0;
+  destination.on('drop', (bytes: Buffer) => (dropped += linesIn(bytes)));
+  const timer = setInterval(() => {
+    batch.flush();
+    // Said once there is room again for the line that says it, and then for the lines after it.
+    if (dropped > 0 && stateOf(destination)._len + 2 * BATCH_BYTES <= queuedMax) {
+      logger.warn({ time: new Date().toISOString(), dropped }, 'access log lines dropped: the destination fell behind');
+      dropped = 0;
+      batch.flush();
+    }
+  }, options.flushMs ?? FLUSH_MS);
   timer.unref();
   // A process that exits without close (a second signal, a stop that hung) still writes its lines. A
   // batch already handed to the thread pool reaches the file without the event loop, but only the loop
@@ -115,9 +135,16 @@ function awaitWriteInFlight(fd: number, size: number): void {
   }
 }
 
-/** sonic-boom's state its types leave out: the file descriptor (-1 while the file opens), whether it was closed, whether a write is in flight and what it writes. */
+/** How many lines a dropped batch held (each ends with a newline). */
+function linesIn(bytes: Buffer): number {
+  let n = 0;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+/** sonic-boom's state its types leave out: the file descriptor (-1 while the file opens), whether it was closed, whether a write is in flight and what it writes, and the bytes it holds (in flight and queued). */
 const stateOf = (destination: ReturnType<typeof pino.destination>) =>
-  destination as unknown as { fd: number; destroyed: boolean; _writing: boolean; _writingBuf: { length: number } };
+  destination as unknown as { fd: number; destroyed: boolean; _writing: boolean; _writingBuf: { length: number }; _len: number };
 
 /**
  * Lines are held as text until this many characters (about a hundred lines), then encoded into the
