@@ -39,6 +39,28 @@ describe('ManualClock', () => {
     expect(seen).toEqual([0, 25, 50, 75]);
   });
 
+  it('waits for work that answers a promise before the next piece, and follows work done at once at once', async () => {
+    const c = new ManualClock(0);
+    const order: string[] = [];
+    c.at(10, () => {
+      order.push('a');
+      queueMicrotask(() => order.push('a microtask of a'));
+    });
+    c.at(20, () => {
+      order.push('b');
+    });
+    c.at(30, async () => {
+      await Promise.resolve();
+      order.push('c, after its wait');
+    });
+    c.at(40, () => {
+      order.push('d');
+    });
+    await c.advanceTo(50);
+    // b follows a in the same stretch (no turn of the microtask queue between them); d waits for c.
+    expect(order).toEqual(['a', 'b', 'a microtask of a', 'c, after its wait', 'd']);
+  });
+
   it('gives the event loop a turn between pieces of work, so others are served during a long move', async () => {
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
     const c = new ManualClock(0, { yieldTurn: turn });

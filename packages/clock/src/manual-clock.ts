@@ -58,14 +58,17 @@ export class ManualClock implements Clock {
   }
 
   /**
-   * Runs what falls due up to `target` one piece at a time, with a turn of the event loop after each, so
-   * what one piece of work holds the loop for is bounded by that piece, however far the clock moves.
+   * Runs what falls due up to `target` one piece at a time, with a turn of the event loop after each (with
+   * `yieldTurn`), so what one piece of work holds the loop for is bounded by that piece, however far the
+   * clock moves. Work that answers a promise is waited for; work that answers at once is followed at once,
+   * without a promise and a microtask of its own (most of a simulation's calls wait on nothing).
    */
   private async move(target: number): Promise<number> {
     if (target < this.current) throw new ClockError(`the clock never moves backwards: it reads ${this.current}, asked for ${target}`);
     for (let due = this.scheduler.takeDue(target); due; due = this.scheduler.takeDue(target)) {
       this.current = Math.max(this.current, due.at);
-      await due.run(this.current);
+      const ran = due.run(this.current);
+      if (ran !== undefined) await ran;
       if (this.yieldTurn) await this.yieldTurn();
     }
     this.current = target;
