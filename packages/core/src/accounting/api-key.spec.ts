@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { ApiKeyDigests, hashApiKey } from './api-key.ts';
@@ -17,4 +18,14 @@ describe('ApiKeyDigests', () => {
     expect(new Set(first).size).toBe(3);
     expect(['a', 'b', 'c'].map((salt) => digests.digest(salt, 'shared'))).toEqual(first);
   });
+});
+
+describe('hashApiKey', () => {
+  // Stored digests were written as SHA-256 of `salt:key` in lowercase hex: the hex, made flat for speed, must stay that.
+  test.prop([fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 80 })])(
+    'is the lowercase hex SHA-256 of salt:key, 64 digits, for any salt and key',
+    (salt, key) => {
+      expect(hashApiKey(salt, key)).toBe(createHash('sha256').update(`${salt}:${key}`, 'utf8').digest('hex'));
+    },
+  );
 });
