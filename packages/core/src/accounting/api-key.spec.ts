@@ -21,7 +21,7 @@ describe('ApiKeyDigests', () => {
 });
 
 describe('hashApiKey', () => {
-  // Stored digests were written as SHA-256 of `salt:key` in lowercase hex: the hex, made flat for speed, must stay that.
+  // Stored digests were written as SHA-256 of `salt:key` in lowercase hex: any faster way of making them must stay that.
   test.prop([fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 80 })])(
     'is the lowercase hex SHA-256 of salt:key, 64 digits, for any salt and key',
     (salt, key) => {

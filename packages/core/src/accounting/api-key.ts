@@ -1,29 +1,12 @@
 import { sha256 } from '@noble/hashes/sha2';
-import { utf8ToBytes } from '@noble/hashes/utils';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 
 /**
  * API keys are kept only as salted SHA-256 digests. A digest is a lookup key for an account's keys
  * (the account's own and its identities'), and the final comparison runs in constant time.
  */
 export function hashApiKey(salt: string, apiKey: string): string {
-  return flatHex(sha256(utf8ToBytes(`${salt}:${apiKey}`)));
-}
-
-const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
-
-/**
- * Lowercase hex as one flat string. A digest joined from 64 pieces is a chain of ropes, and the
- * constant-time comparison of every call reads it a character at a time: through the chain that took
- * about 2.5 times as long as on a flat string (docs/performance.md, sixth pass).
- */
-function flatHex(bytes: Uint8Array): string {
-  const codes = new Array<number>(bytes.length * 2);
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    codes[2 * i] = HEX_CODES[b >>> 4]!;
-    codes[2 * i + 1] = HEX_CODES[b & 15]!;
-  }
-  return String.fromCharCode.apply(null, codes);
+  return bytesToHex(sha256(utf8ToBytes(`${salt}:${apiKey}`)));
 }
 
 /**
