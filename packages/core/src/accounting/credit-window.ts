@@ -49,7 +49,7 @@ export interface ChargeCredits {
   type: 'ChargeCredits';
   at: number;
   endpoint: string;
-  lines: AllowanceLine[];
+  lines: readonly AllowanceLine[];
 }
 
 /** The account's credit stream; the same string for the same username (see `streamNamer`). */

@@ -18,7 +18,7 @@ import type { Projections } from '../kernel/projection.ts';
 import type { UnitOfWork } from '../kernel/unit-of-work.ts';
 import { VersionConflict } from '../kernel/version-conflict.ts';
 import { isStoreUnavailable, type Decided, type GaveUp, type Judge, type LaneHold, type Verdict } from './attempt-loop.ts';
-import { accountLines, bindingFigures, errorAnswer, figuresAfter, figuresBefore, figuresUncharged, rateLimitStatus, reportedLine, withRate } from './rate-figures.ts';
+import { accountLines, bindingFigures, CommonLines, errorAnswer, figuresAfter, figuresBefore, figuresUncharged, rateLimitStatus, reportedLine, withRate } from './rate-figures.ts';
 
 const DUMMY_SALT = '0'.repeat(32);
 const DUMMY_DIGEST = '0'.repeat(64);
@@ -44,6 +44,8 @@ export interface CallServices {
   readonly onCallWritten: ((call: ApiCall, first: number, last: number) => void) | undefined;
   /** Idempotent calls in flight in this process (username, key and idempotency key): a repeat answers 409. */
   readonly keyedCalls: Set<string>;
+  /** The common call's allowance lines, kept while the account's package and the endpoint repeat. */
+  readonly commonLines: CommonLines;
 }
 
 /**
@@ -180,7 +182,8 @@ export class CallJudge implements Judge<CallAnswer> {
   private allowance(uow: UnitOfWork, account: Account, identityId: string | null, params: Params, credits: Credits): Verdict<CallAnswer> | Promise<Verdict<CallAnswer>> {
     const { call, endpoint } = this;
     const now = uow.now;
-    const reported = reportedLine(account, endpoint);
+    const common = this.s.commonLines.of(account, endpoint);
+    const reported = common.reported;
     // 5. Denied for a violation
     if (account.denied) {
       const denied = new DomainError(403, `Account denied access because of a violation${account.deniedReason ? `: ${account.deniedReason}` : ''}`);
@@ -188,7 +191,7 @@ export class CallJudge implements Judge<CallAnswer> {
     }
     if (identityId !== null || call.idempotencyKey !== undefined || endpoint.charged === 'on-effect') return this.allowanceLater(uow, account, identityId, params, credits, reported);
     // 6. The allowance
-    const lines = accountLines(reported, endpoint);
+    const lines = common.lines;
     if (lines.length === 0) return this.verdictOf(this.execute(uow, account, null, params, figuresBefore(credits, reported, endpoint, now), credits, reported, undefined), credits, reported, now);
     let charged: ReturnType<UnitOfWork['execute']>;
     try {

@@ -16,6 +16,7 @@ import { RECORDING_INDEX, RecordingIndex } from '../recording-index/recording-in
 import { ANALYSIS_QUERIES, AnalysisQueries } from '../usage/analysis-queries.ts';
 import { AttemptLoop, type AttemptCounts, type Decided, type GaveUp, type Judge } from './attempt-loop.ts';
 import { CallJudge, type CallServices } from './call-judge.ts';
+import { CommonLines } from './rate-figures.ts';
 import { OperatorCommands, type AccountView } from './operator-commands.ts';
 
 export { isStoreUnavailable, retryPauseMs, type AttemptCounts } from './attempt-loop.ts';
@@ -115,6 +116,7 @@ export class Engine implements EngineServices {
       onError: options.onError,
       onCallWritten: options.onCallWritten,
       keyedCalls: new Set(),
+      commonLines: new CommonLines(),
     };
     this.attempts = new AttemptLoop({
       store: this.store,

@@ -27,6 +27,30 @@ export function accountLines(main: AllowanceLine | undefined, endpoint: Endpoint
   return !main || endpoint.allowance === 'task-slots' || endpoint.allowance === 'reports-general' ? [] : [main];
 }
 
+/**
+ * The common call's reported line and the lines it draws (`accountLines`), kept for the last package and
+ * endpoint asked: a package is one object through every state of its account (an evolve copies only what
+ * changes), so a busy account's calls build neither per call. The caller reads them and never changes
+ * them (a charge copies what it records); an identity's lines, which grow, are built per call elsewhere.
+ */
+export class CommonLines {
+  private package: Account['package'] | undefined = undefined;
+  private endpoint: Endpoint | undefined = undefined;
+  reported: AllowanceLine | undefined = undefined;
+  lines: readonly AllowanceLine[] = [];
+
+  /** Makes `reported` and `lines` those of this account and endpoint. */
+  of(account: Account, endpoint: Endpoint): this {
+    if (account.package !== this.package || endpoint !== this.endpoint) {
+      this.package = account.package;
+      this.endpoint = endpoint;
+      this.reported = reportedLine(account, endpoint);
+      this.lines = accountLines(this.reported, endpoint);
+    }
+    return this;
+  }
+}
+
 /** The figures before any charge: what a denial, a refusal before charging or a 5xx reports. */
 export function figuresBefore(credits: Credits, reported: AllowanceLine | undefined, endpoint: Endpoint, now: number): RateFigures | undefined {
   return reported ? figuresOf(windowAt(credits, reported.key, now), reported.limit, endpoint.cost, now) : undefined;
