@@ -33,7 +33,9 @@ function mutated(base: unknown, mutations: Mutation[]): Record<string, unknown> 
     if (all.length === 0) break;
     const [obj, key] = all[m.path % all.length]!;
     if (m.drop) delete obj[key];
-    else obj[key] = m.json && typeof obj[key] === 'object' ? JSON.stringify(obj[key]) : m.value;
+    // A copy of the odd value: placed as it is, a later mutation could write into the shared `[]` or
+    // `{}` of ODD_VALUES, even the object itself (a cycle, seen with seed -467525380).
+    else obj[key] = m.json && typeof obj[key] === 'object' ? JSON.stringify(obj[key]) : structuredClone(m.value);
   }
   return raw;
 }
